@@ -1,0 +1,37 @@
+"""Regenerate src/paramscope/hf_defaults.json: the defaults of each supported transformers config class.
+
+config.json files omit keys that equal their class's defaults, so the reader needs those defaults. They are
+read here from the installed transformers (a dev requirement) and committed as plain data, so the runtime
+needs neither torch nor transformers. Run: python scripts/gen_hf_defaults.py
+"""
+
+import inspect
+import json
+import pathlib
+
+from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+from paramscope.hfconfig import FAMILIES
+
+out = {}
+for model_type in sorted(FAMILIES):
+    if model_type == "paramscope":
+        continue
+    # The signature's defaults, not an instance's attributes: an instance fills derived keys (head_dim,
+    # num_key_value_heads, ...) from the default sizes, which would be wrong for any other size.
+    cls = CONFIG_MAPPING[model_type]
+    d = {
+        k: p.default
+        for k, p in inspect.signature(cls.__init__).parameters.items()
+        if p.default is not inspect.Parameter.empty
+    }
+    keep = {}
+    for k, v in d.items():
+        if k in ("layer_types", "transformers_version", "_name_or_path"):
+            continue
+        if isinstance(v, (int, float, str, bool)) or v is None or (isinstance(v, list) and len(v) < 64):
+            keep[k] = v
+    out[model_type] = keep
+path = pathlib.Path(__file__).resolve().parents[1] / "src" / "paramscope" / "hf_defaults.json"
+path.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
+print(f"wrote {path} ({len(out)} model types)")

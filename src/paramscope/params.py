@@ -1,0 +1,302 @@
+"""Exact parameter counts: one spec in, one tree out.
+
+Every leaf is a weight (or a small set of weights) of the real implementation, with its exact count,
+its shape and the formula in the spec's field names. Tied weights are counted once: the tied copy
+appears with count 0 and a note saying where it is counted.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from .spec import Spec, validate
+from .tree import Node, Summary, group, repeated
+
+_EMBEDDING_TABLES = ("embedding/token", "embedding/position", "embedding/token_type")
+
+
+def _p(expr: str) -> str:
+    """Parenthesize a compound expression."""
+    return f"({expr})" if any(op in expr for op in "+-") else expr
+
+
+def linear(path: str, n_in: int, in_expr: str, n_out: int, out_expr: str, bias: bool) -> Node:
+    """An ``nn.Linear(n_in, n_out, bias)``: ``(in + 1)*out`` with a bias, ``in*out`` without."""
+    if bias:
+        formula = f"({in_expr} + 1)*{_p(out_expr)}"
+    else:
+        formula = f"{_p(in_expr)}*{_p(out_expr)}"
+    return Node(path, n_in * n_out + (n_out if bias else 0), formula, shape=f"{n_in}×{n_out}")
+
+
+def norm(path: str, spec: Spec, width: int, expr: str, copies: int = 1, copies_expr: str = "") -> Node:
+    """``copies`` norms of ``width``: LayerNorm has a weight and (optionally) a bias, RMSNorm a weight."""
+    per = 2 if spec.norm_type == "layernorm" and spec.norm_bias else 1
+    parts = [p for p in (copies_expr if copies != 1 else "", "2" if per == 2 else "", expr) if p]
+    label = "LayerNorm" if spec.norm_type == "layernorm" else "RMSNorm"
+    return Node(path, copies * per * width, "*".join(parts), shape=f"{copies}×{label}({width})")
+
+
+# ---------------------------------------------------------------------------------------- blocks
+def attention(prefix: str, spec: Spec) -> Node:
+    """Self- or cross-attention: q, k, v, output projection, optional q/k norms."""
+    h = spec.hidden_size
+    heads, kv, hd = spec.num_attention_heads, spec.kv_heads, spec.head_size
+    if spec.is_mla:
+        return _mla(prefix, spec)
+    qkv_out = (heads + 2 * kv) * hd
+    if kv == heads:
+        out_expr = "3*num_attention_heads*head_dim"
+    else:
+        out_expr = "(num_attention_heads + 2*num_key_value_heads)*head_dim"
+    parts = [
+        linear(f"{prefix}/qkv", h, "hidden_size", qkv_out, out_expr, spec.attention_bias),
+        linear(f"{prefix}/o", heads * hd, "num_attention_heads*head_dim", h, "hidden_size", spec.out_bias),
+    ]
+    if spec.qk_norm == "head":
+        parts.append(norm(f"{prefix}/qk_norm", spec, hd, "head_dim", 2, "2"))
+    elif spec.qk_norm == "full":
+        q = norm(f"{prefix}/q_norm", spec, heads * hd, "num_attention_heads*head_dim")
+        k = norm(f"{prefix}/k_norm", spec, kv * hd, "num_key_value_heads*head_dim")
+        parts.append(Node(f"{prefix}/qk_norm", q.count + k.count, f"{q.formula} + {k.formula}"))
+    return group(prefix, parts)
+
+
+def _mla(prefix: str, spec: Spec) -> Node:
+    """DeepSeek-V2 multi-head latent attention (low-rank q and compressed kv)."""
+    h, heads = spec.hidden_size, spec.num_attention_heads
+    nope, rope, vd = spec.qk_nope_head_dim or 0, spec.qk_rope_head_dim or 0, spec.v_head_dim or 0
+    kv_rank = spec.kv_lora_rank or 0
+    qk = "(qk_nope_head_dim + qk_rope_head_dim)"
+    parts: list[Node] = []
+    if spec.q_lora_rank is None:
+        parts.append(linear(f"{prefix}/q", h, "hidden_size", heads * (nope + rope), f"num_attention_heads*{qk}", False))
+    else:
+        r = spec.q_lora_rank
+        parts += [
+            linear(f"{prefix}/q_a", h, "hidden_size", r, "q_lora_rank", spec.attention_bias),
+            norm(f"{prefix}/q_a_norm", spec, r, "q_lora_rank"),
+            linear(f"{prefix}/q_b", r, "q_lora_rank", heads * (nope + rope), f"num_attention_heads*{qk}", False),
+        ]
+    parts += [
+        linear(f"{prefix}/kv_a", h, "hidden_size", kv_rank + rope, "kv_lora_rank + qk_rope_head_dim", spec.attention_bias),
+        norm(f"{prefix}/kv_a_norm", spec, kv_rank, "kv_lora_rank"),
+        linear(
+            f"{prefix}/kv_b", kv_rank, "kv_lora_rank", heads * (nope + vd),
+            "num_attention_heads*(qk_nope_head_dim + v_head_dim)", False,
+        ),
+        linear(f"{prefix}/o", heads * vd, "num_attention_heads*v_head_dim", h, "hidden_size", spec.out_bias),
+    ]
+    return group(prefix, parts)
+
+
+def mlp(prefix: str, spec: Spec, size: int, size_expr: str) -> Node:
+    """Dense feed-forward: up (and gate, when gated) then down."""
+    h = spec.hidden_size
+    parts = []
+    if spec.mlp_gated:
+        parts.append(linear(f"{prefix}/gate", h, "hidden_size", size, size_expr, spec.mlp_bias))
+    parts.append(linear(f"{prefix}/up", h, "hidden_size", size, size_expr, spec.mlp_bias))
+    parts.append(linear(f"{prefix}/down", size, size_expr, h, "hidden_size", spec.mlp_bias))
+    return group(prefix, parts)
+
+
+def moe(prefix: str, spec: Spec) -> Node:
+    """Router, routed experts, shared experts (and their gate)."""
+    h = spec.hidden_size
+    one = mlp(f"{prefix}/experts", spec, spec.expert_size, "moe_intermediate_size")
+    parts = [
+        linear(f"{prefix}/router", h, "hidden_size", spec.num_experts, "num_experts", spec.router_bias),
+        repeated(one, spec.num_experts, "num_experts"),
+    ]
+    if spec.shared_expert_size:
+        expr = "shared_expert_intermediate_size"
+        parts.append(mlp(f"{prefix}/shared_experts", spec, spec.shared_expert_size, expr))
+        if spec.shared_expert_gate:
+            parts.append(linear(f"{prefix}/shared_expert_gate", h, "hidden_size", 1, "1", False))
+    return group(prefix, parts)
+
+
+def recurrent(prefix: str, spec: Spec) -> Node:
+    """One RNN cell of hidden size H per embedding channel (input size 1)."""
+    h, r = spec.hidden_size, spec.recurrent_units
+    return group(
+        prefix,
+        [
+            Node(f"{prefix}/ih", h * r, "hidden_size*recurrent_units", shape=f"{h}×({r}×1)"),
+            Node(f"{prefix}/hh", h * r * r, "hidden_size*recurrent_units^2", shape=f"{h}×({r}×{r})"),
+            Node(f"{prefix}/bias", h * 2 * r, "hidden_size*2*recurrent_units", shape=f"{h}×2×{r}"),
+        ],
+    )
+
+
+def layer_stack(prefix: str, spec: Spec, layers: int, layers_expr: str, cross: bool = False) -> Node:
+    """``layers`` identical-shape layers; dense and expert MLPs are counted over their own layers."""
+    copies = layers
+    if spec.num_hidden_groups is not None and not cross:
+        copies, layers_expr = spec.num_hidden_groups, "num_hidden_groups"
+    parts: list[Node] = []
+    if spec.has_attention:
+        parts.append(repeated(attention(f"{prefix}/attention", spec), copies, layers_expr))
+    if cross:
+        parts.append(repeated(attention(f"{prefix}/cross_attention", spec), copies, layers_expr))
+    n_moe = spec.num_moe_layers if not cross and spec.num_hidden_groups is None else 0
+    n_dense = copies - n_moe
+    moe_expr, dense_expr = layers_expr, layers_expr
+    if n_moe and n_dense:
+        moe_expr = f"num_moe_layers={n_moe}"
+        dense_expr = f"dense_layers={n_dense}"
+        if not spec.mlp_only_layers:
+            moe_expr = f"({layers_expr} - first_k_dense_replace)"
+            dense_expr = "first_k_dense_replace"
+    if n_dense and spec.ffn_size:
+        parts.append(repeated(mlp(f"{prefix}/mlp", spec, spec.ffn_size, "intermediate_size"), n_dense, dense_expr))
+    if n_moe:
+        parts.append(repeated(moe(f"{prefix}/moe", spec), n_moe, moe_expr))
+    if spec.recurrent_units:
+        parts.append(repeated(recurrent(f"{prefix}/recurrent", spec), copies, layers_expr))
+    n_norms = spec.norms_per_layer + (1 if cross else 0)
+    if n_norms:
+        parts.append(repeated(norm(f"{prefix}/norm", spec, spec.hidden_size, "hidden_size", n_norms, str(n_norms)), copies, layers_expr))
+    note = ""
+    if spec.num_hidden_groups is not None and not cross:
+        note = f"{spec.num_hidden_groups} parameter set(s) shared by all {layers} layers"
+    return group(prefix, parts, note=note)
+
+
+def _table_width(spec: Spec) -> tuple[int, str]:
+    """Width of the position / token-type tables: ALBERT factorizes all of them, OPT only the token table."""
+    if spec.embedding_size is None or spec.architecture == "causal_lm":
+        return spec.hidden_size, "hidden_size"
+    return spec.embedding_size, "embedding_size"
+
+
+def _positions(prefix: str, spec: Spec) -> list[Node]:
+    e, e_expr = _table_width(spec)
+    out: list[Node] = []
+    if spec.position_embedding in ("learned", "sinusoidal") and spec.max_position_embeddings:
+        rows = spec.max_position_embeddings + spec.position_offset
+        expr = "max_position_embeddings" + (f" + {spec.position_offset}" if spec.position_offset else "")
+        note = "fixed sinusoidal table stored as a parameter" if spec.position_embedding == "sinusoidal" else ""
+        out.append(Node(f"{prefix}/position", rows * e, f"{_p(expr)}*{e_expr}", shape=f"{rows}×{e}", note=note))
+    return out
+
+
+def _relative_bias(prefix: str, spec: Spec) -> list[Node]:
+    if spec.position_embedding != "relative":
+        return []
+    b, heads = spec.relative_attention_num_buckets, spec.num_attention_heads
+    return [
+        Node(
+            f"{prefix}/relative_attention_bias", b * heads, "relative_attention_num_buckets*num_attention_heads",
+            shape=f"{b}×{heads}", note="held by the first layer, shared by all",
+        )
+    ]
+
+
+def _count(spec: Spec) -> Node:
+    h, v, e = spec.hidden_size, spec.vocab_size, spec.embed_width
+    e_expr = "hidden_size" if spec.embedding_size is None else "embedding_size"
+    factorized = spec.embedding_size is not None and spec.embedding_size != h
+    top: list[Node] = []
+
+    # ---- embeddings
+    emb: list[Node] = []
+    if v:
+        emb.append(Node("embedding/token", v * e, f"vocab_size*{e_expr}", shape=f"{v}×{e}"))
+    if not spec.is_encoder_decoder:
+        emb += _positions("embedding", spec)
+    t, t_expr = _table_width(spec)
+    if spec.type_vocab_size:
+        emb.append(
+            Node("embedding/token_type", spec.type_vocab_size * t, f"type_vocab_size*{t_expr}",
+                 shape=f"{spec.type_vocab_size}×{t}")
+        )
+    if spec.embedding_norm and not spec.is_encoder_decoder:
+        emb.append(norm("embedding/norm", spec, t, t_expr))
+    if factorized:
+        encoder_style = spec.architecture != "causal_lm"  # ALBERT maps in with a bias; OPT projects in and out
+        emb.append(linear("embedding/projection", e, "embedding_size", h, "hidden_size", encoder_style))
+    top.append(group("embedding", emb))
+
+    # ---- the stacks
+    if spec.is_encoder_decoder:
+        for name, n, expr, cross in (
+            ("encoder", spec.num_hidden_layers, "num_hidden_layers", False),
+            ("decoder", spec.num_decoder_layers, "num_decoder_layers", True),
+        ):
+            stack: list[Node] = _positions(f"{name}/embedding", spec)
+            if spec.embedding_norm:
+                stack.append(norm(f"{name}/embedding/norm", spec, h, "hidden_size"))
+            stack += _relative_bias(name, spec)
+            stack.append(layer_stack(f"{name}/layers", spec, n, expr, cross=cross))
+            if spec.final_norm:
+                stack.append(norm(f"{name}/final_norm", spec, h, "hidden_size"))
+            top.append(group(name, stack))
+    else:
+        top.append(layer_stack("layers", spec, spec.num_hidden_layers, "num_hidden_layers"))
+        if spec.final_norm:
+            top.append(norm("final_norm", spec, h, "hidden_size"))
+
+    # ---- heads
+    head: list[Node] = []
+    if spec.architecture == "masked_lm" and spec.mlm_transform and v:
+        head.append(group("head/transform", [
+            linear("head/transform/dense", h, "hidden_size", e, e_expr, True),
+            norm("head/transform/norm", spec, e, e_expr),
+        ]))
+    if spec.lm_head:
+        if factorized and spec.architecture == "causal_lm":
+            head.append(linear("head/projection", h, "hidden_size", e, "embedding_size", False))
+        if spec.tie_word_embeddings:
+            head.append(Node("head/lm", 0, "0 (tied)", shape=f"{e}×{v}", note="tied to embedding/token: counted once"))
+        else:
+            head.append(linear("head/lm", e, e_expr, v, "vocab_size", False))
+        if spec.lm_head_bias:
+            head.append(Node("head/lm_bias", v, "vocab_size", shape=f"{v}"))
+    if head:
+        tied = next((n.note for n in head if n.note), "")
+        top.append(group("head", head, note=tied))
+    if spec.pooler:
+        top.append(linear("pooler", h, "hidden_size", h, "hidden_size", True))
+
+    root = group("", top)
+    return Node("", root.count, root.formula, root.children)
+
+
+@lru_cache(maxsize=512)
+def _count_cached(spec: Spec) -> Node:
+    return _count(spec)
+
+
+def count(spec: Spec) -> Node:
+    """The exact parameter tree of ``spec`` (validated first; raises ``ValueError`` on a bad spec)."""
+    return _count_cached(validate(spec))
+
+
+def embedding_params(tree: Node) -> int:
+    """Vocabulary and position tables: token, position and token-type embeddings, an untied LM head,
+    and learned position tables of encoder/decoder stacks."""
+    total = sum(tree.get(p) for p in _EMBEDDING_TABLES) + tree.get("head/lm")
+    total += tree.get("encoder/embedding/position") + tree.get("decoder/embedding/position")
+    return total
+
+
+def active_params(spec: Spec, tree: Node) -> int:
+    """Parameters that touch one token: all but the routed experts not chosen for it."""
+    spec = validate(spec)
+    if not spec.is_moe:
+        return tree.count
+    experts = tree.find("layers/moe/experts")
+    if experts is None:
+        return tree.count
+    per_expert = experts.count // (spec.num_experts * spec.num_moe_layers)
+    return tree.count - (spec.num_experts - spec.num_experts_per_tok) * spec.num_moe_layers * per_expert
+
+
+def summarize(spec: Spec) -> Summary:
+    """Total, embedding, non-embedding and active-per-token counts, all read off one tree."""
+    tree = count(spec)
+    emb = embedding_params(tree)
+    return Summary(total=tree.count, embedding=emb, non_embedding=tree.count - emb,
+                   active=active_params(spec, tree), tree=tree)

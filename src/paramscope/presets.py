@@ -1,0 +1,81 @@
+"""Presets: one JSON file per real model in ``presets/``, read by the same reader as a config.json.
+
+A preset file holds ``name``, ``title``, ``family``, ``source`` (where its config comes from),
+``expected_total`` (the parameter count of the real implementation built from that config) and
+``config`` (the config.json itself). Names are looked up exactly.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from .hfconfig import read
+from .spec import Spec
+
+
+@dataclass(frozen=True)
+class Preset:
+    name: str
+    title: str
+    family: str
+    source: str
+    expected_total: int
+    notes: str
+    config: dict[str, Any]
+
+    @property
+    def spec(self) -> Spec:
+        return load(self.name)
+
+
+@cache
+def _all() -> dict[str, Preset]:
+    out: dict[str, Preset] = {}
+    folder = resources.files("paramscope.preset_data")
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if not entry.name.endswith(".json"):
+            continue
+        data = json.loads(entry.read_text())
+        p = Preset(
+            name=data["name"], title=data.get("title", data["name"]), family=data.get("family", "Other"),
+            source=data.get("source", ""), expected_total=int(data["expected_total"]),
+            notes=data.get("notes", ""), config=data["config"],
+        )
+        out[p.name] = p
+    return out
+
+
+def names() -> list[str]:
+    """Every preset name, sorted by family then name."""
+    presets = _all()
+    return sorted(presets, key=lambda n: (presets[n].family.lower(), n))
+
+
+def get(name: str) -> Preset:
+    """The preset called exactly ``name``; ``ValueError`` naming the close matches otherwise."""
+    presets = _all()
+    if isinstance(name, str) and name in presets:
+        return presets[name]
+    import difflib
+
+    close = difflib.get_close_matches(str(name)[:100], list(presets), n=3)
+    hint = f"; did you mean {', '.join(close)}?" if close else "; `python -m paramscope presets` lists them"
+    return_name = str(name)[:60]
+    raise ValueError(f"preset: no preset named {return_name!r}{hint}")
+
+
+@cache
+def load(name: str) -> Spec:
+    """The Spec of preset ``name``, read through the config reader like any imported config.json."""
+    return read(get(name).config).spec
+
+
+def by_family() -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for n in names():
+        out.setdefault(_all()[n].family, []).append(n)
+    return out

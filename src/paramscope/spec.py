@@ -1,0 +1,276 @@
+"""The model specification: one frozen dataclass in Hugging Face config vocabulary.
+
+Every input (a preset, an uploaded ``config.json``, a share link) becomes a :class:`Spec` through
+:mod:`paramscope.hfconfig`. Fields keep the Hugging Face names where Hugging Face has one
+(``vocab_size``, ``hidden_size``, ``num_key_value_heads`` ...); the few structural switches that
+Hugging Face encodes in the *class* rather than the config (``norm_type``, ``norms_per_layer``,
+``mlp_gated`` ...) are explicit fields here so that one counting routine serves every family.
+
+Derived fields (``head_dim``, ``num_key_value_heads``, ``intermediate_size`` ...) are filled only
+when missing, as transformers does, by :func:`resolve`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+
+ARCHITECTURES = ("causal_lm", "masked_lm", "seq2seq_lm", "base")
+NORM_TYPES = ("layernorm", "rmsnorm")
+POSITION_EMBEDDINGS = ("learned", "rotary", "alibi", "relative", "sinusoidal", "none")
+QK_NORMS = ("none", "head", "full")
+
+#: Upper bounds that keep every computation instant and every number meaningful.
+LIMITS = {
+    "vocab_size": 100_000_000,
+    "hidden_size": 1_048_576,
+    "num_hidden_layers": 100_000,
+    "num_decoder_layers": 100_000,
+    "num_attention_heads": 65_536,
+    "num_key_value_heads": 65_536,
+    "head_dim": 65_536,
+    "intermediate_size": 16_777_216,
+    "moe_intermediate_size": 16_777_216,
+    "shared_expert_intermediate_size": 16_777_216,
+    "max_position_embeddings": 100_000_000,
+    "num_experts": 65_536,
+    "num_experts_per_tok": 65_536,
+    "num_shared_experts": 65_536,
+    "embedding_size": 1_048_576,
+    "recurrent_units": 4_096,
+    "type_vocab_size": 1_000_000,
+    "relative_attention_num_buckets": 1_000_000,
+    "sliding_window": 100_000_000,
+}
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A transformer, described in Hugging Face config vocabulary.
+
+    Sizes are integers; ``None`` means "derive it as transformers does" (see :func:`resolve`).
+    """
+
+    # identity
+    model_type: str = "paramscope"
+    architecture: str = "causal_lm"  # causal_lm | masked_lm | seq2seq_lm | base (no head)
+    # core sizes
+    vocab_size: int = 50257
+    hidden_size: int = 768
+    num_hidden_layers: int = 12
+    num_attention_heads: int = 12
+    num_key_value_heads: int | None = None  # None -> num_attention_heads (multi-head attention)
+    head_dim: int | None = None  # None -> hidden_size // num_attention_heads
+    intermediate_size: int | None = None  # None -> 4 * hidden_size
+    hidden_act: str = "gelu"
+    # attention
+    has_attention: bool = True
+    attention_bias: bool = False  # bias on the q, k, v projections
+    attention_out_bias: bool | None = None  # bias on the output projection; None -> attention_bias
+    qk_norm: str = "none"  # none | head (norm over head_dim, Qwen3) | full (over all heads, OLMo2)
+    # multi-head latent attention (DeepSeek-V2); all None for ordinary attention
+    q_lora_rank: int | None = None
+    kv_lora_rank: int | None = None
+    qk_nope_head_dim: int | None = None
+    qk_rope_head_dim: int | None = None
+    v_head_dim: int | None = None
+    # MLP
+    mlp_gated: bool = False  # gate_proj * act(up_proj): SwiGLU / GeGLU
+    mlp_bias: bool = False
+    # norms
+    norm_type: str = "layernorm"  # layernorm | rmsnorm
+    norm_bias: bool = True  # LayerNorm with a bias vector (RMSNorm never has one)
+    norms_per_layer: int = 2
+    final_norm: bool = True
+    # positions and embeddings
+    position_embedding: str = "learned"  # learned | rotary | alibi | relative | sinusoidal | none
+    max_position_embeddings: int = 1024
+    position_offset: int = 0  # extra rows in a learned table (OPT and BART keep 2)
+    type_vocab_size: int = 0  # BERT token-type (segment) embeddings
+    embedding_size: int | None = None  # factorized / projected embedding width (ALBERT, OPT-350m)
+    embedding_norm: bool = False  # a norm right after the embeddings (BERT, BLOOM, BART)
+    tie_word_embeddings: bool = True
+    lm_head_bias: bool = False
+    parallel_attn: bool = False  # attention and MLP read the same input (GPT-J, NeoX, Falcon, PaLM)
+    # encoder-only heads
+    pooler: bool = False  # BERT-style pooler (dense + tanh) on the first token
+    mlm_transform: bool = False  # dense + norm before the MLM decoder (BERT, RoBERTa, ALBERT)
+    # mixture of experts
+    num_experts: int = 0
+    num_experts_per_tok: int = 2
+    moe_intermediate_size: int | None = None  # None -> intermediate_size
+    num_shared_experts: int = 0
+    shared_expert_intermediate_size: int | None = None  # None -> num_shared_experts*moe_intermediate
+    shared_expert_gate: bool = False  # Qwen-MoE: a sigmoid gate Linear(hidden, 1) on the shared expert
+    router_bias: bool = False
+    first_k_dense_replace: int = 0  # the first k layers keep a dense MLP
+    mlp_only_layers: tuple[int, ...] = ()  # further layers that keep a dense MLP
+    # recurrent units: one small RNN (hidden size H) per embedding channel
+    recurrent_units: int = 0
+    # encoder-decoder
+    num_decoder_layers: int = 0  # > 0 makes an encoder-decoder; num_hidden_layers is the encoder
+    relative_attention_num_buckets: int = 0  # T5 relative attention bias (first layer of each stack)
+    # sharing
+    num_hidden_groups: int | None = None  # ALBERT: distinct parameter sets shared by the layers
+    # attention span (memory only)
+    sliding_window: int | None = None
+    sliding_window_layers: int = 0  # how many layers use the sliding window (Gemma 2: every other)
+    # bookkeeping
+    extra: tuple[tuple[str, str], ...] = field(default=(), compare=False, repr=False)
+
+    # ----------------------------------------------------------------- derived values
+    @property
+    def kv_heads(self) -> int:
+        return self.num_key_value_heads if self.num_key_value_heads is not None else self.num_attention_heads
+
+    @property
+    def head_size(self) -> int:
+        if self.head_dim is not None:
+            return self.head_dim
+        return self.hidden_size // self.num_attention_heads if self.num_attention_heads else 0
+
+    @property
+    def ffn_size(self) -> int:
+        return self.intermediate_size if self.intermediate_size is not None else 4 * self.hidden_size
+
+    @property
+    def expert_size(self) -> int:
+        return self.moe_intermediate_size if self.moe_intermediate_size is not None else self.ffn_size
+
+    @property
+    def shared_expert_size(self) -> int:
+        if self.shared_expert_intermediate_size is not None:
+            return self.shared_expert_intermediate_size
+        return self.num_shared_experts * self.expert_size
+
+    @property
+    def embed_width(self) -> int:
+        return self.embedding_size if self.embedding_size is not None else self.hidden_size
+
+    @property
+    def out_bias(self) -> bool:
+        return self.attention_bias if self.attention_out_bias is None else self.attention_out_bias
+
+    @property
+    def is_mla(self) -> bool:
+        return self.kv_lora_rank is not None
+
+    @property
+    def is_encoder_decoder(self) -> bool:
+        return self.num_decoder_layers > 0
+
+    @property
+    def is_moe(self) -> bool:
+        return self.num_experts > 0
+
+    def moe_layer(self, index: int) -> bool:
+        """Whether decoder layer ``index`` (0-based) holds experts rather than a dense MLP."""
+        return self.is_moe and index >= self.first_k_dense_replace and index not in self.mlp_only_layers
+
+    @property
+    def num_moe_layers(self) -> int:
+        return sum(1 for i in range(self.num_hidden_layers) if self.moe_layer(i)) if self.is_moe else 0
+
+    @property
+    def lm_head(self) -> bool:
+        return self.architecture in ("causal_lm", "masked_lm", "seq2seq_lm") and self.vocab_size > 0
+
+    def replace(self, **changes: object) -> Spec:
+        """A validated variant of this spec (``dataclasses.replace`` + :func:`validate`)."""
+        return validate(dataclasses.replace(self, **changes))
+
+
+FIELDS: dict[str, dataclasses.Field] = {f.name: f for f in dataclasses.fields(Spec) if f.name != "extra"}
+
+
+def resolve(spec: Spec) -> Spec:
+    """Fill derived fields that are missing, exactly as transformers does, and nothing else."""
+    changes: dict[str, object] = {}
+    if spec.num_key_value_heads is None and spec.has_attention:
+        changes["num_key_value_heads"] = spec.num_attention_heads
+    if spec.head_dim is None and spec.has_attention and spec.num_attention_heads:
+        changes["head_dim"] = spec.hidden_size // spec.num_attention_heads
+    if spec.intermediate_size is None:
+        changes["intermediate_size"] = 4 * spec.hidden_size
+    return dataclasses.replace(spec, **changes) if changes else spec
+
+
+def validate(spec: Spec) -> Spec:
+    """Check a spec and return it with derived fields resolved; raise ``ValueError`` saying what to fix."""
+    for name, f in FIELDS.items():
+        value = getattr(spec, name)
+        if f.type in ("int", "int | None"):
+            if value is None and f.type == "int":
+                raise ValueError(f"{name}: a whole number is required")
+            if value is not None:
+                if isinstance(value, bool) or not isinstance(value, int):
+                    raise ValueError(f"{name}: expected a whole number, got {value!r}")
+                if value < 0:
+                    raise ValueError(f"{name}: must not be negative (got {value})")
+                limit = LIMITS.get(name)
+                if limit is not None and value > limit:
+                    raise ValueError(f"{name}: {value:,} is larger than the supported maximum {limit:,}")
+        elif f.type in ("bool", "bool | None"):
+            if not (isinstance(value, bool) or (value is None and f.type == "bool | None")):
+                raise ValueError(f"{name}: expected true or false, got {value!r}")
+    _choice(spec.architecture, ARCHITECTURES, "architecture")
+    _choice(spec.norm_type, NORM_TYPES, "norm_type")
+    _choice(spec.position_embedding, POSITION_EMBEDDINGS, "position_embedding")
+    _choice(spec.qk_norm, QK_NORMS, "qk_norm")
+    if spec.hidden_size < 1:
+        raise ValueError("hidden_size: must be at least 1")
+    if spec.has_attention and spec.num_hidden_layers + spec.num_decoder_layers > 0:
+        heads = spec.num_attention_heads
+        if heads < 1:
+            raise ValueError("num_attention_heads: must be at least 1 (or switch attention off)")
+        if spec.head_dim is None and not spec.is_mla and spec.hidden_size % heads:
+            raise ValueError(
+                f"num_attention_heads: {heads} does not divide hidden_size {spec.hidden_size}; "
+                "choose a divisor or set head_dim explicitly"
+            )
+        kv = spec.kv_heads
+        if kv < 1:
+            raise ValueError("num_key_value_heads: must be at least 1")
+        if heads % kv:
+            raise ValueError(
+                f"num_key_value_heads: {kv} does not divide num_attention_heads {heads}; "
+                "each key/value head must serve a whole group of query heads"
+            )
+        if spec.head_size < 1:
+            raise ValueError("head_dim: must be at least 1")
+    if spec.is_mla:
+        for name in ("qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"):
+            if getattr(spec, name) is None:
+                raise ValueError(f"{name}: required with kv_lora_rank (multi-head latent attention)")
+    if spec.is_moe:
+        if not 1 <= spec.num_experts_per_tok <= spec.num_experts:
+            raise ValueError(
+                f"num_experts_per_tok: must be between 1 and num_experts ({spec.num_experts}), "
+                f"got {spec.num_experts_per_tok}"
+            )
+    if spec.num_hidden_groups is not None:
+        if not 1 <= spec.num_hidden_groups <= max(spec.num_hidden_layers, 1):
+            raise ValueError("num_hidden_groups: must be between 1 and num_hidden_layers")
+    if spec.position_embedding == "relative" and spec.relative_attention_num_buckets < 1:
+        raise ValueError("relative_attention_num_buckets: relative positions need at least one bucket")
+    if spec.sliding_window_layers > spec.num_hidden_layers:
+        raise ValueError("sliding_window_layers: cannot exceed num_hidden_layers")
+    if spec.sliding_window is not None and spec.sliding_window < 1:
+        raise ValueError("sliding_window: must be at least 1 token")
+    return resolve(spec)
+
+
+def _choice(value: str, options: tuple[str, ...], name: str) -> None:
+    if value not in options:
+        raise ValueError(f"{name}: {value!r} is not one of {', '.join(options)}")
+
+
+def short(n: float) -> str:
+    """124439808 -> '124.4M' (powers of 1000: K, M, B, T)."""
+    if n != n or math.isinf(n):
+        return str(n)
+    for unit, scale in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)):
+        if abs(n) >= scale:
+            return f"{n / scale:.1f}{unit}"
+    return f"{n:,.0f}" if isinstance(n, int) or float(n).is_integer() else f"{n:.3g}"

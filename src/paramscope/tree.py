@@ -1,0 +1,113 @@
+"""One node type for every breakdown (parameters, memory, FLOPs).
+
+A node's ``count`` is exact and, for a parent, the sum of its children's counts. ``repeat`` says how
+many identical copies the count holds (the layers of a stack); ``formula`` is the expression for one
+copy, in the spec's own field names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Node:
+    path: str
+    count: int
+    formula: str = ""
+    children: tuple[Node, ...] = ()
+    repeat: int = 1  # identical copies included in count (e.g. the layers of a stack)
+    repeat_name: str = ""  # the spec expression for repeat, e.g. "num_hidden_layers"
+    shape: str = ""  # e.g. "768×2304" for a weight matrix, "" for a group
+    note: str = ""  # e.g. "tied to embedding/token: counted once"
+
+    @property
+    def name(self) -> str:
+        return self.path.rsplit("/", 1)[-1]
+
+    @property
+    def per_copy(self) -> int:
+        return self.count // self.repeat if self.repeat else 0
+
+    @property
+    def full_formula(self) -> str:
+        """The formula including the repeat factor, e.g. ``num_hidden_layers*(...)``."""
+        if self.repeat_name and self.formula:
+            return f"{self.repeat_name}*({self.formula})"
+        return self.formula
+
+    def walk(self) -> Iterator[Node]:
+        """This node and every descendant, depth first, parents before children."""
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+    def leaves(self) -> Iterator[Node]:
+        for node in self.walk():
+            if not node.children:
+                yield node
+
+    def find(self, path: str) -> Node | None:
+        for node in self.walk():
+            if node.path == path:
+                return node
+        return None
+
+    def get(self, path: str) -> int:
+        """The count at ``path``, 0 where the model has no such part."""
+        node = self.find(path)
+        return node.count if node else 0
+
+    def depth(self) -> int:
+        return 0 if not self.path else self.path.count("/") + 1
+
+    def to_dict(self) -> dict:
+        out: dict = {"path": self.path, "params": self.count, "formula": self.full_formula}
+        if self.repeat != 1 or self.repeat_name:
+            out["repeat"] = self.repeat
+            out["per_copy"] = self.per_copy
+        if self.shape:
+            out["shape"] = self.shape
+        if self.note:
+            out["note"] = self.note
+        if self.children:
+            out["children"] = [c.to_dict() for c in self.children]
+        return out
+
+
+def group(path: str, children: list[Node] | tuple[Node, ...], formula: str = "", **kw: object) -> Node:
+    """A parent node whose count is the sum of its (non-empty) children."""
+    kids = tuple(c for c in children if c.count or c.note)
+    if not formula:
+        formula = " + ".join(c.name for c in kids if c.count)
+    return Node(path=path, count=sum(c.count for c in kids), formula=formula, children=kids, **kw)  # type: ignore[arg-type]
+
+
+def repeated(node: Node, times: int, name: str) -> Node:
+    """``node`` copied ``times`` times: every count in the subtree is multiplied, formulas are kept."""
+
+    def scale(n: Node) -> Node:
+        return Node(
+            path=n.path,
+            count=n.count * times,
+            formula=n.formula,
+            children=tuple(scale(c) for c in n.children),
+            repeat=n.repeat * times,
+            repeat_name=name if n.repeat_name == "" else f"{name}*{n.repeat_name}",
+            shape=n.shape,
+            note=n.note,
+        )
+
+    return scale(node)
+
+
+@dataclass(frozen=True)
+class Summary:
+    """The headline numbers every view shows, read off one tree."""
+
+    total: int
+    embedding: int
+    non_embedding: int
+    active: int
+    tree: Node = field(repr=False)

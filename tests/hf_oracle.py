@@ -1,0 +1,35 @@
+"""The oracle: build the real transformers model from a config on the meta device and count."""
+
+from __future__ import annotations
+
+import warnings
+
+import torch
+
+
+def hf_count(config: dict) -> int:
+    """sum(p.numel() for p in model.parameters()) of the transformers class named by the config."""
+    import transformers
+    from transformers import AutoConfig
+
+    from paramscope.hfconfig import architecture_class, read
+
+    cfg_dict = dict(config)
+    model_type = cfg_dict.pop("model_type")
+    spec = read(config).spec
+    cls_name = architecture_class(model_type, spec.architecture)
+    archs = cfg_dict.get("architectures")
+    if isinstance(archs, list) and archs:
+        cls_name = archs[0]
+    cls = getattr(transformers, cls_name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        hf_cfg = AutoConfig.for_model(model_type, **cfg_dict)
+        with torch.device("meta"):
+            model = cls(hf_cfg)
+        if model_type == "t5" and spec.lm_head and not spec.tie_word_embeddings:
+            # transformers 5 always ties T5's lm_head (T5Config.__post_init__ forces
+            # tie_word_embeddings=True); the released T5 v1.1 / Flan-T5 checkpoints store a separate
+            # lm_head.weight. The released model wins: untie it as transformers 4 did.
+            model.lm_head.weight = torch.nn.Parameter(torch.empty_like(model.lm_head.weight))
+    return sum(p.numel() for p in model.parameters())
