@@ -16,6 +16,18 @@ from .spec import Spec, validate
 from .tree import Node, Summary
 
 __all__ = [
-    "Node", "Preset", "ReadResult", "Spec", "Summary", "count", "get_preset", "preset", "preset_names",
-    "read", "read_json_text", "summarize", "to_config", "validate",
+    "Node",
+    "Preset",
+    "ReadResult",
+    "Spec",
+    "Summary",
+    "count",
+    "get_preset",
+    "preset",
+    "preset_names",
+    "read",
+    "read_json_text",
+    "summarize",
+    "to_config",
+    "validate",
 ]

@@ -73,8 +73,15 @@ def cmd_count(args: argparse.Namespace) -> int:
             "non_embedding": s.non_embedding,
             "active_per_token": s.active,
             "components": [
-                {"path": n.path, "params": n.count, "formula": n.full_formula, "shape": n.shape,
-                 "repeat": n.repeat, "note": n.note, "leaf": not n.children}
+                {
+                    "path": n.path,
+                    "params": n.count,
+                    "formula": n.full_formula,
+                    "shape": n.shape,
+                    "repeat": n.repeat,
+                    "note": n.note,
+                    "leaf": not n.children,
+                }
                 for n in comps
             ],
             "ignored_keys": list(ignored),
@@ -87,7 +94,10 @@ def cmd_count(args: argparse.Namespace) -> int:
     for n in comps:
         indent = "  " * (n.depth() - 1)
         share = f"{100 * n.count / s.total:6.2f}%" if s.total else "      -"
-        print(f"{indent + n.path:<{width}}  {n.count:>17,}  {share}  {n.full_formula}{'  [' + n.note + ']' if n.note else ''}")
+        print(
+            f"{indent + n.path:<{width}}  {n.count:>17,}  {share}  {n.full_formula}"
+            + (f"  [{n.note}]" if n.note else "")
+        )
     print(f"{'total':<{width}}  {s.total:>17,}  {short(s.total):>7}")
     print(f"{'embedding':<{width}}  {s.embedding:>17,}  (token, position and token-type tables + untied LM head)")
     print(f"{'non-embedding':<{width}}  {s.non_embedding:>17,}")
@@ -103,8 +113,15 @@ def cmd_presets(args: argparse.Namespace) -> int:
         out = []
         for name in presets.names():
             p = presets.get(name)
-            out.append({"name": name, "title": p.title, "family": p.family, "expected_total": p.expected_total,
-                        "source": p.source})
+            out.append(
+                {
+                    "name": name,
+                    "title": p.title,
+                    "family": p.family,
+                    "expected_total": p.expected_total,
+                    "source": p.source,
+                }
+            )
         print(json.dumps(out, indent=1))
         return 0
     for name in presets.names():

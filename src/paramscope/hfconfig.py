@@ -47,8 +47,9 @@ class _Cfg:
         for key in keys:
             self.used.add(key)
         for key in keys:
-            if key in self.data and self.data[key] is not None:
-                return self.data[key]
+            if key in self.data:  # an explicit null means "derive it", as transformers reads it
+                value = self.data[key]
+                return default if value is None else value
         for key in keys:
             if key in self.defaults and self.defaults[key] is not None:
                 return self.defaults[key]
@@ -114,12 +115,18 @@ def _arch_kind(c: _Cfg, default: str) -> str:
 def _gpt2(c: _Cfg) -> dict:
     h = c.int("n_embd", "hidden_size")
     return dict(
-        vocab_size=c.int("vocab_size"), hidden_size=h, num_hidden_layers=c.int("n_layer", "num_hidden_layers"),
-        num_attention_heads=c.int("n_head", "num_attention_heads"), intermediate_size=c.int("n_inner", default=4 * h),
-        hidden_act=c.get("activation_function"), attention_bias=True, mlp_bias=True,
+        vocab_size=c.int("vocab_size"),
+        hidden_size=h,
+        num_hidden_layers=c.int("n_layer", "num_hidden_layers"),
+        num_attention_heads=c.int("n_head", "num_attention_heads"),
+        intermediate_size=c.int("n_inner", default=4 * h),
+        hidden_act=c.get("activation_function"),
+        attention_bias=True,
+        mlp_bias=True,
         max_position_embeddings=c.int("n_positions", "max_position_embeddings"),
         tie_word_embeddings=c.bool("tie_word_embeddings", default=True),
-        architecture=_arch_kind(c, "causal_lm"), position_embedding="learned",
+        architecture=_arch_kind(c, "causal_lm"),
+        position_embedding="learned",
     )
 
 
@@ -132,13 +139,21 @@ def _gpt_bigcode(c: _Cfg) -> dict:
 def _llama_like(c: _Cfg, **structure: Any) -> dict:
     """Llama and its relatives: RMSNorm, gated MLP, rotary positions, GQA, explicit head_dim."""
     d = dict(
-        vocab_size=c.int("vocab_size"), hidden_size=c.int("hidden_size"),
-        num_hidden_layers=c.int("num_hidden_layers"), num_attention_heads=c.int("num_attention_heads"),
-        num_key_value_heads=c.int("num_key_value_heads"), head_dim=c.int("head_dim"),
-        intermediate_size=c.int("intermediate_size"), hidden_act=c.get("hidden_act", "hidden_activation"),
-        mlp_gated=True, norm_type="rmsnorm", norm_bias=False, position_embedding="rotary",
+        vocab_size=c.int("vocab_size"),
+        hidden_size=c.int("hidden_size"),
+        num_hidden_layers=c.int("num_hidden_layers"),
+        num_attention_heads=c.int("num_attention_heads"),
+        num_key_value_heads=c.int("num_key_value_heads"),
+        head_dim=c.int("head_dim"),
+        intermediate_size=c.int("intermediate_size"),
+        hidden_act=c.get("hidden_act", "hidden_activation"),
+        mlp_gated=True,
+        norm_type="rmsnorm",
+        norm_bias=False,
+        position_embedding="rotary",
         max_position_embeddings=c.int("max_position_embeddings"),
-        tie_word_embeddings=c.bool("tie_word_embeddings"), architecture=_arch_kind(c, "causal_lm"),
+        tie_word_embeddings=c.bool("tie_word_embeddings"),
+        architecture=_arch_kind(c, "causal_lm"),
         sliding_window=_window(c),
     )
     d.update(structure)
@@ -193,14 +208,22 @@ def _phi3(c: _Cfg) -> dict:
 def _starcoder2(c: _Cfg) -> dict:
     bias = c.bool("use_bias", default=True)
     return _llama_like(
-        c, mlp_gated=False, norm_type="layernorm", norm_bias=True, attention_bias=bias, mlp_bias=bias,
+        c,
+        mlp_gated=False,
+        norm_type="layernorm",
+        norm_bias=True,
+        attention_bias=bias,
+        mlp_bias=bias,
     )
 
 
 def _mixtral(c: _Cfg) -> dict:
     d = _llama_like(c)
-    d.update(num_experts=c.int("num_local_experts"), num_experts_per_tok=c.int("num_experts_per_tok"),
-             moe_intermediate_size=d["intermediate_size"])
+    d.update(
+        num_experts=c.int("num_local_experts"),
+        num_experts_per_tok=c.int("num_experts_per_tok"),
+        moe_intermediate_size=d["intermediate_size"],
+    )
     return d
 
 
@@ -214,9 +237,13 @@ def _qwen2_moe(c: _Cfg) -> dict:
     dense = sorted({_as_int("mlp_only_layers", i) for i in only} | {i for i in range(n) if (i + 1) % step})
     shared = c.int("shared_expert_intermediate_size")
     d.update(
-        num_experts=c.int("num_experts"), num_experts_per_tok=c.int("num_experts_per_tok"),
-        moe_intermediate_size=c.int("moe_intermediate_size"), shared_expert_intermediate_size=shared,
-        num_shared_experts=1 if shared else 0, shared_expert_gate=bool(shared), mlp_only_layers=tuple(dense),
+        num_experts=c.int("num_experts"),
+        num_experts_per_tok=c.int("num_experts_per_tok"),
+        moe_intermediate_size=c.int("moe_intermediate_size"),
+        shared_expert_intermediate_size=shared,
+        num_shared_experts=1 if shared else 0,
+        shared_expert_gate=bool(shared),
+        mlp_only_layers=tuple(dense),
     )
     return d
 
@@ -224,11 +251,15 @@ def _qwen2_moe(c: _Cfg) -> dict:
 def _deepseek_v2(c: _Cfg) -> dict:
     d = _llama_like(c, attention_bias=c.bool("attention_bias", default=False))
     d.update(
-        num_experts=c.int("n_routed_experts"), num_experts_per_tok=c.int("num_experts_per_tok"),
-        moe_intermediate_size=c.int("moe_intermediate_size"), num_shared_experts=c.int("n_shared_experts") or 0,
+        num_experts=c.int("n_routed_experts"),
+        num_experts_per_tok=c.int("num_experts_per_tok"),
+        moe_intermediate_size=c.int("moe_intermediate_size"),
+        num_shared_experts=c.int("n_shared_experts") or 0,
         first_k_dense_replace=c.int("first_k_dense_replace") or 0,
-        q_lora_rank=c.int("q_lora_rank"), kv_lora_rank=c.int("kv_lora_rank"),
-        qk_nope_head_dim=c.int("qk_nope_head_dim"), qk_rope_head_dim=c.int("qk_rope_head_dim"),
+        q_lora_rank=c.int("q_lora_rank"),
+        kv_lora_rank=c.int("kv_lora_rank"),
+        qk_nope_head_dim=c.int("qk_nope_head_dim"),
+        qk_rope_head_dim=c.int("qk_rope_head_dim"),
         v_head_dim=c.int("v_head_dim"),
     )
     d["head_dim"] = d["qk_rope_head_dim"]  # transformers sets head_dim = qk_rope_head_dim
@@ -237,36 +268,62 @@ def _deepseek_v2(c: _Cfg) -> dict:
 
 def _phi(c: _Cfg) -> dict:
     return dict(
-        vocab_size=c.int("vocab_size"), hidden_size=c.int("hidden_size"),
-        num_hidden_layers=c.int("num_hidden_layers"), num_attention_heads=c.int("num_attention_heads"),
-        num_key_value_heads=c.int("num_key_value_heads"), intermediate_size=c.int("intermediate_size"),
-        hidden_act=c.get("hidden_act"), attention_bias=True, mlp_bias=True, norms_per_layer=1,
-        qk_norm="head" if c.bool("qk_layernorm") else "none", lm_head_bias=True, parallel_attn=True,
-        position_embedding="rotary", max_position_embeddings=c.int("max_position_embeddings"),
-        tie_word_embeddings=c.bool("tie_word_embeddings"), architecture=_arch_kind(c, "causal_lm"),
+        vocab_size=c.int("vocab_size"),
+        hidden_size=c.int("hidden_size"),
+        num_hidden_layers=c.int("num_hidden_layers"),
+        num_attention_heads=c.int("num_attention_heads"),
+        num_key_value_heads=c.int("num_key_value_heads"),
+        intermediate_size=c.int("intermediate_size"),
+        hidden_act=c.get("hidden_act"),
+        attention_bias=True,
+        mlp_bias=True,
+        norms_per_layer=1,
+        qk_norm="head" if c.bool("qk_layernorm") else "none",
+        lm_head_bias=True,
+        parallel_attn=True,
+        position_embedding="rotary",
+        max_position_embeddings=c.int("max_position_embeddings"),
+        tie_word_embeddings=c.bool("tie_word_embeddings"),
+        architecture=_arch_kind(c, "causal_lm"),
     )
 
 
 def _gpt_neox(c: _Cfg) -> dict:
     bias = c.bool("attention_bias", default=True)
     return dict(
-        vocab_size=c.int("vocab_size"), hidden_size=c.int("hidden_size"),
-        num_hidden_layers=c.int("num_hidden_layers"), num_attention_heads=c.int("num_attention_heads"),
-        intermediate_size=c.int("intermediate_size"), hidden_act=c.get("hidden_act"),
-        attention_bias=bias, mlp_bias=True, parallel_attn=c.bool("use_parallel_residual", default=True),
-        position_embedding="rotary", max_position_embeddings=c.int("max_position_embeddings"),
-        tie_word_embeddings=c.bool("tie_word_embeddings"), architecture=_arch_kind(c, "causal_lm"),
+        vocab_size=c.int("vocab_size"),
+        hidden_size=c.int("hidden_size"),
+        num_hidden_layers=c.int("num_hidden_layers"),
+        num_attention_heads=c.int("num_attention_heads"),
+        intermediate_size=c.int("intermediate_size"),
+        hidden_act=c.get("hidden_act"),
+        attention_bias=bias,
+        mlp_bias=True,
+        parallel_attn=c.bool("use_parallel_residual", default=True),
+        position_embedding="rotary",
+        max_position_embeddings=c.int("max_position_embeddings"),
+        tie_word_embeddings=c.bool("tie_word_embeddings"),
+        architecture=_arch_kind(c, "causal_lm"),
     )
 
 
 def _gptj(c: _Cfg) -> dict:
     h = c.int("n_embd")
     return dict(
-        vocab_size=c.int("vocab_size"), hidden_size=h, num_hidden_layers=c.int("n_layer"),
-        num_attention_heads=c.int("n_head"), intermediate_size=c.int("n_inner", default=4 * h),
-        hidden_act=c.get("activation_function"), attention_bias=False, mlp_bias=True, norms_per_layer=1,
-        lm_head_bias=True, parallel_attn=True, position_embedding="rotary",
-        max_position_embeddings=c.int("n_positions"), tie_word_embeddings=c.bool("tie_word_embeddings"),
+        vocab_size=c.int("vocab_size"),
+        hidden_size=h,
+        num_hidden_layers=c.int("n_layer"),
+        num_attention_heads=c.int("n_head"),
+        intermediate_size=c.int("n_inner", default=4 * h),
+        hidden_act=c.get("activation_function"),
+        attention_bias=False,
+        mlp_bias=True,
+        norms_per_layer=1,
+        lm_head_bias=True,
+        parallel_attn=True,
+        position_embedding="rotary",
+        max_position_embeddings=c.int("n_positions"),
+        tie_word_embeddings=c.bool("tie_word_embeddings"),
         architecture=_arch_kind(c, "causal_lm"),
     )
 
@@ -283,13 +340,21 @@ def _falcon(c: _Cfg) -> dict:
     norms = 2 if not parallel else (2 if n_ln == 2 else 1)
     bias = c.bool("bias")
     return dict(
-        vocab_size=c.int("vocab_size"), hidden_size=c.int("hidden_size"),
-        num_hidden_layers=c.int("num_hidden_layers"), num_attention_heads=heads, num_key_value_heads=kv,
-        intermediate_size=c.int("ffn_hidden_size", default=4 * c.int("hidden_size")), hidden_act=c.get("activation"),
-        attention_bias=bias, mlp_bias=bias, norms_per_layer=norms, parallel_attn=parallel,
+        vocab_size=c.int("vocab_size"),
+        hidden_size=c.int("hidden_size"),
+        num_hidden_layers=c.int("num_hidden_layers"),
+        num_attention_heads=heads,
+        num_key_value_heads=kv,
+        intermediate_size=c.int("ffn_hidden_size", default=4 * c.int("hidden_size")),
+        hidden_act=c.get("activation"),
+        attention_bias=bias,
+        mlp_bias=bias,
+        norms_per_layer=norms,
+        parallel_attn=parallel,
         position_embedding="alibi" if c.bool("alibi") else "rotary",
         max_position_embeddings=c.int("max_position_embeddings"),
-        tie_word_embeddings=c.bool("tie_word_embeddings"), architecture=_arch_kind(c, "causal_lm"),
+        tie_word_embeddings=c.bool("tie_word_embeddings"),
+        architecture=_arch_kind(c, "causal_lm"),
     )
 
 
@@ -301,50 +366,86 @@ def _opt(c: _Cfg) -> dict:
     if not c.bool("layer_norm_elementwise_affine", default=True):
         raise ValueError("layer_norm_elementwise_affine: false (norms without weights) is not supported")
     return dict(
-        vocab_size=c.int("vocab_size"), hidden_size=h, num_hidden_layers=c.int("num_hidden_layers"),
-        num_attention_heads=c.int("num_attention_heads"), intermediate_size=c.int("ffn_dim"),
-        hidden_act=c.get("activation_function"), attention_bias=bias, mlp_bias=bias, final_norm=final,
-        position_embedding="learned", max_position_embeddings=c.int("max_position_embeddings"),
-        position_offset=2, embedding_size=proj if proj != h else None,
-        tie_word_embeddings=c.bool("tie_word_embeddings"), architecture=_arch_kind(c, "causal_lm"),
+        vocab_size=c.int("vocab_size"),
+        hidden_size=h,
+        num_hidden_layers=c.int("num_hidden_layers"),
+        num_attention_heads=c.int("num_attention_heads"),
+        intermediate_size=c.int("ffn_dim"),
+        hidden_act=c.get("activation_function"),
+        attention_bias=bias,
+        mlp_bias=bias,
+        final_norm=final,
+        position_embedding="learned",
+        max_position_embeddings=c.int("max_position_embeddings"),
+        position_offset=2,
+        embedding_size=proj if proj != h else None,
+        tie_word_embeddings=c.bool("tie_word_embeddings"),
+        architecture=_arch_kind(c, "causal_lm"),
     )
 
 
 def _bloom(c: _Cfg) -> dict:
     h = c.int("hidden_size", "n_embed")
     return dict(
-        vocab_size=c.int("vocab_size"), hidden_size=h, num_hidden_layers=c.int("n_layer", "num_hidden_layers"),
-        num_attention_heads=c.int("n_head", "num_attention_heads"), intermediate_size=4 * h,
-        hidden_act="gelu", attention_bias=True, mlp_bias=True, embedding_norm=True, position_embedding="alibi",
+        vocab_size=c.int("vocab_size"),
+        hidden_size=h,
+        num_hidden_layers=c.int("n_layer", "num_hidden_layers"),
+        num_attention_heads=c.int("n_head", "num_attention_heads"),
+        intermediate_size=4 * h,
+        hidden_act="gelu",
+        attention_bias=True,
+        mlp_bias=True,
+        embedding_norm=True,
+        position_embedding="alibi",
         max_position_embeddings=c.int("seq_length", default=2048),
-        tie_word_embeddings=c.bool("tie_word_embeddings"), architecture=_arch_kind(c, "causal_lm"),
+        tie_word_embeddings=c.bool("tie_word_embeddings"),
+        architecture=_arch_kind(c, "causal_lm"),
     )
 
 
 def _bert_like(c: _Cfg, default_arch: str = "masked_lm") -> dict:
     arch = _arch_kind(c, default_arch)
     return dict(
-        vocab_size=c.int("vocab_size"), hidden_size=c.int("hidden_size"),
-        num_hidden_layers=c.int("num_hidden_layers"), num_attention_heads=c.int("num_attention_heads"),
-        intermediate_size=c.int("intermediate_size"), hidden_act=c.get("hidden_act"), attention_bias=True,
-        mlp_bias=True, embedding_norm=True, final_norm=False, position_embedding="learned",
-        max_position_embeddings=c.int("max_position_embeddings"), type_vocab_size=c.int("type_vocab_size"),
-        tie_word_embeddings=c.bool("tie_word_embeddings", default=True), architecture=arch,
-        pooler=arch == "base", mlm_transform=True, lm_head_bias=True,
+        vocab_size=c.int("vocab_size"),
+        hidden_size=c.int("hidden_size"),
+        num_hidden_layers=c.int("num_hidden_layers"),
+        num_attention_heads=c.int("num_attention_heads"),
+        intermediate_size=c.int("intermediate_size"),
+        hidden_act=c.get("hidden_act"),
+        attention_bias=True,
+        mlp_bias=True,
+        embedding_norm=True,
+        final_norm=False,
+        position_embedding="learned",
+        max_position_embeddings=c.int("max_position_embeddings"),
+        type_vocab_size=c.int("type_vocab_size"),
+        tie_word_embeddings=c.bool("tie_word_embeddings", default=True),
+        architecture=arch,
+        pooler=arch == "base",
+        mlm_transform=True,
+        lm_head_bias=True,
     )
 
 
 def _distilbert(c: _Cfg) -> dict:
     arch = _arch_kind(c, "masked_lm")
     return dict(
-        vocab_size=c.int("vocab_size"), hidden_size=c.int("dim"), num_hidden_layers=c.int("n_layers"),
-        num_attention_heads=c.int("n_heads"), intermediate_size=c.int("hidden_dim"),
-        hidden_act=c.get("activation"), attention_bias=True, mlp_bias=True, embedding_norm=True,
+        vocab_size=c.int("vocab_size"),
+        hidden_size=c.int("dim"),
+        num_hidden_layers=c.int("n_layers"),
+        num_attention_heads=c.int("n_heads"),
+        intermediate_size=c.int("hidden_dim"),
+        hidden_act=c.get("activation"),
+        attention_bias=True,
+        mlp_bias=True,
+        embedding_norm=True,
         final_norm=False,
         position_embedding="sinusoidal" if c.bool("sinusoidal_pos_embds") else "learned",
         max_position_embeddings=c.int("max_position_embeddings"),
-        tie_word_embeddings=c.bool("tie_word_embeddings", default=True), architecture=arch,
-        mlm_transform=True, lm_head_bias=True,
+        tie_word_embeddings=c.bool("tie_word_embeddings", default=True),
+        architecture=arch,
+        mlm_transform=True,
+        lm_head_bias=True,
     )
 
 
@@ -362,12 +463,21 @@ def _t5(c: _Cfg) -> dict:
     heads = c.int("num_heads")
     layers = c.int("num_layers")
     return dict(
-        vocab_size=c.int("vocab_size"), hidden_size=c.int("d_model"), num_hidden_layers=layers,
-        num_decoder_layers=c.int("num_decoder_layers", default=layers), num_attention_heads=heads,
-        head_dim=c.int("d_kv"), intermediate_size=c.int("d_ff"), hidden_act=proj.removeprefix("gated-"),
-        mlp_gated=gated, norm_type="rmsnorm", norm_bias=False, position_embedding="relative",
+        vocab_size=c.int("vocab_size"),
+        hidden_size=c.int("d_model"),
+        num_hidden_layers=layers,
+        num_decoder_layers=c.int("num_decoder_layers", default=layers),
+        num_attention_heads=heads,
+        head_dim=c.int("d_kv"),
+        intermediate_size=c.int("d_ff"),
+        hidden_act=proj.removeprefix("gated-"),
+        mlp_gated=gated,
+        norm_type="rmsnorm",
+        norm_bias=False,
+        position_embedding="relative",
         relative_attention_num_buckets=c.int("relative_attention_num_buckets"),
-        tie_word_embeddings=c.bool("tie_word_embeddings", default=True), max_position_embeddings=512,
+        tie_word_embeddings=c.bool("tie_word_embeddings", default=True),
+        max_position_embeddings=512,
         architecture=_arch_kind(c, "seq2seq_lm"),
     )
 
@@ -378,11 +488,20 @@ def _bart(c: _Cfg) -> dict:
             raise ValueError(f"{dec}: differing encoder and decoder sizes are not supported yet")
     layers = c.int("encoder_layers")
     return dict(
-        vocab_size=c.int("vocab_size"), hidden_size=c.int("d_model"), num_hidden_layers=layers,
-        num_decoder_layers=c.int("decoder_layers"), num_attention_heads=c.int("encoder_attention_heads"),
-        intermediate_size=c.int("encoder_ffn_dim"), hidden_act=c.get("activation_function"),
-        attention_bias=True, mlp_bias=True, embedding_norm=True, final_norm=False, position_embedding="learned",
-        max_position_embeddings=c.int("max_position_embeddings"), position_offset=2,
+        vocab_size=c.int("vocab_size"),
+        hidden_size=c.int("d_model"),
+        num_hidden_layers=layers,
+        num_decoder_layers=c.int("decoder_layers"),
+        num_attention_heads=c.int("encoder_attention_heads"),
+        intermediate_size=c.int("encoder_ffn_dim"),
+        hidden_act=c.get("activation_function"),
+        attention_bias=True,
+        mlp_bias=True,
+        embedding_norm=True,
+        final_norm=False,
+        position_embedding="learned",
+        max_position_embeddings=c.int("max_position_embeddings"),
+        position_offset=2,
         tie_word_embeddings=c.bool("tie_word_embeddings", default=True),
         architecture=_arch_kind(c, "seq2seq_lm"),
     )
@@ -411,17 +530,42 @@ def _paramscope(c: _Cfg) -> dict:
 
 
 FAMILIES: dict[str, Callable[[_Cfg], dict]] = {
-    "gpt2": _gpt2, "gpt_bigcode": _gpt_bigcode, "llama": _llama, "mistral": _mistral, "qwen2": _qwen2,
-    "qwen3": _qwen3, "gemma": _gemma, "gemma2": _gemma2, "phi": _phi, "phi3": _phi3,
-    "starcoder2": _starcoder2, "gpt_neox": _gpt_neox, "gptj": _gptj, "falcon": _falcon, "opt": _opt,
-    "bloom": _bloom, "mixtral": _mixtral, "qwen2_moe": _qwen2_moe, "deepseek_v2": _deepseek_v2,
-    "bert": _bert_like, "roberta": _bert_like, "distilbert": _distilbert, "albert": _albert, "t5": _t5,
-    "bart": _bart, "paramscope": _paramscope,
+    "gpt2": _gpt2,
+    "gpt_bigcode": _gpt_bigcode,
+    "llama": _llama,
+    "mistral": _mistral,
+    "qwen2": _qwen2,
+    "qwen3": _qwen3,
+    "gemma": _gemma,
+    "gemma2": _gemma2,
+    "phi": _phi,
+    "phi3": _phi3,
+    "starcoder2": _starcoder2,
+    "gpt_neox": _gpt_neox,
+    "gptj": _gptj,
+    "falcon": _falcon,
+    "opt": _opt,
+    "bloom": _bloom,
+    "mixtral": _mixtral,
+    "qwen2_moe": _qwen2_moe,
+    "deepseek_v2": _deepseek_v2,
+    "bert": _bert_like,
+    "roberta": _bert_like,
+    "distilbert": _distilbert,
+    "albert": _albert,
+    "t5": _t5,
+    "bart": _bart,
+    "paramscope": _paramscope,
 }
 
 #: Keys that carry no information about sizes, never worth reporting as ignored.
 _METADATA = {
-    "model_type", "architectures", "transformers_version", "_name_or_path", "torch_dtype", "dtype",
+    "model_type",
+    "architectures",
+    "transformers_version",
+    "_name_or_path",
+    "torch_dtype",
+    "dtype",
     "_paramscope",
 }
 
@@ -438,12 +582,14 @@ def read(data: Mapping[str, Any], model_type: str | None = None) -> ReadResult:
         raise ValueError("config: expected a JSON object ({...}) at the top level")
     mt = model_type or data.get("model_type")
     if mt is None:
-        mt = "paramscope" if "hidden_size" in data and "num_hidden_layers" in data and not data.get("architectures") else None
+        mt = (
+            "paramscope"
+            if "hidden_size" in data and "num_hidden_layers" in data and not data.get("architectures")
+            else None
+        )
     if not isinstance(mt, str) or mt not in FAMILIES:
         shown = repr(mt)[:60] if mt is not None else "missing"
-        raise ValueError(
-            f"model_type: {shown} is not supported; supported: {', '.join(sorted(FAMILIES))}"
-        )
+        raise ValueError(f"model_type: {shown} is not supported; supported: {', '.join(sorted(FAMILIES))}")
     defaults = hf_defaults().get(mt, {}) if mt != "paramscope" else {}
     cfg = _Cfg(data, defaults)
     kwargs = FAMILIES[mt](cfg)
@@ -511,14 +657,38 @@ def _plain_fields(spec: Spec) -> dict:
     return out
 
 
-_ARCH_SUFFIX = {"causal_lm": "ForCausalLM", "masked_lm": "ForMaskedLM", "seq2seq_lm": "ForConditionalGeneration",
-                "base": "Model"}
+_ARCH_SUFFIX = {
+    "causal_lm": "ForCausalLM",
+    "masked_lm": "ForMaskedLM",
+    "seq2seq_lm": "ForConditionalGeneration",
+    "base": "Model",
+}
 _CLASS_PREFIX = {
-    "gpt2": "GPT2", "gpt_bigcode": "GPTBigCode", "llama": "Llama", "mistral": "Mistral", "qwen2": "Qwen2",
-    "qwen3": "Qwen3", "gemma": "Gemma", "gemma2": "Gemma2", "phi": "Phi", "phi3": "Phi3",
-    "starcoder2": "Starcoder2", "gpt_neox": "GPTNeoX", "gptj": "GPTJ", "falcon": "Falcon", "opt": "OPT",
-    "bloom": "Bloom", "mixtral": "Mixtral", "qwen2_moe": "Qwen2Moe", "deepseek_v2": "DeepseekV2", "bert": "Bert",
-    "roberta": "Roberta", "distilbert": "DistilBert", "albert": "Albert", "t5": "T5", "bart": "Bart",
+    "gpt2": "GPT2",
+    "gpt_bigcode": "GPTBigCode",
+    "llama": "Llama",
+    "mistral": "Mistral",
+    "qwen2": "Qwen2",
+    "qwen3": "Qwen3",
+    "gemma": "Gemma",
+    "gemma2": "Gemma2",
+    "phi": "Phi",
+    "phi3": "Phi3",
+    "starcoder2": "Starcoder2",
+    "gpt_neox": "GPTNeoX",
+    "gptj": "GPTJ",
+    "falcon": "Falcon",
+    "opt": "OPT",
+    "bloom": "Bloom",
+    "mixtral": "Mixtral",
+    "qwen2_moe": "Qwen2Moe",
+    "deepseek_v2": "DeepseekV2",
+    "bert": "Bert",
+    "roberta": "Roberta",
+    "distilbert": "DistilBert",
+    "albert": "Albert",
+    "t5": "T5",
+    "bart": "Bart",
 }
 
 
@@ -533,38 +703,85 @@ def architecture_class(model_type: str, architecture: str) -> str:
 def _hf_keys(s: Spec) -> dict:
     """The Hugging Face keys of ``s``'s family (sizes only; structure comes from the family)."""
     mt = s.model_type
-    base: dict[str, Any] = {"model_type": mt, "architectures": [architecture_class(mt, s.architecture)],
-                            "vocab_size": s.vocab_size, "tie_word_embeddings": s.tie_word_embeddings}
+    base: dict[str, Any] = {
+        "model_type": mt,
+        "architectures": [architecture_class(mt, s.architecture)],
+        "vocab_size": s.vocab_size,
+        "tie_word_embeddings": s.tie_word_embeddings,
+    }
     if mt in ("gpt2", "gpt_bigcode"):
-        base.update(n_embd=s.hidden_size, n_layer=s.num_hidden_layers, n_head=s.num_attention_heads,
-                    n_inner=s.intermediate_size, n_positions=s.max_position_embeddings)
+        base.update(
+            n_embd=s.hidden_size,
+            n_layer=s.num_hidden_layers,
+            n_head=s.num_attention_heads,
+            n_inner=s.intermediate_size,
+            n_positions=s.max_position_embeddings,
+        )
         if mt == "gpt_bigcode":
             base["multi_query"] = s.kv_heads == 1
     elif mt == "gptj":
-        base.update(n_embd=s.hidden_size, n_layer=s.num_hidden_layers, n_head=s.num_attention_heads,
-                    n_inner=s.intermediate_size, n_positions=s.max_position_embeddings)
+        base.update(
+            n_embd=s.hidden_size,
+            n_layer=s.num_hidden_layers,
+            n_head=s.num_attention_heads,
+            n_inner=s.intermediate_size,
+            n_positions=s.max_position_embeddings,
+        )
     elif mt == "bloom":
         base.update(hidden_size=s.hidden_size, n_layer=s.num_hidden_layers, n_head=s.num_attention_heads)
     elif mt == "distilbert":
-        base.update(dim=s.hidden_size, n_layers=s.num_hidden_layers, n_heads=s.num_attention_heads,
-                    hidden_dim=s.intermediate_size, max_position_embeddings=s.max_position_embeddings,
-                    sinusoidal_pos_embds=s.position_embedding == "sinusoidal")
+        base.update(
+            dim=s.hidden_size,
+            n_layers=s.num_hidden_layers,
+            n_heads=s.num_attention_heads,
+            hidden_dim=s.intermediate_size,
+            max_position_embeddings=s.max_position_embeddings,
+            sinusoidal_pos_embds=s.position_embedding == "sinusoidal",
+        )
     elif mt == "t5":
-        base.update(d_model=s.hidden_size, num_layers=s.num_hidden_layers, num_decoder_layers=s.num_decoder_layers,
-                    num_heads=s.num_attention_heads, d_kv=s.head_dim, d_ff=s.intermediate_size,
-                    relative_attention_num_buckets=s.relative_attention_num_buckets,
-                    feed_forward_proj=("gated-" if s.mlp_gated else "") + (s.hidden_act or "relu"))
+        base.update(
+            d_model=s.hidden_size,
+            num_layers=s.num_hidden_layers,
+            num_decoder_layers=s.num_decoder_layers,
+            num_heads=s.num_attention_heads,
+            d_kv=s.head_dim,
+            d_ff=s.intermediate_size,
+            relative_attention_num_buckets=s.relative_attention_num_buckets,
+            feed_forward_proj=("gated-" if s.mlp_gated else "") + (s.hidden_act or "relu"),
+        )
     elif mt == "bart":
-        base.update(d_model=s.hidden_size, encoder_layers=s.num_hidden_layers, decoder_layers=s.num_decoder_layers,
-                    encoder_attention_heads=s.num_attention_heads, decoder_attention_heads=s.num_attention_heads,
-                    encoder_ffn_dim=s.intermediate_size, decoder_ffn_dim=s.intermediate_size,
-                    max_position_embeddings=s.max_position_embeddings)
+        base.update(
+            d_model=s.hidden_size,
+            encoder_layers=s.num_hidden_layers,
+            decoder_layers=s.num_decoder_layers,
+            encoder_attention_heads=s.num_attention_heads,
+            decoder_attention_heads=s.num_attention_heads,
+            encoder_ffn_dim=s.intermediate_size,
+            decoder_ffn_dim=s.intermediate_size,
+            max_position_embeddings=s.max_position_embeddings,
+        )
     else:
-        base.update(hidden_size=s.hidden_size, num_hidden_layers=s.num_hidden_layers,
-                    num_attention_heads=s.num_attention_heads, intermediate_size=s.intermediate_size,
-                    max_position_embeddings=s.max_position_embeddings)
-        if mt in ("llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "phi3", "starcoder2", "mixtral",
-                  "qwen2_moe", "deepseek_v2", "phi"):
+        base.update(
+            hidden_size=s.hidden_size,
+            num_hidden_layers=s.num_hidden_layers,
+            num_attention_heads=s.num_attention_heads,
+            intermediate_size=s.intermediate_size,
+            max_position_embeddings=s.max_position_embeddings,
+        )
+        if mt in (
+            "llama",
+            "mistral",
+            "qwen2",
+            "qwen3",
+            "gemma",
+            "gemma2",
+            "phi3",
+            "starcoder2",
+            "mixtral",
+            "qwen2_moe",
+            "deepseek_v2",
+            "phi",
+        ):
             base["num_key_value_heads"] = s.kv_heads
         if mt in ("llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "mixtral", "qwen2_moe"):
             base["head_dim"] = s.head_dim
@@ -573,29 +790,51 @@ def _hf_keys(s: Spec) -> dict:
         if mt == "llama":
             base["mlp_bias"] = s.mlp_bias
         if mt == "qwen2_moe":
-            base.update(qkv_bias=s.attention_bias, num_experts=s.num_experts,
-                        num_experts_per_tok=s.num_experts_per_tok, moe_intermediate_size=s.expert_size,
-                        shared_expert_intermediate_size=s.shared_expert_size, decoder_sparse_step=1,
-                        mlp_only_layers=list(s.mlp_only_layers))
+            base.update(
+                qkv_bias=s.attention_bias,
+                num_experts=s.num_experts,
+                num_experts_per_tok=s.num_experts_per_tok,
+                moe_intermediate_size=s.expert_size,
+                shared_expert_intermediate_size=s.shared_expert_size,
+                decoder_sparse_step=1,
+                mlp_only_layers=list(s.mlp_only_layers),
+            )
         if mt == "mixtral":
             base.update(num_local_experts=s.num_experts, num_experts_per_tok=s.num_experts_per_tok)
             base["intermediate_size"] = s.expert_size
         if mt == "deepseek_v2":
-            base.update(n_routed_experts=s.num_experts, num_experts_per_tok=s.num_experts_per_tok,
-                        moe_intermediate_size=s.expert_size, n_shared_experts=s.num_shared_experts,
-                        first_k_dense_replace=s.first_k_dense_replace, q_lora_rank=s.q_lora_rank,
-                        kv_lora_rank=s.kv_lora_rank, qk_nope_head_dim=s.qk_nope_head_dim,
-                        qk_rope_head_dim=s.qk_rope_head_dim, v_head_dim=s.v_head_dim)
+            base.update(
+                n_routed_experts=s.num_experts,
+                num_experts_per_tok=s.num_experts_per_tok,
+                moe_intermediate_size=s.expert_size,
+                n_shared_experts=s.num_shared_experts,
+                first_k_dense_replace=s.first_k_dense_replace,
+                q_lora_rank=s.q_lora_rank,
+                kv_lora_rank=s.kv_lora_rank,
+                qk_nope_head_dim=s.qk_nope_head_dim,
+                qk_rope_head_dim=s.qk_rope_head_dim,
+                v_head_dim=s.v_head_dim,
+            )
         if mt == "falcon":
             new_arch = s.kv_heads not in (1, s.num_attention_heads) or s.norms_per_layer == 2
-            base.update(ffn_hidden_size=s.intermediate_size, bias=s.attention_bias, parallel_attn=s.parallel_attn,
-                        new_decoder_architecture=new_arch, multi_query=s.kv_heads == 1,
-                        num_kv_heads=s.kv_heads, alibi=s.position_embedding == "alibi")
+            base.update(
+                ffn_hidden_size=s.intermediate_size,
+                bias=s.attention_bias,
+                parallel_attn=s.parallel_attn,
+                new_decoder_architecture=new_arch,
+                multi_query=s.kv_heads == 1,
+                num_kv_heads=s.kv_heads,
+                alibi=s.position_embedding == "alibi",
+            )
         if mt == "opt":
             base.pop("intermediate_size")
-            base.update(ffn_dim=s.intermediate_size, word_embed_proj_dim=s.embed_width,
-                        enable_bias=s.attention_bias, do_layer_norm_before=True,
-                        _remove_final_layer_norm=not s.final_norm)
+            base.update(
+                ffn_dim=s.intermediate_size,
+                word_embed_proj_dim=s.embed_width,
+                enable_bias=s.attention_bias,
+                do_layer_norm_before=True,
+                _remove_final_layer_norm=not s.final_norm,
+            )
         if mt in ("bert", "roberta", "albert"):
             base["type_vocab_size"] = s.type_vocab_size
         if mt == "albert":

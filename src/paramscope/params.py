@@ -79,11 +79,17 @@ def _mla(prefix: str, spec: Spec) -> Node:
             linear(f"{prefix}/q_b", r, "q_lora_rank", heads * (nope + rope), f"num_attention_heads*{qk}", False),
         ]
     parts += [
-        linear(f"{prefix}/kv_a", h, "hidden_size", kv_rank + rope, "kv_lora_rank + qk_rope_head_dim", spec.attention_bias),
+        linear(
+            f"{prefix}/kv_a", h, "hidden_size", kv_rank + rope, "kv_lora_rank + qk_rope_head_dim", spec.attention_bias
+        ),
         norm(f"{prefix}/kv_a_norm", spec, kv_rank, "kv_lora_rank"),
         linear(
-            f"{prefix}/kv_b", kv_rank, "kv_lora_rank", heads * (nope + vd),
-            "num_attention_heads*(qk_nope_head_dim + v_head_dim)", False,
+            f"{prefix}/kv_b",
+            kv_rank,
+            "kv_lora_rank",
+            heads * (nope + vd),
+            "num_attention_heads*(qk_nope_head_dim + v_head_dim)",
+            False,
         ),
         linear(f"{prefix}/o", heads * vd, "num_attention_heads*v_head_dim", h, "hidden_size", spec.out_bias),
     ]
@@ -157,7 +163,13 @@ def layer_stack(prefix: str, spec: Spec, layers: int, layers_expr: str, cross: b
         parts.append(repeated(recurrent(f"{prefix}/recurrent", spec), copies, layers_expr))
     n_norms = spec.norms_per_layer + (1 if cross else 0)
     if n_norms:
-        parts.append(repeated(norm(f"{prefix}/norm", spec, spec.hidden_size, "hidden_size", n_norms, str(n_norms)), copies, layers_expr))
+        parts.append(
+            repeated(
+                norm(f"{prefix}/norm", spec, spec.hidden_size, "hidden_size", n_norms, str(n_norms)),
+                copies,
+                layers_expr,
+            )
+        )
     note = ""
     if spec.num_hidden_groups is not None and not cross:
         note = f"{spec.num_hidden_groups} parameter set(s) shared by all {layers} layers"
@@ -188,8 +200,11 @@ def _relative_bias(prefix: str, spec: Spec) -> list[Node]:
     b, heads = spec.relative_attention_num_buckets, spec.num_attention_heads
     return [
         Node(
-            f"{prefix}/relative_attention_bias", b * heads, "relative_attention_num_buckets*num_attention_heads",
-            shape=f"{b}×{heads}", note="held by the first layer, shared by all",
+            f"{prefix}/relative_attention_bias",
+            b * heads,
+            "relative_attention_num_buckets*num_attention_heads",
+            shape=f"{b}×{heads}",
+            note="held by the first layer, shared by all",
         )
     ]
 
@@ -209,8 +224,12 @@ def _count(spec: Spec) -> Node:
     t, t_expr = _table_width(spec)
     if spec.type_vocab_size:
         emb.append(
-            Node("embedding/token_type", spec.type_vocab_size * t, f"type_vocab_size*{t_expr}",
-                 shape=f"{spec.type_vocab_size}×{t}")
+            Node(
+                "embedding/token_type",
+                spec.type_vocab_size * t,
+                f"type_vocab_size*{t_expr}",
+                shape=f"{spec.type_vocab_size}×{t}",
+            )
         )
     if spec.embedding_norm and not spec.is_encoder_decoder:
         emb.append(norm("embedding/norm", spec, t, t_expr))
@@ -241,10 +260,15 @@ def _count(spec: Spec) -> Node:
     # ---- heads
     head: list[Node] = []
     if spec.architecture == "masked_lm" and spec.mlm_transform and v:
-        head.append(group("head/transform", [
-            linear("head/transform/dense", h, "hidden_size", e, e_expr, True),
-            norm("head/transform/norm", spec, e, e_expr),
-        ]))
+        head.append(
+            group(
+                "head/transform",
+                [
+                    linear("head/transform/dense", h, "hidden_size", e, e_expr, True),
+                    norm("head/transform/norm", spec, e, e_expr),
+                ],
+            )
+        )
     if spec.lm_head:
         if factorized and spec.architecture == "causal_lm":
             head.append(linear("head/projection", h, "hidden_size", e, "embedding_size", False))
@@ -298,5 +322,6 @@ def summarize(spec: Spec) -> Summary:
     """Total, embedding, non-embedding and active-per-token counts, all read off one tree."""
     tree = count(spec)
     emb = embedding_params(tree)
-    return Summary(total=tree.count, embedding=emb, non_embedding=tree.count - emb,
-                   active=active_params(spec, tree), tree=tree)
+    return Summary(
+        total=tree.count, embedding=emb, non_embedding=tree.count - emb, active=active_params(spec, tree), tree=tree
+    )

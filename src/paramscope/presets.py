@@ -41,9 +41,13 @@ def _all() -> dict[str, Preset]:
             continue
         data = json.loads(entry.read_text())
         p = Preset(
-            name=data["name"], title=data.get("title", data["name"]), family=data.get("family", "Other"),
-            source=data.get("source", ""), expected_total=int(data["expected_total"]),
-            notes=data.get("notes", ""), config=data["config"],
+            name=data["name"],
+            title=data.get("title", data["name"]),
+            family=data.get("family", "Other"),
+            source=data.get("source", ""),
+            expected_total=int(data["expected_total"]),
+            notes=data.get("notes", ""),
+            config=data["config"],
         )
         out[p.name] = p
     return out

@@ -1,0 +1,75 @@
+"""Engine vs the real model: time to count the largest presets, measured side by side in one run.
+
+For each model: the engine's time (uncached, in-process) and the time transformers takes to build the model on
+the meta device and sum numel(), with both totals (they must be equal). Then the engine's time from 1 to 10,000
+layers, to show it is flat in depth. Run: python bench/engine_vs_hf.py
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+import warnings
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from hf_oracle import hf_count  # noqa: E402
+
+from paramscope import Spec, presets  # noqa: E402
+from paramscope.hfconfig import read  # noqa: E402
+from paramscope.params import _count  # noqa: E402  (uncached, to time the real work)
+
+LARGEST = ["llama-3-70b", "llama-2-70b", "mixtral-8x7b", "gpt3-175b", "deepseek-v2-lite", "qwen2.5-7b", "gpt2"]
+
+
+def best_of(fn, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def engine_time(spec: Spec, repeat: int = 200) -> float:
+    return best_of(lambda: _count(spec), repeat)
+
+
+def main() -> None:
+    warnings.simplefilter("ignore")
+    print(
+        f"{'model':<18} {'engine total':>18} {'transformers total':>20} {'engine':>10} {'meta build':>11} {'ratio':>9}"
+    )
+    ratios = []
+    for name in LARGEST:
+        if name not in presets.names():
+            continue
+        config = presets.get(name).config
+        spec = read(config).spec
+        ours = _count(spec).count
+        ref = hf_count(config)
+        t_engine = engine_time(spec)
+        t_hf = best_of(lambda config=config: hf_count(config), 3)
+        ratios.append(t_hf / t_engine)
+        same = "" if ours == ref else "  MISMATCH"
+        print(
+            f"{name:<18} {ours:>18,} {ref:>20,} {t_engine * 1e6:>8.1f}µs {t_hf * 1e3:>9.1f}ms "
+            f"{t_hf / t_engine:>8.0f}x{same}"
+        )
+    if ratios:
+        print(f"median speed-up: {statistics.median(ratios):,.0f}x (goal: at least 1,000x)")
+    print()
+    print("engine time against depth (llama-3-8b shape):")
+    base = presets.load("llama-3-8b") if "llama-3-8b" in presets.names() else Spec(model_type="llama")
+    times = {}
+    for layers in (1, 10, 100, 1_000, 10_000):
+        spec = base.replace(num_hidden_layers=layers)
+        times[layers] = engine_time(spec)
+        print(f"  {layers:>6,} layers  {times[layers] * 1e6:8.1f} µs  total {_count(spec).count:,}")
+    print(f"  10,000 / 1 layer time ratio: {times[10_000] / times[1]:.2f} (flat means ~1)")
+
+
+if __name__ == "__main__":
+    main()

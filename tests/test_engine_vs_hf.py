@@ -1,0 +1,496 @@
+"""The engine against the real transformers classes, built from the same config on the meta device."""
+
+from __future__ import annotations
+
+import pytest
+from hf_oracle import hf_count
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from paramscope import count, read
+
+# One small config per family and per structural switch the family reads. Each is counted by the engine and
+# by the real transformers class.
+CASES = {
+    "gpt2": dict(model_type="gpt2", n_embd=64, n_layer=2, n_head=4, vocab_size=100, n_positions=32),
+    "gpt2-n_inner": dict(model_type="gpt2", n_embd=64, n_layer=3, n_head=8, n_inner=96, vocab_size=101, n_positions=7),
+    "gpt2-base-model": dict(
+        model_type="gpt2", architectures=["GPT2Model"], n_embd=64, n_layer=2, n_head=4, vocab_size=100, n_positions=32
+    ),
+    "gpt_bigcode-mqa": dict(
+        model_type="gpt_bigcode",
+        architectures=["GPTBigCodeForCausalLM"],
+        n_embd=64,
+        n_layer=2,
+        n_head=4,
+        vocab_size=100,
+        n_positions=32,
+    ),
+    "gpt_bigcode-mha": dict(
+        model_type="gpt_bigcode",
+        architectures=["GPTBigCodeForCausalLM"],
+        n_embd=64,
+        n_layer=2,
+        n_head=4,
+        vocab_size=100,
+        n_positions=32,
+        multi_query=False,
+    ),
+    "llama-gqa-headdim-bias": dict(
+        model_type="llama",
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        intermediate_size=100,
+        vocab_size=100,
+        head_dim=24,
+        attention_bias=True,
+        mlp_bias=True,
+    ),
+    "llama-tied": dict(
+        model_type="llama",
+        architectures=["LlamaForCausalLM"],
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=100,
+        vocab_size=100,
+        tie_word_embeddings=True,
+    ),
+    "llama-base-model": dict(
+        model_type="llama",
+        architectures=["LlamaModel"],
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=100,
+        vocab_size=100,
+    ),
+    "mistral-mqa": dict(
+        model_type="mistral",
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=1,
+        intermediate_size=100,
+        vocab_size=100,
+    ),
+    "mistral-default-kv": dict(
+        model_type="mistral",
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=16,
+        intermediate_size=100,
+        vocab_size=100,
+    ),
+    "qwen2": dict(
+        model_type="qwen2",
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        intermediate_size=100,
+        vocab_size=100,
+    ),
+    "qwen3-qknorm": dict(
+        model_type="qwen3",
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        intermediate_size=100,
+        vocab_size=100,
+        head_dim=32,
+    ),
+    "gemma": dict(
+        model_type="gemma",
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=1,
+        intermediate_size=100,
+        vocab_size=100,
+        head_dim=32,
+    ),
+    "gemma2-four-norms": dict(
+        model_type="gemma2",
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        intermediate_size=100,
+        vocab_size=100,
+        head_dim=32,
+    ),
+    "phi-qk-layernorm": dict(
+        model_type="phi",
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=100,
+        vocab_size=100,
+        qk_layernorm=True,
+    ),
+    "phi3-fused": dict(
+        model_type="phi3",
+        pad_token_id=0,
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        intermediate_size=100,
+        vocab_size=100,
+    ),
+    "starcoder2": dict(
+        model_type="starcoder2",
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        intermediate_size=100,
+        vocab_size=100,
+    ),
+    "starcoder2-nobias": dict(
+        model_type="starcoder2",
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        intermediate_size=100,
+        vocab_size=100,
+        use_bias=False,
+    ),
+    "gpt_neox": dict(
+        model_type="gpt_neox",
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=100,
+        vocab_size=100,
+    ),
+    "gpt_neox-tied-nobias": dict(
+        model_type="gpt_neox",
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=100,
+        vocab_size=100,
+        tie_word_embeddings=True,
+        attention_bias=False,
+    ),
+    "gptj": dict(model_type="gptj", n_embd=64, n_layer=2, n_head=4, vocab_size=100, rotary_dim=8),
+    "falcon-7b-style": dict(
+        model_type="falcon", hidden_size=64, num_hidden_layers=2, num_attention_heads=4, vocab_size=100
+    ),
+    "falcon-40b-style": dict(
+        model_type="falcon",
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=8,
+        num_kv_heads=2,
+        new_decoder_architecture=True,
+        vocab_size=100,
+    ),
+    "falcon-rw-style": dict(
+        model_type="falcon",
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        multi_query=False,
+        parallel_attn=False,
+        bias=True,
+        alibi=True,
+        vocab_size=100,
+    ),
+    "opt": dict(
+        model_type="opt", hidden_size=64, num_hidden_layers=2, num_attention_heads=4, ffn_dim=100, vocab_size=100
+    ),
+    "opt-350m-style": dict(
+        model_type="opt",
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        ffn_dim=100,
+        vocab_size=100,
+        word_embed_proj_dim=32,
+        do_layer_norm_before=False,
+    ),
+    "bloom": dict(model_type="bloom", hidden_size=64, n_layer=2, n_head=4, vocab_size=100),
+    "mixtral": dict(
+        model_type="mixtral",
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        intermediate_size=100,
+        vocab_size=100,
+        num_local_experts=4,
+    ),
+    "qwen2_moe-shared-dense": dict(
+        model_type="qwen2_moe",
+        hidden_size=64,
+        num_hidden_layers=3,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        intermediate_size=100,
+        vocab_size=100,
+        num_experts=4,
+        moe_intermediate_size=20,
+        shared_expert_intermediate_size=40,
+        num_experts_per_tok=2,
+        mlp_only_layers=[1],
+    ),
+    "qwen2_moe-sparse-step": dict(
+        model_type="qwen2_moe",
+        hidden_size=64,
+        num_hidden_layers=4,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        intermediate_size=100,
+        vocab_size=100,
+        num_experts=4,
+        moe_intermediate_size=20,
+        shared_expert_intermediate_size=40,
+        num_experts_per_tok=2,
+        decoder_sparse_step=2,
+    ),
+    "deepseek_v2-mla-lora": dict(
+        model_type="deepseek_v2",
+        hidden_size=64,
+        num_hidden_layers=3,
+        num_attention_heads=4,
+        intermediate_size=100,
+        vocab_size=100,
+        n_routed_experts=4,
+        moe_intermediate_size=20,
+        n_shared_experts=2,
+        num_experts_per_tok=2,
+        first_k_dense_replace=1,
+        q_lora_rank=16,
+        kv_lora_rank=8,
+        qk_nope_head_dim=8,
+        qk_rope_head_dim=4,
+        v_head_dim=8,
+    ),
+    "deepseek_v2-lite-style": dict(
+        model_type="deepseek_v2",
+        hidden_size=64,
+        num_hidden_layers=3,
+        num_attention_heads=4,
+        intermediate_size=100,
+        vocab_size=100,
+        n_routed_experts=6,
+        moe_intermediate_size=20,
+        n_shared_experts=1,
+        num_experts_per_tok=2,
+        first_k_dense_replace=1,
+        q_lora_rank=None,
+        kv_lora_rank=8,
+        qk_nope_head_dim=8,
+        qk_rope_head_dim=4,
+        v_head_dim=8,
+    ),
+    "bert-mlm": dict(
+        model_type="bert",
+        architectures=["BertForMaskedLM"],
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=100,
+        vocab_size=100,
+    ),
+    "bert-model-pooler": dict(
+        model_type="bert",
+        architectures=["BertModel"],
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=100,
+        vocab_size=100,
+    ),
+    "roberta-mlm": dict(
+        model_type="roberta",
+        architectures=["RobertaForMaskedLM"],
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=100,
+        vocab_size=100,
+        type_vocab_size=1,
+    ),
+    "distilbert-mlm": dict(
+        model_type="distilbert",
+        architectures=["DistilBertForMaskedLM"],
+        dim=64,
+        n_layers=2,
+        n_heads=4,
+        hidden_dim=100,
+        vocab_size=100,
+    ),
+    "distilbert-sinusoidal": dict(
+        model_type="distilbert",
+        architectures=["DistilBertModel"],
+        dim=64,
+        n_layers=2,
+        n_heads=4,
+        hidden_dim=100,
+        vocab_size=100,
+        sinusoidal_pos_embds=True,
+    ),
+    "albert-mlm-shared": dict(
+        model_type="albert",
+        architectures=["AlbertForMaskedLM"],
+        hidden_size=64,
+        num_hidden_layers=3,
+        num_attention_heads=4,
+        intermediate_size=100,
+        vocab_size=100,
+        embedding_size=16,
+    ),
+    "albert-model-groups": dict(
+        model_type="albert",
+        architectures=["AlbertModel"],
+        hidden_size=64,
+        num_hidden_layers=3,
+        num_attention_heads=4,
+        intermediate_size=100,
+        vocab_size=100,
+        embedding_size=16,
+        num_hidden_groups=3,
+    ),
+    "t5-v1.0-tied": dict(
+        model_type="t5",
+        architectures=["T5ForConditionalGeneration"],
+        d_model=64,
+        num_layers=2,
+        num_heads=4,
+        d_kv=8,
+        d_ff=100,
+        vocab_size=100,
+    ),
+    "t5-v1.1-gated-untied": dict(
+        model_type="t5",
+        architectures=["T5ForConditionalGeneration"],
+        d_model=64,
+        num_layers=2,
+        num_decoder_layers=3,
+        num_heads=4,
+        d_kv=8,
+        d_ff=100,
+        vocab_size=100,
+        feed_forward_proj="gated-gelu",
+        tie_word_embeddings=False,
+    ),
+    "t5-model": dict(
+        model_type="t5",
+        architectures=["T5Model"],
+        d_model=64,
+        num_layers=2,
+        num_heads=4,
+        d_kv=8,
+        d_ff=100,
+        vocab_size=100,
+    ),
+    "bart": dict(
+        model_type="bart",
+        architectures=["BartForConditionalGeneration"],
+        d_model=64,
+        encoder_layers=2,
+        decoder_layers=2,
+        encoder_attention_heads=4,
+        decoder_attention_heads=4,
+        encoder_ffn_dim=100,
+        decoder_ffn_dim=100,
+        vocab_size=100,
+        max_position_embeddings=50,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_family_matches_transformers(name: str) -> None:
+    """Each family and structural switch counts exactly what the transformers class builds."""
+    config = CASES[name]
+    assert hf_count(config) == count(read(config).spec).count
+
+
+def test_every_family_is_covered() -> None:
+    """Every supported model_type except ParamScope's own has at least one differential case."""
+    from paramscope.hfconfig import FAMILIES
+
+    expected = set(FAMILIES) - {"paramscope"}
+    actual = {c["model_type"] for c in CASES.values()}
+    assert expected == actual
+
+
+# ------------------------------------------------------------------ randomized configs, one strategy per family
+def _decoder(model_type: str, **fixed: object):
+    @st.composite
+    def build(draw: st.DrawFn) -> dict:
+        kv = draw(st.sampled_from([1, 2, 4]))
+        heads = kv * draw(st.integers(1, 3))
+        head_dim = draw(st.integers(1, 6)) * 2
+        cfg = dict(
+            model_type=model_type,
+            vocab_size=draw(st.integers(1, 300)),
+            hidden_size=heads * head_dim,
+            num_hidden_layers=draw(st.integers(1, 4)),
+            num_attention_heads=heads,
+            num_key_value_heads=kv,
+            intermediate_size=draw(st.integers(1, 80)),
+            tie_word_embeddings=draw(st.booleans()),
+            pad_token_id=0,
+        )
+        if draw(st.booleans()) and model_type in ("llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2"):
+            cfg["head_dim"] = draw(st.integers(1, 8)) * 2
+        cfg.update(fixed)
+        return cfg
+
+    return build()
+
+
+STRATEGIES = {
+    "llama": _decoder("llama", attention_bias=True, mlp_bias=False),
+    "mistral": _decoder("mistral"),
+    "qwen2": _decoder("qwen2"),
+    "qwen3": _decoder("qwen3"),
+    "gemma2": _decoder("gemma2"),
+    "starcoder2": _decoder("starcoder2"),
+    "phi3": _decoder("phi3"),
+    "mixtral": _decoder("mixtral", num_local_experts=3, num_experts_per_tok=2),
+}
+
+
+@pytest.mark.parametrize("family", sorted(STRATEGIES))
+def test_random_configs_match_transformers(family: str) -> None:
+    """Random sizes, GQA groupings, head_dims and tying agree with transformers for each decoder family."""
+
+    @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+    @given(STRATEGIES[family])
+    def check(config: dict) -> None:
+        assert hf_count(config) == count(read(config).spec).count
+
+    check()
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(
+    n_embd=st.integers(1, 12).map(lambda x: 4 * x),
+    n_layer=st.integers(0, 3),
+    vocab=st.integers(1, 500),
+    positions=st.integers(1, 64),
+    inner=st.one_of(st.none(), st.integers(1, 64)),
+)
+def test_random_gpt2_matches_transformers(n_embd: int, n_layer: int, vocab: int, positions: int, inner) -> None:
+    """GPT-2 with random width, depth (including zero layers), vocab, context and n_inner agrees with transformers."""
+    config = dict(
+        model_type="gpt2",
+        n_embd=n_embd,
+        n_layer=n_layer,
+        n_head=4,
+        vocab_size=vocab,
+        n_positions=positions,
+        n_inner=inner,
+    )
+    assert hf_count(config) == count(read(config).spec).count
