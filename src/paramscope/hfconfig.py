@@ -230,7 +230,9 @@ def _mixtral(c: _Cfg) -> dict:
 def _qwen2_moe(c: _Cfg) -> dict:
     d = _llama_like(c, attention_bias=c.bool("qkv_bias", default=True), attention_out_bias=False)
     n = d["num_hidden_layers"]
-    step = c.int("decoder_sparse_step") or 1
+    step = c.int("decoder_sparse_step", default=1)
+    if step < 1:
+        raise ValueError(f"decoder_sparse_step: must be at least 1 (got {step})")
     only = c.get("mlp_only_layers") or []
     if not isinstance(only, list):
         raise ValueError("mlp_only_layers: expected a list of layer indices")
@@ -616,12 +618,18 @@ def read_json_text(text: str | bytes) -> ReadResult:
     if len(text) > MAX_CONFIG_BYTES:
         raise ValueError(f"config: the text is {len(text):,} characters; the limit is {MAX_CONFIG_BYTES:,}")
     try:
-        data = json.loads(text, parse_constant=_reject_constant)
+        data = json.loads(text, parse_constant=_reject_constant, parse_int=_parse_int)
     except json.JSONDecodeError as exc:
         raise ValueError(f"config: malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
     except RecursionError:
         raise ValueError("config: JSON nested too deeply") from None
     return read(data)
+
+
+def _parse_int(text: str) -> int:
+    if len(text.lstrip("-")) > 30:
+        raise ValueError(f"config: a number with {len(text):,} digits is far too large for any size")
+    return int(text)
 
 
 def _reject_constant(name: str) -> float:

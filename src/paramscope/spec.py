@@ -211,6 +211,12 @@ def validate(spec: Spec) -> Spec:
                 limit = LIMITS.get(name)
                 if limit is not None and value > limit:
                     raise ValueError(f"{name}: {value:,} is larger than the supported maximum {limit:,}")
+        elif f.type == "str":
+            if not isinstance(value, str) or len(value) > 64:
+                raise ValueError(f"{name}: expected a short text, got {str(value)[:40]!r}")
+        elif f.type == "tuple[int, ...]":
+            if not isinstance(value, tuple) or not all(type(i) is int and i >= 0 for i in value):
+                raise ValueError(f"{name}: expected a list of layer indices (whole numbers from 0)")
         elif f.type in ("bool", "bool | None"):
             if not (isinstance(value, bool) or (value is None and f.type == "bool | None")):
                 raise ValueError(f"{name}: expected true or false, got {value!r}")

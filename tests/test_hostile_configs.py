@@ -1,0 +1,119 @@
+"""Hostile config files: whatever a person uploads, the reader answers with a spec or a clear ValueError."""
+
+from __future__ import annotations
+
+import json
+import zlib
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from paramscope import count, read, read_json_text
+from paramscope.hfconfig import FAMILIES, MAX_CONFIG_BYTES, hf_defaults
+
+# Every key any family reads, plus a few that are not.
+KEYS = sorted({k for d in hf_defaults().values() for k in d} | {"n_inner", "num_local_experts", "_paramscope"})
+
+NASTY_SCALARS = st.one_of(
+    st.integers(min_value=-(10**30), max_value=10**30),
+    st.sampled_from([0, 1, -1, 2**63, 10**400, 1e309, -1e309, float("nan"), 0.5, 1e-300, True, False, None]),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=30),
+    st.sampled_from(["", "12", "1e3", " 64 ", "0x40", "∞", "\x00", "NaN", "true", "1_000", "9" * 200]),
+)
+VALUES = st.recursive(
+    NASTY_SCALARS,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=8), inner, max_size=4)),
+    max_leaves=12,
+)
+
+
+@st.composite
+def hostile_configs(draw: st.DrawFn) -> dict:
+    model_type = draw(st.one_of(st.sampled_from(sorted(FAMILIES)), NASTY_SCALARS))
+    cfg = draw(st.dictionaries(st.sampled_from(KEYS), VALUES, max_size=12))
+    cfg["model_type"] = model_type
+    return cfg
+
+
+def outcome(config: object) -> str:
+    """'ok' when the reader accepts it (and the tree counts), 'refused' on ValueError; anything else propagates."""
+    try:
+        spec = read(config).spec  # type: ignore[arg-type]
+        count(spec)
+        return "ok"
+    except ValueError as exc:
+        assert str(exc) and "\n" not in str(exc)
+        return "refused"
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=list(HealthCheck))
+@given(hostile_configs())
+def test_random_hostile_configs_never_crash(config: dict) -> None:
+    """Random keys with huge, negative, NaN, infinite, textual, nested and missing values: spec or ValueError."""
+    assert outcome(config) in ("ok", "refused")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=2000))
+def test_binary_garbage_is_refused_cleanly(blob: bytes) -> None:
+    """Arbitrary bytes as an uploaded file: a spec (if it happens to be a valid config) or a ValueError."""
+    try:
+        read_json_text(blob)
+    except ValueError:
+        pass
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+CASES = {
+    "not an object": ("[1, 2, 3]", "expected a JSON object"),
+    "deeply nested": (DEEP, "config"),
+    "too big": ('{"a": "' + "x" * (MAX_CONFIG_BYTES + 10) + '"}', "the limit is"),
+    "NaN literal": ('{"model_type": "gpt2", "n_embd": NaN}', "NaN is not a number"),
+    "Infinity literal": ('{"model_type": "gpt2", "n_embd": Infinity}', "Infinity is not a number"),
+    "1e309": ('{"model_type": "gpt2", "n_embd": 1e309}', "n_embd: expected a whole number"),
+    "huge int": ('{"model_type": "llama", "hidden_size": ' + "9" * 5000 + "}", "config"),
+    "negative": ('{"model_type": "llama", "num_hidden_layers": -1}', "num_hidden_layers: must not be negative"),
+    "string width": ('{"model_type": "gpt2", "n_embd": "wide"}', "n_embd: expected a whole number"),
+    "list width": ('{"model_type": "gpt2", "n_embd": [768]}', "n_embd: expected a whole number"),
+    "unknown type": ('{"model_type": "rwkv"}', "model_type: 'rwkv' is not supported; supported: albert"),
+    "missing type": ('{"foo": 1}', "model_type: missing is not supported"),
+    "zero sparse step": ('{"model_type": "qwen2_moe", "decoder_sparse_step": 0}', "decoder_sparse_step"),
+    "bad architecture": ('{"model_type": "bert", "architectures": ["BertForQuestionAnswering"]}', "architectures"),
+    "dict activation": ('{"model_type": "gpt2", "activation_function": {"a": 1}}', "hidden_act: expected a short text"),
+    "negative layer index": ('{"model_type": "qwen2_moe", "mlp_only_layers": [-1]}', "mlp_only_layers"),
+    "control chars": ('{"model_type": "gpt2\\u0000\\u0007"}', "is not supported"),
+    "zip-bomb-like text": ('{"model_type": "gpt2", "x": "' + "A" * 900_000 + '"}', ""),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_named_hostile_inputs(name: str) -> None:
+    """Each classic hostile input gets a one-line ValueError naming the field (or, if harmless, is read)."""
+    text, message = CASES[name]
+    if not message:
+        assert ("x",) == read_json_text(text).ignored
+        return
+    with pytest.raises(ValueError) as err:
+        read_json_text(text)
+    assert message in str(err.value)
+    assert len(str(err.value)) < 600
+
+
+def test_compressed_size_is_not_trusted() -> None:
+    """Size limits apply to what is parsed, so a small compressed payload cannot expand past them."""
+    bomb = zlib.decompress(zlib.compress(b" " * (MAX_CONFIG_BYTES * 2)))
+    with pytest.raises(ValueError, match="the limit is"):
+        read_json_text(bomb)
+
+
+def test_repeated_keys_last_wins_like_json() -> None:
+    """Repeated keys in a JSON object resolve as Python's json does (the last one), with no error."""
+    spec = read_json_text('{"model_type": "gpt2", "n_layer": 2, "n_layer": 5}').spec
+    assert 5 == spec.num_hidden_layers
+
+
+def test_repeated_keys_are_visible_in_json_module() -> None:
+    """Guard for the test above: the json module keeps the last of repeated keys."""
+    assert {"a": 2} == json.loads('{"a": 1, "a": 2}')
