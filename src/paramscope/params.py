@@ -16,8 +16,13 @@ _EMBEDDING_TABLES = ("embedding/token", "embedding/position", "embedding/token_t
 
 
 def _p(expr: str) -> str:
-    """Parenthesize a compound expression."""
-    return f"({expr})" if any(op in expr for op in "+-") else expr
+    """Parenthesize an expression with a top-level sum or difference (``a + b`` but not ``a*(b + c)``)."""
+    depth = 0
+    for ch in expr:
+        depth += (ch == "(") - (ch == ")")
+        if depth == 0 and ch in "+-":
+            return f"({expr})"
+    return expr
 
 
 def linear(path: str, n_in: int, in_expr: str, n_out: int, out_expr: str, bias: bool) -> Node:
