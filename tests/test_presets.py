@@ -1,0 +1,151 @@
+"""Every preset: its count equals its recorded total and, for transformers model types, the real class."""
+
+from __future__ import annotations
+
+import json
+import re
+from importlib import resources
+
+import pytest
+from hf_oracle import hf_count
+
+from paramscope import presets
+from paramscope.hfconfig import read, read_json_text
+from paramscope.params import count
+
+NAMES = presets.names()
+HF_NAMES = [n for n in NAMES if presets.get(n).config.get("model_type") != "paramscope"]
+
+REQUIRED = (
+    "gpt2",
+    "gpt2-medium",
+    "gpt2-large",
+    "gpt2-xl",
+    "bert-base-uncased",
+    "bert-large-uncased",
+    "bert-base-chinese",
+    "roberta-base",
+    "distilbert-base-uncased",
+    "albert-base-v2",
+    "t5-small",
+    "t5-base",
+    "flan-t5-base",
+    "bart-base",
+    "opt-125m",
+    "opt-350m",
+    "bloom-560m",
+    "pythia-160m",
+    "gpt-j-6b",
+    "falcon-7b",
+    "llama-2-7b",
+    "llama-2-13b",
+    "llama-2-70b",
+    "llama-3-8b",
+    "llama-3-70b",
+    "llama-3.2-1b",
+    "mistral-7b",
+    "mixtral-8x7b",
+    "qwen2.5-7b",
+    "qwen2.5-0.5b",
+    "qwen3-8b",
+    "gemma-2b",
+    "gemma-2-9b",
+    "phi-2",
+    "phi-3-mini",
+    "starcoder2-3b",
+    "starcoderbase-1b",
+    "qwen1.5-moe-a2.7b",
+    "deepseek-v2-lite",
+    "gpt3-175b",
+    "palm-540b",
+    "transformer-base",
+    "transformer-big",
+    "hybrid-rnn-transformer",
+    "toy-tied-embedding",
+    "toy-feedforward-lm",
+    "toy-transformer-layer",
+    "toy-transformer-lm",
+)
+
+#: Totals published outside the presets (seed notebooks, model cards computed by the real classes).
+PUBLISHED = [
+    ("gpt2", 124_439_808),
+    ("bert-base-chinese", 102_290_312),
+    ("hybrid-rnn-transformer", 18_792_288),
+    ("toy-tied-embedding", 1_280),
+    ("toy-feedforward-lm", 1_461),
+    ("toy-transformer-layer", 200),
+    ("toy-transformer-lm", 1_851),
+]
+
+
+def _files() -> list[tuple[str, dict]]:
+    folder = resources.files("paramscope.preset_data")
+    out = []
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".json"):
+            out.append((entry.name.removesuffix(".json"), json.loads(entry.read_text())))
+    return out
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_engine_total_equals_expected_total(name):
+    """The engine's total for a preset equals the total recorded in the preset file."""
+    preset = presets.get(name)
+    assert preset.expected_total == count(presets.load(name)).count
+
+
+@pytest.mark.parametrize("name", HF_NAMES)
+def test_engine_total_equals_transformers(name):
+    """The engine's total equals the real transformers class built from the same config on the meta device."""
+    preset = presets.get(name)
+    assert hf_count(preset.config) == count(presets.load(name)).count
+
+
+@pytest.mark.parametrize("name, total", PUBLISHED)
+def test_published_totals(name, total):
+    """Presets reproduce the totals their sources print."""
+    assert total == count(presets.load(name)).count
+
+
+def test_names_are_unique_and_match_file_names():
+    """Each file's name field equals its file name, and no two files share a name."""
+    files = _files()
+    stems = [stem for stem, _ in files]
+    names = [data["name"] for _, data in files]
+    assert stems == names
+    assert len(set(names)) == len(names)
+    assert sorted(NAMES) == sorted(names)
+
+
+def test_required_presets_exist():
+    """Every model the app promises is shipped as a preset, and there are at least 35."""
+    missing = [n for n in REQUIRED if n not in NAMES]
+    assert missing == []
+    assert len(NAMES) >= 35
+
+
+@pytest.mark.parametrize("stem, data", _files(), ids=[s for s, _ in _files()])
+def test_preset_file_fields(stem, data):
+    """Each file holds a hub-style slug, a title, a family, a source, an integer total and a config object."""
+    assert re.fullmatch(r"[a-z0-9][a-z0-9.\-]*", data["name"])
+    for key in ("title", "family", "source", "notes"):
+        assert isinstance(data[key], str) and data[key].strip(), key
+    assert isinstance(data["expected_total"], int) and not isinstance(data["expected_total"], bool)
+    assert data["expected_total"] > 0
+    assert isinstance(data["config"], dict) and isinstance(data["config"].get("model_type"), str)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_preset_reads_like_an_uploaded_config(name):
+    """A preset's spec is what the config reader makes of its config, also via the JSON-text upload path."""
+    config = presets.get(name).config
+    spec = presets.load(name)
+    assert read(config).spec == spec
+    assert read_json_text(json.dumps(config).encode()).spec == spec
+
+
+def test_families_group_every_preset():
+    """by_family() lists every preset exactly once."""
+    grouped = [n for members in presets.by_family().values() for n in members]
+    assert sorted(grouped) == sorted(NAMES)
