@@ -1,0 +1,437 @@
+"""ParamScope: where do a transformer's parameters go?
+
+`streamlit run app.py`. The page only arranges widgets and draws what the engine returns:
+the sidebar picks a preset and edits its fields (Hugging Face names), the main area shows the exact
+count, the charts and the table, and the address bar always holds a link that rebuilds the page.
+State lives in the URL and in this session's st.session_state, never in module globals.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable
+from urllib.parse import urlencode
+
+import streamlit as st
+
+from paramscope import charts, presets, state
+from paramscope.hfconfig import to_config
+from paramscope.params import summarize
+from paramscope.spec import LIMITS, Spec, short, validate
+from paramscope.tree import Summary
+
+try:  # run settings and the memory / compute tabs come from their own modules
+    from paramscope import run as run_settings
+except ImportError:  # pragma: no cover - only while those modules are being written
+    run_settings = None  # type: ignore[assignment]
+try:
+    from paramscope import ui_costs
+except ImportError:  # pragma: no cover
+    ui_costs = None  # type: ignore[assignment]
+
+EMBEDDING_CONVENTION = "embedding = token + position + token-type tables + untied LM head"
+NORM_NAMES = {"layernorm": "LayerNorm", "rmsnorm": "RMSNorm"}
+POSITION_NAMES = {
+    "learned": "learned table",
+    "rotary": "rotary (RoPE): no parameters",
+    "none": "none",
+    "alibi": "ALiBi: no parameters",
+    "relative": "relative bias (T5)",
+    "sinusoidal": "sinusoidal table",
+}
+WIDGET = "f."  # session-state key prefix of the model controls: "f." + Spec field name
+
+
+# ================================================================================================ the page
+def page() -> None:
+    st.set_page_config(page_title="ParamScope", page_icon="🔭", layout="wide", initial_sidebar_state="expanded")
+    st.title("ParamScope", anchor=False)
+    st.markdown("**Exact parameter count of a transformer, component by component:** pick a preset, "
+                "move a control, share the link.")
+
+    restore_from_link_once()
+    with st.sidebar:
+        preset_picker()
+        error = model_controls()
+        settings = run_controls()
+    preset, spec = st.session_state.preset, st.session_state.spec
+    summary = summarize(spec)
+
+    show_link_warnings(preset, spec)
+    if error:
+        st.error(f"Not applied: {error.rstrip('.')}. The page shows the last valid model.", icon="⚠️")
+    link = share_link(preset, spec, settings)
+
+    parameters, memory, compute = st.tabs(["Parameters", "Memory", "Compute"])
+    with parameters:
+        headline_numbers(preset, spec, summary)
+        breakdown_charts(spec)
+        component_table(spec, summary)
+        downloads(preset, spec, summary, link)
+    with memory:
+        cost_tab("render_memory_tab", spec, settings)
+    with compute:
+        cost_tab("render_compute_tab", spec, settings)
+    keep_url_in_sync(link)
+
+
+# ============================================================================================= state
+def restore_from_link_once() -> None:
+    """On a session's first run, rebuild the model (and run settings) from the address bar's query."""
+    if "spec" in st.session_state:
+        return
+    query = st.query_params.to_dict()
+    preset, spec, warnings = state.spec_from_query(query)
+    st.session_state.preset = preset
+    st.session_state.spec = spec
+    st.session_state.link_spec = (preset, spec)
+    if run_settings is not None:
+        settings, run_warnings = run_settings.settings_from_query(query)
+        st.session_state.run_settings = settings
+        warnings += run_warnings
+    st.session_state.link_warnings = warnings
+
+
+def load_preset() -> None:
+    """The preset picker moved: start from the new preset; every control re-reads it."""
+    name = st.session_state.preset
+    st.session_state.spec = state.base_spec(name)
+    for key in [k for k in st.session_state if str(k).startswith(WIDGET)]:
+        del st.session_state[key]
+
+
+def show_link_warnings(preset: str, spec: Spec) -> None:
+    """Problems with the link the page was opened with, shown until the model is changed."""
+    if st.session_state.get("link_spec") != (preset, spec):
+        st.session_state.link_warnings = []
+    for warning in st.session_state.get("link_warnings", []):
+        st.warning(f"Link: {warning}", icon="🔗")
+
+
+def share_link(preset: str, spec: Spec, settings: object) -> dict[str, str]:
+    """The query that rebuilds this page, and the full address with a copy button."""
+    query = state.query_from_spec(preset, spec)
+    if run_settings is not None and settings is not None:
+        query.update(run_settings.settings_to_query(settings))
+    base = (st.context.url or "").split("?", 1)[0]
+    st.caption("Link to exactly this model (copy button on the right):")
+    st.code(f"{base}?{urlencode(query)}", language=None)
+    return query
+
+
+def keep_url_in_sync(query: dict[str, str]) -> None:
+    """The address bar always shows the link to what is on screen (only when it changed)."""
+    if st.query_params.to_dict() != query:
+        st.query_params.from_dict(query)
+
+
+# ============================================================================================ sidebar
+def preset_picker() -> None:
+    families = presets.by_family()
+    names = [n for members in families.values() for n in members]
+    if st.session_state.preset not in names:  # a preset file disappeared while the page was open
+        st.session_state.preset = state.DEFAULT_PRESET
+    st.selectbox(
+        "Model preset",
+        names,
+        key="preset",
+        format_func=preset_label,
+        on_change=load_preset,
+        help="Type to search by family or name. Every preset is a real config.json read by the same reader "
+        "as an uploaded one; its published count is checked in the tests.",
+    )
+    p = presets.get(st.session_state.preset)
+    source = f"[source]({p.source})" if p.source.startswith("https://") else p.source
+    st.caption(f"{p.title} · {p.family} · {source}")
+
+
+def preset_label(name: str) -> str:
+    p = presets.get(name)
+    return f"{p.family} › {p.title}"
+
+
+def model_controls() -> str:
+    """Every control in plain words with its Hugging Face name; returns the error that blocks the edit."""
+    spec: Spec = st.session_state.spec
+    draft, error, culprit = edited_spec(spec)
+    if not error:
+        st.session_state.spec = spec = draft
+    show = Spot(error, culprit)
+    view = draft if not error else dataclasses.replace(spec, **_typed_edits(spec))
+
+    st.subheader("Size", anchor=False)
+    number("vocab_size", "Vocabulary size", "Rows of the token embedding (and of an untied LM head).", show)
+    number("hidden_size", "Hidden size (embedding width)", "Width of every token vector between blocks.", show)
+    layers_slider(view, show)
+    if view.is_encoder_decoder:
+        number("num_decoder_layers", "Decoder layers", "Blocks in the decoder stack (with cross-attention).",
+               show, minimum=0)
+
+    st.subheader("Attention", anchor=False)
+    if not view.has_attention:
+        st.caption("This model has no attention.")
+    elif view.is_mla:
+        number("num_attention_heads", "Attention heads", "Query heads per layer.", show)
+        st.caption("Multi-head latent attention: its low-rank sizes stay as in the preset.")
+    else:
+        number("num_attention_heads", "Attention heads",
+               "Query heads per layer. Must divide the hidden size unless head dim is set.", show)
+        heads = max(view.num_attention_heads, 1)
+        optional("num_key_value_heads", "Key/value heads",
+                 "Fewer than the heads is grouped-query attention (1 is multi-query). Must divide the heads. "
+                 "Empty: one per head.", f"same as heads ({heads})", show, maximum=heads)
+        derived = f"hidden ÷ heads ({view.hidden_size // heads})" if view.hidden_size % heads == 0 else "not whole"
+        optional("head_dim", "Head dim", "Width of one head. Empty: hidden size ÷ heads.", derived, show)
+        switch("attention_bias", "Attention biases", "Bias vectors on the query, key and value projections.", show)
+
+    st.subheader("Feed-forward", anchor=False)
+    dense = not view.is_moe or view.num_moe_layers < view.num_hidden_layers
+    if not dense:
+        st.caption("Every layer uses experts: see *Mixture of experts* below.")
+    ffn_controls(view, show, disabled=not dense)
+    switch("mlp_gated", "Gated MLP (SwiGLU / GeGLU)", "A third matrix, gate_proj, multiplies the up projection.",
+           show)
+    switch("mlp_bias", "MLP biases", "Bias vectors on the feed-forward projections.", show)
+
+    st.subheader("Norms and embeddings", anchor=False)
+    choice("norm_type", "Norm type", list(NORM_NAMES), NORM_NAMES, "LayerNorm has a weight and a bias per "
+           "channel, RMSNorm only a weight.", show)
+    switch("norm_bias", "Norm biases", "LayerNorm bias vectors (RMSNorm never has one).", show,
+           disabled=view.norm_type != "layernorm")
+    switch("tie_word_embeddings", "Tie LM head to embedding",
+           "The output projection reuses the token embedding, so it is counted once.", show,
+           disabled=not view.lm_head)
+    positions = ["learned", "rotary", "none"]
+    if view.position_embedding not in positions:
+        positions.append(view.position_embedding)
+    choice("position_embedding", "Position embedding", positions, POSITION_NAMES,
+           "Only a learned (or stored sinusoidal) table holds parameters.", show)
+    number("max_position_embeddings", "Context length",
+           "Longest sequence; a learned position table has this many rows.", show, minimum=0)
+
+    with st.expander("Mixture of experts", expanded=view.is_moe):
+        number("num_experts", "Experts", "Routed expert MLPs per MoE layer; 0 is a dense model.", show, minimum=0)
+        if view.is_moe:
+            number("num_experts_per_tok", "Experts per token", "How many experts each token is routed to.", show,
+                   maximum=max(view.num_experts, 1))
+            optional("moe_intermediate_size", "Expert intermediate size", "Hidden width of one expert MLP.",
+                     f"same as intermediate size ({view.ffn_size})", show, minimum=0)
+    with st.expander("Recurrent units", expanded=view.recurrent_units > 0):
+        number("recurrent_units", "Recurrent units per channel",
+               "A small RNN of this hidden size on every embedding channel, in every block (teaching model).",
+               show, minimum=0)
+    show.rest()
+    return error
+
+
+def run_controls() -> object:
+    """The run settings (batch, precision, GPUs ...) that the Memory and Compute tabs use."""
+    settings = st.session_state.get("run_settings")
+    if ui_costs is None or settings is None:
+        return settings
+    with st.expander("Run settings (memory and compute)"):
+        settings = ui_costs.render_run_controls(settings)
+    st.session_state.run_settings = settings
+    return settings
+
+
+# ---------------------------------------------------------------------------------- control helpers
+CONTROL_FIELDS = (
+    "vocab_size", "hidden_size", "num_hidden_layers", "num_decoder_layers", "num_attention_heads",
+    "num_key_value_heads", "head_dim", "attention_bias", "intermediate_size", "mlp_gated", "mlp_bias",
+    "norm_type", "norm_bias", "tie_word_embeddings", "position_embedding", "max_position_embeddings",
+    "num_experts", "num_experts_per_tok", "moe_intermediate_size", "recurrent_units",
+)
+
+
+def _typed_edits(spec: Spec) -> dict[str, object]:
+    """The values the controls hold now (a control not on screen holds the spec's value)."""
+    out = {}
+    for name in CONTROL_FIELDS:
+        key = WIDGET + name
+        if key in st.session_state:
+            out[name] = st.session_state[key]
+    return out
+
+
+def edited_spec(spec: Spec) -> tuple[Spec, str, str]:
+    """The spec with the controls' values, or the error that stops it (and the field the error names)."""
+    draft = dataclasses.replace(spec, **_typed_edits(spec))
+    try:
+        validate(draft)
+    except ValueError as exc:
+        message = str(exc)
+        return spec, message, message.split(":", 1)[0]
+    return draft, "", ""
+
+
+class Spot:
+    """Shows the blocking error right under the control it concerns (or at the end when none shows it)."""
+
+    def __init__(self, error: str, field: str) -> None:
+        self.error, self.field, self.shown = error, field, False
+
+    def after(self, name: str) -> None:
+        if self.error and name == self.field:
+            st.error(self.error, icon="⚠️")
+            self.shown = True
+
+    def rest(self) -> None:
+        if self.error and not self.shown:
+            st.error(self.error, icon="⚠️")
+
+
+def _label(text: str, name: str) -> str:
+    return f"{text} · `{name}`"
+
+
+def _current(name: str) -> object:
+    """Put the spec's value into a control that has none yet (first run, new preset, re-shown control)."""
+    key = WIDGET + name
+    if key not in st.session_state:
+        st.session_state[key] = getattr(st.session_state.spec, name)
+    return st.session_state[key]
+
+
+def number(name: str, text: str, help: str, show: Spot, *, minimum: int = 1, maximum: int | None = None) -> None:
+    value = _current(name)
+    top = max(maximum or LIMITS[name], int(value or 0))
+    st.number_input(_label(text, name), min_value=min(minimum, int(value or 0)), max_value=top, step=1,
+                    key=WIDGET + name, help=help)
+    show.after(name)
+
+
+def optional(name: str, text: str, help: str, placeholder: str, show: Spot, *, minimum: int = 1,
+             maximum: int | None = None) -> None:
+    """A size that may be left empty to derive it (``None``), as transformers does."""
+    value = _current(name)
+    top = max(maximum or LIMITS[name], int(value or 0))
+    st.number_input(_label(text, name), min_value=min(minimum, int(value or minimum)), max_value=top, value=None,
+                    step=1, key=WIDGET + name, help=help, placeholder=placeholder)
+    show.after(name)
+
+
+def switch(name: str, text: str, help: str, show: Spot, *, disabled: bool = False) -> None:
+    _current(name)
+    st.toggle(_label(text, name), key=WIDGET + name, help=help, disabled=disabled)
+    show.after(name)
+
+
+def choice(name: str, text: str, options: list[str], names: dict[str, str], help: str, show: Spot) -> None:
+    _current(name)
+    st.selectbox(_label(text, name), options, key=WIDGET + name, format_func=lambda o: names.get(o, o), help=help)
+    show.after(name)
+
+
+def layers_slider(view: Spec, show: Spot) -> None:
+    name = "num_hidden_layers"
+    value = int(_current(name))
+    top = 64
+    while top < value:
+        top *= 2
+    text = "Encoder layers" if view.is_encoder_decoder else "Layers"
+    st.slider(_label(text, name), 0, top, key=WIDGET + name, help="Transformer blocks in the stack. "
+              "Arrow keys move it by one.")
+    show.after(name)
+
+
+def ffn_controls(view: Spec, show: Spot, *, disabled: bool) -> None:
+    """FFN multiplier and exact intermediate size, two views of one field kept consistent."""
+    size = int(_current("intermediate_size"))
+    st.session_state["f_ffn_multiplier"] = round(size / view.hidden_size, 4) if view.hidden_size else 0.0
+    st.number_input("FFN multiplier (× hidden size)", min_value=0.0, max_value=1024.0, step=0.25, format="%.2f",
+                    key="f_ffn_multiplier", on_change=_multiplier_moved, disabled=disabled,
+                    help="Sets the intermediate size to this multiple of the hidden size (rounded).")
+    number("intermediate_size", "Intermediate size (FFN width)", "Exact hidden width of the MLP.", show,
+           minimum=0)
+
+
+def _multiplier_moved() -> None:
+    hidden = st.session_state.get(WIDGET + "hidden_size", st.session_state.spec.hidden_size)
+    size = round(st.session_state["f_ffn_multiplier"] * hidden)
+    st.session_state[WIDGET + "intermediate_size"] = min(size, LIMITS["intermediate_size"])
+
+
+# ======================================================================================= main area
+def headline_numbers(preset: str, spec: Spec, summary: Summary) -> None:
+    """The exact total, its short form, embedding vs non-embedding, active per token, change vs preset."""
+    base_total = summarize(state.base_spec(preset)).total
+    diff = summary.total - base_total
+    delta = f"{diff:+,} ({diff / base_total:+.1%}) vs {preset}" if diff and base_total else None
+    cols = st.columns([3, 2, 2, 2] + ([2] if spec.is_moe else []))
+    cols[0].metric("Total parameters", f"{summary.total:,}", delta=delta)
+    cols[1].metric("Short form", short(summary.total))
+    share = summary.embedding / summary.total if summary.total else 0
+    cols[2].metric("Embedding", f"{summary.embedding:,}", help=EMBEDDING_CONVENTION)
+    cols[3].metric("Non-embedding", f"{summary.non_embedding:,}")
+    if spec.is_moe:
+        cols[4].metric("Active per token", f"{summary.active:,}",
+                       help=f"{validate(spec).num_experts_per_tok} of {spec.num_experts} experts per MoE layer")
+    st.caption(f"Convention: {EMBEDDING_CONVENTION} ({share:.1%} of the total here). "
+               "Tied weights are counted once.")
+    changed = state.changed_fields(preset, spec)
+    if changed:
+        base = state.base_spec(preset)
+        moves = ", ".join(f"`{f}` {state.format_value(getattr(base, f))} → {state.format_value(getattr(spec, f))}"
+                          for f in changed)
+        st.caption(f"Changed from **{preset}**: {moves}")
+
+
+def breakdown_charts(spec: Spec) -> None:
+    pie, bars, layers, tree = figures(spec)
+    left, right = st.columns(2)
+    left.plotly_chart(pie, config={"displaylogo": False})
+    right.plotly_chart(bars, config={"displaylogo": False})
+    if layers is not None:
+        st.plotly_chart(layers, config={"displaylogo": False})
+    st.plotly_chart(tree, config={"displaylogo": False})
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def figures(spec: Spec) -> tuple:
+    summary = summarize(spec)
+    return charts.pie(summary), charts.bars(summary), charts.layer_bars(summary), charts.treemap(summary)
+
+
+def component_table(spec: Spec, summary: Summary) -> None:
+    rows = charts.component_rows(summary)
+    st.dataframe(
+        [dataclasses.asdict(r) for r in rows],
+        hide_index=True,
+        column_order=["component", "params", "share", "formula", "note"],
+        column_config={
+            "component": st.column_config.TextColumn("Component"),
+            "params": st.column_config.NumberColumn("Parameters", format="localized"),
+            "share": st.column_config.ProgressColumn("Share", format="%.2f%%", min_value=0, max_value=100),
+            "formula": st.column_config.TextColumn("Formula (Hugging Face names)", width="large"),
+            "note": st.column_config.TextColumn("Note"),
+        },
+    )
+    tex, used = charts.total_latex(summary)
+    st.latex(tex)
+    legend = " · ".join(f"${sym}$ = `{name}` = {value:,}" for sym, name, value in charts.symbol_values(spec, used))
+    st.caption(legend)
+
+
+def downloads(preset: str, spec: Spec, summary: Summary, link: dict[str, str]) -> None:
+    stem = preset if not state.changed_fields(preset, spec) else f"{preset}-edited"
+    a, b, c = st.columns(3)
+    a.download_button("Breakdown (CSV)", charts.breakdown_csv(summary), f"{stem}-params.csv", "text/csv",
+                      on_click="ignore")
+    b.download_button("Breakdown (JSON)", charts.breakdown_json(summary, preset, link), f"{stem}-params.json",
+                      "application/json", on_click="ignore")
+    c.download_button("config.json (Hugging Face)", json.dumps(to_config(spec), indent=2), f"{stem}-config.json",
+                      "application/json", on_click="ignore",
+                      help="Reads back (here or in transformers) to the same model and the same total.")
+
+
+def cost_tab(name: str, spec: Spec, settings: object) -> None:
+    render: Callable | None = getattr(ui_costs, name, None) if ui_costs is not None else None
+    if render is None or settings is None:
+        st.info("Coming soon: memory and compute estimates for this model.")
+        return
+    render(validate(spec), settings)
+
+
+page()

@@ -1,0 +1,464 @@
+"""What the page draws, built from the parameter tree: Plotly figures, the component table, the total's
+formula in LaTeX and the downloadable breakdowns. No Streamlit here; every function is pure.
+
+Colours are fixed per component path (:data:`COLOURS`), so that "attention" is the same colour in the
+pie, the bars and the treemap, for every model and on every rerun.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import zlib
+from dataclasses import dataclass
+from types import MappingProxyType
+
+import plotly.graph_objects as go
+
+from .spec import FIELDS, Spec, short, validate
+from .tree import Node, Summary
+
+# ------------------------------------------------------------------------------------------ components
+#: Groups the page opens to show what is inside; every other node under them is a "component".
+_GROUPS = frozenset({"", "embedding", "layers", "head", "encoder", "decoder"})
+
+_KIND_LABELS = {
+    "embedding/token": "Token embedding",
+    "embedding/position": "Position embedding",
+    "embedding/token_type": "Token-type embedding",
+    "embedding/norm": "Embedding norm",
+    "embedding/projection": "Embedding projection",
+    "relative_attention_bias": "Relative position bias",
+    "layers/attention": "Attention",
+    "layers/cross_attention": "Cross-attention",
+    "layers/mlp": "MLP",
+    "layers/moe": "Experts (MoE)",
+    "layers/recurrent": "Recurrent units",
+    "layers/norm": "Layer norms",
+    "final_norm": "Final norm",
+    "head/transform": "MLM transform",
+    "head/projection": "Head projection",
+    "head/lm": "LM head",
+    "head/lm_bias": "LM head bias",
+    "pooler": "Pooler",
+}
+_KIND_COLOURS = {
+    "embedding/token": "#4c78a8",
+    "embedding/position": "#72b7b2",
+    "embedding/token_type": "#9ecae9",
+    "embedding/norm": "#bab0ac",
+    "embedding/projection": "#5f9ea0",
+    "relative_attention_bias": "#72b7b2",
+    "layers/attention": "#f58518",
+    "layers/cross_attention": "#ffbf79",
+    "layers/mlp": "#e45756",
+    "layers/moe": "#b279a2",
+    "layers/recurrent": "#eeca3b",
+    "layers/norm": "#9d755d",
+    "final_norm": "#79706e",
+    "head/transform": "#88d27a",
+    "head/projection": "#8cd17d",
+    "head/lm": "#54a24b",
+    "head/lm_bias": "#b6e2a9",
+    "pooler": "#17becf",
+}
+_STACKS = {"encoder": ("Encoder", 0.0), "decoder": ("Decoder", 0.35)}  # decoder shades are lighter
+_FALLBACK = ("#4c78a8", "#f58518", "#e45756", "#72b7b2", "#54a24b", "#eeca3b", "#b279a2", "#ff9da6", "#9d755d")
+GROUP_COLOUR = "#d9d9d9"
+
+
+def _lighten(hex_colour: str, amount: float) -> str:
+    if not amount:
+        return hex_colour
+    rgb = [int(hex_colour[i : i + 2], 16) for i in (1, 3, 5)]
+    return "#" + "".join(f"{round(c + (255 - c) * amount):02x}" for c in rgb)
+
+
+def _split_stack(path: str) -> tuple[str, str]:
+    """'decoder/layers/attention' -> ('decoder', 'layers/attention'); 'layers/mlp' -> ('', 'layers/mlp')."""
+    head, _, rest = path.partition("/")
+    if head in _STACKS and rest:
+        return head, rest
+    return "", path
+
+
+def _build_colours() -> dict[str, str]:
+    out = dict(_KIND_COLOURS)
+    for stack, (_, amount) in _STACKS.items():
+        for kind, colour in _KIND_COLOURS.items():
+            out[f"{stack}/{kind}"] = _lighten(colour, amount)
+    return out
+
+
+#: Component path -> colour. Fixed: the same component has the same colour everywhere, always.
+COLOURS = MappingProxyType(_build_colours())
+
+
+def colour(path: str) -> str:
+    """The colour of component ``path`` (a stable fallback for paths not in :data:`COLOURS`)."""
+    if path in COLOURS:
+        return COLOURS[path]
+    return _FALLBACK[zlib.crc32(path.encode()) % len(_FALLBACK)]
+
+
+def label(path: str) -> str:
+    """A component's name in plain words: 'decoder/layers/cross_attention' -> 'Decoder cross-attention'."""
+    stack, kind = _split_stack(path)
+    text = _KIND_LABELS.get(kind) or kind.rsplit("/", 1)[-1].replace("_", " ").capitalize()
+    if stack:
+        acronym = text[1:2].isupper()
+        text = f"{_STACKS[stack][0]} {text if acronym else text[0].lower() + text[1:]}"
+    return text
+
+
+def components(tree: Node) -> list[Node]:
+    """The tree cut at the component level: embedding tables, attention, MLP, norms, heads ..."""
+    out: list[Node] = []
+    for child in tree.children:
+        if child.name in _GROUPS and child.children and child.path.count("/") < 2:
+            out.extend(components(child))
+        else:
+            out.append(child)
+    return out
+
+
+def component_of(path: str, comps: list[Node]) -> str:
+    """The component path that holds ``path`` ('' for a group above the components)."""
+    for c in comps:
+        if path == c.path or path.startswith(c.path + "/"):
+            return c.path
+    return ""
+
+
+# ------------------------------------------------------------------------------------------ formulas
+def _is_auto(node: Node) -> bool:
+    return bool(node.children) and node.formula == " + ".join(c.name for c in node.children if c.count)
+
+
+def _paren(expr: str) -> str:
+    return f"({expr})" if ("+" in expr or " - " in expr) else expr
+
+
+def _parts(node: Node, outer: str) -> tuple[str, str]:
+    """(extra repeat factor beyond ``outer``, expression for one copy) of ``node``."""
+    own = node.repeat_name
+    if own == outer:
+        extra = ""
+    elif outer and own.startswith(outer + "*"):
+        extra = own[len(outer) + 1 :]
+    else:
+        extra = own
+    if _is_auto(node):
+        kids = [_parts(c, own) for c in node.children if c.count]
+        factors = {f for f, _ in kids}
+        if len(kids) > 1 and len(factors) == 1 and "" not in factors:
+            (common,) = factors
+            inner = f"{common}*({' + '.join(e for _, e in kids)})"
+        else:
+            inner = " + ".join(f"{f}*{_paren(e)}" if f else e for f, e in kids)
+    else:
+        inner = node.formula
+    return extra, inner
+
+
+def expanded_formula(node: Node) -> str:
+    """``node``'s count as one expression in spec field names, children written out (not named)."""
+    extra, inner = _parts(node, "")
+    return f"{extra}*{_paren(inner)}" if extra else inner
+
+
+#: Field name -> LaTeX symbol for the written-out total.
+SYMBOLS = MappingProxyType(
+    {
+        "vocab_size": "V",
+        "hidden_size": "d",
+        "num_hidden_layers": "L",
+        "num_decoder_layers": r"L_{\mathrm{dec}}",
+        "num_attention_heads": "n_h",
+        "num_key_value_heads": r"n_{kv}",
+        "head_dim": "d_h",
+        "intermediate_size": r"d_{\mathrm{ff}}",
+        "moe_intermediate_size": r"d_{\mathrm{exp}}",
+        "shared_expert_intermediate_size": r"d_{\mathrm{sh}}",
+        "num_experts": "E",
+        "max_position_embeddings": "T",
+        "type_vocab_size": "V_{\\mathrm{type}}",
+        "embedding_size": "d_e",
+        "recurrent_units": "r",
+        "num_hidden_groups": "G",
+        "relative_attention_num_buckets": "B",
+        "first_k_dense_replace": r"k_{\mathrm{dense}}",
+        "q_lora_rank": "r_q",
+        "kv_lora_rank": r"r_{kv}",
+        "qk_nope_head_dim": r"d_{\mathrm{nope}}",
+        "qk_rope_head_dim": r"d_{\mathrm{rope}}",
+        "v_head_dim": "d_v",
+        "num_moe_layers": r"L_{\mathrm{moe}}",
+        "dense_layers": r"L_{\mathrm{dense}}",
+    }
+)
+_TOKEN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(=\d+)?|(\d+)|(\*)|(\^)|([()+\-])|(\s+)|(.)")
+
+
+def to_latex(expr: str) -> tuple[str, list[str]]:
+    """A formula in field names as LaTeX with short symbols, and the field names it uses (in order)."""
+    out: list[str] = []
+    used: list[str] = []
+    for m in _TOKEN.finditer(expr):
+        name, _, number, star, caret, op, space, other = m.groups()
+        if name:
+            sym = SYMBOLS.get(name)
+            if sym is None:
+                sym = r"\mathrm{" + name.replace("_", r"\_") + "}"
+            elif name not in used:
+                used.append(name)
+            out.append(sym)
+        elif number:
+            out.append(number)
+        elif star:
+            out.append(r" \cdot ")
+        elif caret:
+            out.append("^")
+        elif op:
+            out.append(f" {op} " if op in "+-" else op)
+        elif other:
+            out.append(other)
+    return "".join(out), used
+
+
+def symbol_values(spec: Spec, names: list[str]) -> list[tuple[str, str, int]]:
+    """(symbol, field name, value) for the fields a formula uses."""
+    s = validate(spec)
+    extra = {"num_moe_layers": s.num_moe_layers, "dense_layers": s.num_hidden_layers - s.num_moe_layers}
+    rows = []
+    for name in names:
+        value = extra[name] if name in extra else getattr(s, name, None)
+        if name == "moe_intermediate_size":
+            value = s.expert_size
+        if name == "shared_expert_intermediate_size":
+            value = s.shared_expert_size
+        if isinstance(value, int) and not isinstance(value, bool):
+            rows.append((SYMBOLS[name], name, value))
+    return rows
+
+
+def total_latex(summary: Summary) -> tuple[str, list[str]]:
+    """The total as a sum over components, one per line, ending in the exact number."""
+    lines = []
+    used: list[str] = []
+    for c in components(summary.tree):
+        if not c.count:
+            continue
+        tex, names = to_latex(expanded_formula(c))
+        used += [n for n in names if n not in used]
+        lines.append(rf"&{'+' if lines else '='} {tex} && \text{{{label(c.path)}}}")
+    lines.append(rf"&= {summary.total:,}".replace(",", "{,}"))
+    body = r" \\ ".join(lines)
+    return r"\begin{aligned} N " + body + r"\end{aligned}", used
+
+
+# ------------------------------------------------------------------------------------------ table
+@dataclass(frozen=True)
+class Row:
+    component: str
+    path: str
+    params: int
+    share: float  # percent of the total
+    formula: str
+    note: str
+
+
+def component_rows(summary: Summary) -> list[Row]:
+    """One row per component, in tree order (tied heads included, with their note)."""
+    total = summary.total or 1
+    rows = []
+    for c in components(summary.tree):
+        if not c.count and not c.note:
+            continue
+        note = c.note or (f"{c.repeat} copies" if c.repeat > 1 else "")
+        rows.append(Row(label(c.path), c.path, c.count, 100 * c.count / total, expanded_formula(c), note))
+    return rows
+
+
+def breakdown_csv(summary: Summary) -> str:
+    """Every node of the tree: path, parameters, share of the total, repeat, shape, formula, note."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["path", "params", "share_percent", "repeat", "shape", "formula", "note"])
+    total = summary.total or 1
+    for n in summary.tree.walk():
+        w.writerow(
+            [n.path or "total", n.count, f"{100 * n.count / total:.4f}", n.repeat, n.shape, n.full_formula, n.note]
+        )
+    return buf.getvalue()
+
+
+def breakdown_json(summary: Summary, preset: str, link: dict[str, str]) -> str:
+    """The headline numbers, the link that rebuilds the model and the whole tree."""
+    data = {
+        "preset": preset,
+        "link_query": link,
+        "total": summary.total,
+        "embedding": summary.embedding,
+        "non_embedding": summary.non_embedding,
+        "active_per_token": summary.active,
+        "convention": "embedding = token + position + token-type tables + untied LM head",
+        "tree": summary.tree.to_dict(),
+    }
+    return json.dumps(data, indent=1)
+
+
+def spec_fields(spec: Spec) -> dict[str, object]:
+    return {n: getattr(spec, n) for n in FIELDS}
+
+
+# ------------------------------------------------------------------------------------------ figures
+_FONT = dict(family="Source Sans Pro, sans-serif")
+
+
+def _layout(fig: go.Figure, height: int, **kw: object) -> go.Figure:
+    fig.update_layout(height=height, margin=dict(l=8, r=8, t=36, b=8), font=_FONT, **kw)
+    return fig
+
+
+def pie(summary: Summary) -> go.Figure:
+    """Where the parameters go: one slice per component (tied copies have no slice)."""
+    comps = [c for c in components(summary.tree) if c.count]
+    fig = go.Figure(
+        go.Pie(
+            labels=[label(c.path) for c in comps],
+            values=[c.count for c in comps],
+            customdata=[[f"{c.count:,}", short(c.count)] for c in comps],
+            marker=dict(colors=[colour(c.path) for c in comps], line=dict(width=1, color="rgba(255,255,255,0.6)")),
+            hole=0.45,
+            sort=False,
+            direction="clockwise",
+            textinfo="percent",
+            textposition="inside",
+            insidetextorientation="horizontal",
+            hovertemplate="<b>%{label}</b><br>%{customdata[0][0]} parameters<br>%{percent}<extra></extra>",
+        )
+    )
+    fig.add_annotation(text=f"<b>{short(summary.total)}</b>", showarrow=False, font=dict(size=18))
+    return _layout(
+        fig,
+        380,
+        title=dict(text="Where the parameters go", x=0),
+        uniformtext=dict(minsize=10, mode="hide"),
+        legend=dict(orientation="h", yanchor="top", y=-0.02, x=0),
+    )
+
+
+def bars(summary: Summary) -> go.Figure:
+    """Parameters by component, largest first."""
+    comps = sorted((c for c in components(summary.tree) if c.count), key=lambda c: c.count)
+    fig = go.Figure(
+        go.Bar(
+            x=[c.count for c in comps],
+            y=[label(c.path) for c in comps],
+            orientation="h",
+            marker=dict(color=[colour(c.path) for c in comps]),
+            text=[short(c.count) for c in comps],
+            textposition="auto",
+            customdata=[f"{c.count:,}" for c in comps],
+            hovertemplate="<b>%{y}</b><br>%{customdata} parameters<extra></extra>",
+        )
+    )
+    fig.update_xaxes(title=None, tickformat="~s")
+    fig.update_yaxes(title=None, automargin=True)
+    return _layout(fig, 90 + 30 * len(comps), title=dict(text="By component", x=0), showlegend=False)
+
+
+def layer_kinds(summary: Summary) -> list[tuple[str, int, list[tuple[str, int]]]]:
+    """Each kind of layer (dense, MoE, encoder, decoder): (name, how many, [(component, params in one layer)])."""
+    out = []
+    for stack in summary.tree.walk():
+        if stack.name != "layers" or not stack.children:
+            continue
+        prefix = stack.path.rsplit("/", 1)[0] + " " if "/" in stack.path else ""
+        kids = {c.name: c for c in stack.children}
+        variants = [("", [c for c in stack.children])]
+        if "mlp" in kids and "moe" in kids:
+            variants = [
+                ("dense ", [c for c in stack.children if c.name != "moe"]),
+                ("MoE ", [c for c in stack.children if c.name != "mlp"]),
+            ]
+        for kind, parts in variants:
+            parts = [c for c in parts if c.count]
+            if not parts:
+                continue
+            n = next((c.repeat for c in parts if c.name in ("mlp", "moe")), parts[0].repeat)
+            name = f"{prefix}{kind}layer"
+            out.append((name[0].upper() + name[1:], n, [(c.path, c.count // max(c.repeat, 1)) for c in parts]))
+    return out
+
+
+def layer_bars(summary: Summary) -> go.Figure | None:
+    """One layer of each kind, stacked by component; ``None`` when every layer is alike."""
+    kinds = layer_kinds(summary)
+    if len(kinds) < 2:
+        return None
+    xs = [f"{name} ×{n}" for name, n, _ in kinds]
+    paths = []
+    for _, _, parts in kinds:
+        paths += [p for p, _ in parts if p not in paths]
+    fig = go.Figure()
+    by_kind = [dict(parts) for _, _, parts in kinds]
+    seen: set[str] = set()
+    for p in paths:
+        name = label(p).removeprefix("Encoder ").removeprefix("Decoder ")
+        name = name[0].upper() + name[1:]
+        vals = [d.get(p, 0) for d in by_kind]
+        fig.add_bar(
+            x=xs,
+            y=vals,
+            name=name,
+            marker_color=colour(p),
+            legendgroup=name,
+            showlegend=name not in seen,
+            customdata=[f"{v:,}" for v in vals],
+            hovertemplate=f"<b>{name}</b><br>%{{customdata}} parameters per layer<extra></extra>",
+        )
+        seen.add(name)
+    fig.update_yaxes(title="parameters per layer", tickformat="~s")
+    return _layout(
+        fig,
+        360,
+        barmode="stack",
+        title=dict(text="One layer of each kind", x=0),
+        legend=dict(orientation="h", yanchor="top", y=-0.12, x=0),
+    )
+
+
+def treemap(summary: Summary) -> go.Figure:
+    """The whole tree, every box the sum of the boxes inside it (click a box to zoom in)."""
+    comps = components(summary.tree)
+    ids, parents, values, labels, colours, hover = [], [], [], [], [], []
+    for n in summary.tree.walk():
+        if not n.count:
+            continue
+        ids.append(n.path or "model")
+        parents.append("" if not n.path else (n.path.rsplit("/", 1)[0] if "/" in n.path else "model"))
+        values.append(n.count)
+        comp = component_of(n.path, comps)
+        labels.append("Model" if not n.path else (label(n.path) if n.path == comp else n.name.replace("_", " ")))
+        colours.append(colour(comp) if comp else GROUP_COLOUR)
+        copies = f" ({n.repeat:,} copies)" if n.repeat > 1 else ""
+        hover.append(f"{n.path or 'total'}<br>{n.count:,} parameters{copies}<br>{n.shape}")
+    fig = go.Figure(
+        go.Treemap(
+            ids=ids,
+            parents=parents,
+            values=values,
+            labels=labels,
+            branchvalues="total",
+            marker=dict(colors=colours),
+            customdata=hover,
+            maxdepth=3,
+            texttemplate="%{label}<br>%{percentRoot:.1%}",
+            hovertemplate="%{customdata}<extra></extra>",
+        )
+    )
+    return _layout(fig, 460, title=dict(text="The whole tree (click to zoom)", x=0))
