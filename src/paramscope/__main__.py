@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from . import presets
+from . import cli_costs, presets
 from .hfconfig import MAX_CONFIG_BYTES, read_json_text
 from .params import summarize
 from .spec import Spec, short
@@ -130,8 +130,28 @@ def cmd_presets(args: argparse.Namespace) -> int:
     return 0
 
 
+def _costs_args(add: Callable[[argparse.ArgumentParser], None]) -> Callable[[argparse.ArgumentParser], None]:
+    def both(p: argparse.ArgumentParser) -> None:
+        _spec_args(p)
+        add(p)
+
+    return both
+
+
+def cmd_memory(args: argparse.Namespace) -> int:
+    spec, label, ignored = load_spec(args.name, args.hf_config)
+    return cli_costs.run_memory(spec, label, ignored, args)
+
+
+def cmd_flops(args: argparse.Namespace) -> int:
+    spec, label, ignored = load_spec(args.name, args.hf_config)
+    return cli_costs.run_flops(spec, label, ignored, args)
+
+
 COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]] = {
     "count": ("exact parameter breakdown", _spec_args, cmd_count),
+    "memory": ("memory per GPU for inference or training", _costs_args(cli_costs.memory_args), cmd_memory),
+    "flops": ("FLOPs per token, training compute and time", _costs_args(cli_costs.flops_args), cmd_flops),
     "presets": ("list the preset names", lambda p: p.add_argument("--json", action="store_true"), cmd_presets),
 }
 

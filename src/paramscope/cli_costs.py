@@ -1,0 +1,292 @@
+"""The ``memory`` and ``flops`` commands of ``python -m paramscope`` (registered in ``__main__.COMMANDS``).
+
+User mistakes raise ``ValueError`` with a one-line message; ``__main__.main`` turns it into exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+
+from . import flops as F
+from . import hardware
+from .memory import PARTS, max_fit, memory, parts
+from .run import (
+    DTYPES,
+    KV_DTYPES,
+    MODES,
+    OPTIMIZERS,
+    RECOMPUTE,
+    RunSettings,
+    check,
+    resolved_kv_dtype,
+    resolved_seq,
+)
+from .spec import Spec, short
+from .tree import Node
+
+GB = 10**9
+GiB = 2**30
+
+
+def _count(text: str) -> int:
+    """A whole number, also written as 1.4e12 or 1_000."""
+    t = text.strip().replace("_", "").replace(",", "")
+    if len(t) > 40:
+        raise argparse.ArgumentTypeError("too long")
+    try:
+        return int(t)
+    except ValueError:
+        pass
+    try:
+        value = float(t)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a whole number") from None
+    if not math.isfinite(value) or not value.is_integer():
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a whole number")
+    return int(value)
+
+
+def _number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a number") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a finite number")
+    return value
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    d = RunSettings()
+    p.add_argument(
+        "--seq",
+        type=_count,
+        default=d.seq,
+        metavar="S",
+        help="context length in tokens (default: the model's context, at most 2048)",
+    )
+    p.add_argument(
+        "--gpu",
+        choices=list(hardware.ACCELERATORS),
+        default=d.gpu,
+        help=f"accelerator for capacity / peak FLOP/s (default {d.gpu})",
+    )
+    p.add_argument("--gpus", type=_count, default=d.gpus, metavar="N", help="number of GPUs (default 1)")
+
+
+def memory_args(p: argparse.ArgumentParser) -> None:
+    d = RunSettings()
+    _common(p)
+    p.add_argument("--mode", choices=MODES, default=d.mode, help="inference (default) or training")
+    p.add_argument(
+        "--dtype",
+        choices=DTYPES,
+        default=d.dtype,
+        help="weight format (inference) / precision (training: bf16, fp16 = mixed precision); default bf16",
+    )
+    p.add_argument(
+        "--kv-dtype",
+        choices=KV_DTYPES,
+        default=d.kv_dtype,
+        help="KV cache format (default auto: the weight dtype, bf16 for quantized weights)",
+    )
+    p.add_argument("--batch", type=_count, default=d.batch, metavar="B", help="sequences per GPU (default 1)")
+    p.add_argument("--optimizer", choices=OPTIMIZERS, default=d.optimizer, help="training optimizer (default adamw)")
+    p.add_argument("--zero", type=int, choices=(0, 1, 2, 3), default=d.zero, help="ZeRO stage (default 0)")
+    p.add_argument(
+        "--recompute", choices=RECOMPUTE, default=d.recompute, help="activation recomputation (default none)"
+    )
+    p.add_argument("--flash", action="store_true", help="FlashAttention: attention scores are not stored")
+    p.add_argument("--dropout", action="store_true", help="store dropout masks (GPT-2/GPT-3-style training)")
+
+
+def flops_args(p: argparse.ArgumentParser) -> None:
+    d = RunSettings()
+    _common(p)
+    p.add_argument(
+        "--tokens",
+        type=_count,
+        default=d.tokens,
+        metavar="D",
+        help="training tokens (default: Chinchilla-optimal, 20 per parameter)",
+    )
+    p.add_argument("--causal", action="store_true", help="count attention causally (default: non-causal, as nanoGPT)")
+    p.add_argument("--mfu", type=_number, default=d.mfu, help=f"assumed MFU for the time estimate (default {d.mfu})")
+    p.add_argument(
+        "--tokens-per-second",
+        type=_number,
+        default=0.0,
+        metavar="T",
+        help="measured training throughput of all GPUs together: prints the MFU it implies",
+    )
+
+
+def _settings(args: argparse.Namespace, **fields: object) -> RunSettings:
+    base = {"seq": args.seq, "gpu": args.gpu, "gpus": args.gpus, **fields}
+    return check(dataclasses.replace(RunSettings(), **base))
+
+
+def _rows(tree: Node) -> list[dict]:
+    return [
+        {
+            "path": n.path,
+            "bytes": n.count,
+            "formula": n.full_formula,
+            "repeat": n.repeat,
+            "note": n.note,
+            "leaf": not n.children,
+        }
+        for n in tree.walk()
+        if n.path
+    ]
+
+
+def _gb(n: int) -> str:
+    return f"{n / GB:12,.3f} GB  {n / GiB:12,.3f} GiB"
+
+
+def run_memory(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.Namespace) -> int:
+    s = _settings(
+        args,
+        mode=args.mode,
+        dtype=args.dtype,
+        kv_dtype=args.kv_dtype,
+        batch=args.batch,
+        optimizer=args.optimizer,
+        zero=args.zero,
+        recompute=args.recompute,
+        flash=args.flash,
+        dropout=args.dropout,
+    )
+    tree = memory(spec, s)
+    out = parts(tree)
+    gpu = hardware.get(s.gpu)
+    fits = out["total"] <= gpu.memory_bytes
+    best = max_fit(spec, s, gpu.memory_bytes, "seq")
+    seq = resolved_seq(s, spec.max_position_embeddings)
+    resolved = {
+        "mode": s.mode,
+        "dtype": s.dtype,
+        "kv_dtype": resolved_kv_dtype(s),
+        "batch": s.batch,
+        "seq": seq,
+        "optimizer": s.optimizer,
+        "zero": s.zero,
+        "gpus": s.gpus,
+        "recompute": s.recompute,
+        "flash": s.flash,
+        "dropout": s.dropout,
+    }
+    if args.json:
+        doc = {
+            "model": label,
+            "model_type": spec.model_type,
+            "settings": resolved,
+            **out,
+            "gpu": {"key": gpu.key, "name": gpu.name, "memory_bytes": gpu.memory_bytes},
+            "fits": fits,
+            "max_seq_that_fits": best,
+            "breakdown": _rows(tree),
+            "ignored_keys": list(ignored),
+        }
+        print(json.dumps(doc, indent=1))
+        return 0
+    print(f"{label}  ({spec.model_type}) — {s.mode}, {s.dtype}, batch {s.batch} × {seq:,} tokens, per GPU")
+    if s.mode == "inference":
+        print(f"KV cache in {resolved_kv_dtype(s)}")
+    else:
+        print(
+            f"optimizer {s.optimizer}, ZeRO {s.zero} over {s.gpus} GPU(s), recompute {s.recompute}, "
+            f"flash {'on' if s.flash else 'off'}, dropout {'on' if s.dropout else 'off'}"
+        )
+    print("GB = 10^9 bytes, GiB = 2^30 bytes")
+    print(f"{'part':<14} {'bytes':>20}  {'GB':>15}  {'GiB':>16}")
+    for p in PARTS:
+        if out[p] or (p == "kv_cache" and s.mode == "inference") or (s.mode == "training" and p != "kv_cache"):
+            print(f"{p:<14} {out[p]:>20,}  {_gb(out[p])}")
+    print(f"{'total':<14} {out['total']:>20,}  {_gb(out['total'])}")
+    print()
+    width = max([len(n.path) + 2 * n.depth() for n in tree.walk() if n.path] + [20])
+    for n in tree.walk():
+        if not n.path:
+            continue
+        name = "  " * (n.depth() - 1) + n.path
+        note = f"  [{n.note}]" if n.note else ""
+        print(f"{name:<{width}} {n.count:>20,}  {n.full_formula}{note}")
+    print()
+    verdict = "fits" if fits else "does NOT fit"
+    print(f"{gpu.name} ({gpu.memory_label} = {gpu.memory_bytes:,} bytes): {verdict}")
+    if best is None:
+        print("largest context that fits: none (even 1 token is too much)")
+    else:
+        print(
+            f"largest context that fits at batch {s.batch}: {best:,} tokens"
+            f" (model context {spec.max_position_embeddings:,})"
+        )
+    return 0
+
+
+def run_flops(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.Namespace) -> int:
+    s = _settings(args, tokens=args.tokens, causal=args.causal, mfu=args.mfu, tokens_per_second=args.tokens_per_second)
+    c = F.compute(spec, s)
+    gpu = hardware.get(s.gpu)
+    seconds = F.training_seconds(c.training_total, s.gpus, gpu.bf16_flops, s.mfu)
+    measured = F.mfu(s.tokens_per_second, c.training_per_token, s.gpus, gpu.bf16_flops) if s.tokens_per_second else None
+    if args.json:
+        doc = {
+            "model": label,
+            "model_type": spec.model_type,
+            "seq": c.seq,
+            "causal": s.causal,
+            "forward_per_sequence": c.forward_per_sequence,
+            "forward_per_token": c.forward_per_token,
+            "training_per_token": c.training_per_token,
+            "tokens": c.tokens,
+            "training_total": c.training_total,
+            "six_nd": c.six_nd,
+            "chinchilla_tokens": c.chinchilla_tokens,
+            "params": c.params,
+            "active_params": c.active_params,
+            "gpu": {"key": gpu.key, "name": gpu.name, "bf16_flops": gpu.bf16_flops},
+            "gpus": s.gpus,
+            "mfu": s.mfu,
+            "training_seconds": seconds,
+            "measured_mfu": measured,
+            "breakdown": [
+                {"path": n.path, "flops": n.count, "formula": n.full_formula, "note": n.note}
+                for n in c.tree.walk()
+                if n.path
+            ],
+            "ignored_keys": list(ignored),
+        }
+        print(json.dumps(doc, indent=1))
+        return 0
+    mode = "causal" if s.causal else "non-causal (every query sees every key)"
+    print(f"{label}  ({spec.model_type}) — sequence of {c.seq:,} tokens, attention {mode}")
+    width = max([len(n.path) + 2 * n.depth() for n in c.tree.walk() if n.path] + [20])
+    for n in c.tree.walk():
+        if n.path:
+            name = "  " * (n.depth() - 1) + n.path
+            print(f"{name:<{width}} {n.count:>24,}  {n.full_formula}")
+    print()
+    rows = [
+        ("forward per sequence", c.forward_per_sequence, "sum of the tree"),
+        ("forward per token", c.forward_per_token, "forward per sequence / seq"),
+        ("training per token", c.training_per_token, "3 × forward (backward = 2 × forward)"),
+        ("training tokens D", c.tokens, "--tokens" if s.tokens else "Chinchilla: 20 × params"),
+        ("training total", c.training_total, "training per token × D"),
+        ("6ND", c.six_nd, "6 × active params × D (Kaplan et al. 2020)"),
+        ("Chinchilla tokens", c.chinchilla_tokens, f"20 × {c.params:,} params"),
+    ]
+    for name, value, how in rows:
+        print(f"{name:<22} {value:>30,}  {short(value):>8}  {how}")
+    print(
+        f"training time on {s.gpus} × {gpu.name} ({gpu.tflops:,.1f} TFLOP/s dense bf16) at MFU {s.mfu:.0%}: "
+        f"{F.human_seconds(seconds)}"
+    )
+    if measured is not None:
+        print(f"MFU at {s.tokens_per_second:,.0f} tokens/s: {measured:.1%}")
+    return 0

@@ -1,0 +1,305 @@
+"""Compute: forward FLOPs of one sequence as a :class:`~paramscope.tree.Node` tree, training FLOPs, 6ND,
+Chinchilla-optimal tokens, training time and MFU.
+
+Conventions (those of nanoGPT's ``transformer_sizing.ipynb`` and the PaLM paper, Appendix B):
+
+* a matrix multiply ``(m × k) @ (k × n)`` costs ``2·m·k·n`` FLOPs (one multiply and one add per
+  multiply-accumulate); only weight matmuls and the two attention matmuls are counted; biases, norms,
+  activations, softmax and embedding lookups are not;
+* the LM head is counted (``2·hidden·vocab`` per token) even when it is tied to the embedding;
+* attention: ``QKᵀ`` and ``A·V`` cost ``2·heads·head_dim`` per (query, key) pair each. By default every
+  query sees every key of the sequence (non-causal: nanoGPT, PaLM's ``12·L·H·Q·T``); with ``causal``
+  query ``i`` sees keys ``0..i`` only (``T(T+1)/2`` pairs), sliding-window layers at most ``window``
+  keys. Encoders and cross-attention are always bidirectional;
+* MoE layers cost the router and ``num_experts_per_tok`` experts per token;
+* training = 3 × forward (the backward pass costs twice the forward).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from . import params as P
+from .hardware import Accelerator
+from .params import summarize
+from .run import RunSettings, check, resolved_seq
+from .spec import Spec, validate
+from .tree import Node, group, repeated
+
+CHINCHILLA_TOKENS_PER_PARAM = 20
+
+_MATRIX = re.compile(r"^(\d+)×(\d+)$")
+_BIAS = re.compile(r"^\((.*) \+ 1\)\*(.*)$")
+
+
+def _weight_formula(formula: str) -> str:
+    """The weight part of a linear layer's parameter formula: ``(in + 1)*out`` -> ``in*out``."""
+    m = _BIAS.match(formula)
+    return f"{m.group(1)}*{m.group(2)}" if m else formula
+
+
+def _matmuls(node: Node, tokens: int, tokens_expr: str, fraction: tuple[int, int] = (1, 1)) -> list[Node]:
+    """2 FLOPs per weight per token for every weight matrix in ``node`` (one copy of a block).
+
+    ``fraction`` (k, n) scales copies that only a k-of-n share of the tokens visits (routed experts)."""
+    out: list[Node] = []
+    for leaf in node.leaves():
+        m = _MATRIX.match(leaf.shape)
+        if not m or not leaf.count:
+            continue
+        weights = int(m.group(1)) * int(m.group(2))
+        copies = leaf.repeat
+        k, n = fraction
+        flops = 2 * weights * tokens * copies * k // n
+        formula = f"2*{tokens_expr}*{_weight_formula(leaf.formula)}"
+        if copies > 1:
+            formula = f"2*{tokens_expr}*{leaf.repeat_name}*{_weight_formula(leaf.formula)}"
+            if (k, n) != (1, 1):
+                formula = f"2*{tokens_expr}*num_experts_per_tok*{_weight_formula(leaf.formula)}"
+        out.append(Node(leaf.path, flops, formula, shape=leaf.shape))
+    return out
+
+
+def attention_pairs(seq: int, causal: bool, window: int | None = None) -> int:
+    """(query, key) pairs in one sequence: ``seq²`` non-causal, ``seq(seq+1)/2`` causal, each query
+    limited to ``window`` keys when a sliding window is given."""
+    w = seq if window is None else min(window, seq)
+    if not causal:
+        return seq * w
+    if seq <= w:
+        return seq * (seq + 1) // 2
+    return w * (w + 1) // 2 + (seq - w) * w
+
+
+def _pairs_expr(causal: bool, window: bool) -> str:
+    if window:
+        return "seq*min(seq, sliding_window)" if not causal else "causal pairs within sliding_window"
+    return "seq^2" if not causal else "seq*(seq + 1)/2"
+
+
+def _score_nodes(spec: Spec, prefix: str, pairs: int, pairs_expr: str) -> list[Node]:
+    heads = spec.num_attention_heads
+    if spec.is_mla:
+        qk = (spec.qk_nope_head_dim or 0) + (spec.qk_rope_head_dim or 0)
+        vd = spec.v_head_dim or 0
+        qk_expr = "num_attention_heads*(qk_nope_head_dim + qk_rope_head_dim)"
+        v_expr = "num_attention_heads*v_head_dim"
+    else:
+        qk = vd = spec.head_size
+        qk_expr = v_expr = "num_attention_heads*head_dim"
+    return [
+        Node(f"{prefix}/scores", 2 * heads * qk * pairs, f"2*{qk_expr}*{pairs_expr}", note="Q·Kᵀ"),
+        Node(f"{prefix}/values", 2 * heads * vd * pairs, f"2*{v_expr}*{pairs_expr}", note="softmax(Q·Kᵀ)·V"),
+    ]
+
+
+def _window_layers(spec: Spec, layers: int) -> int:
+    if spec.sliding_window is None:
+        return 0
+    return min(spec.sliding_window_layers, layers) if spec.sliding_window_layers else layers
+
+
+def _stack(spec: Spec, prefix: str, layers: int, layers_expr: str, seq: int, causal: bool, cross: bool) -> Node:
+    parts: list[Node] = []
+    if spec.has_attention and layers:
+        att = P.attention(f"{prefix}/attention", spec)
+        mm = _matmuls(att, seq, "seq")
+        sliding = _window_layers(spec, layers)
+        self_causal = causal  # the caller passes False for encoders: they are bidirectional
+        full = layers - sliding
+        kids = [repeated(n, layers, layers_expr) for n in mm]
+        if full:
+            pairs = attention_pairs(seq, self_causal)
+            expr = layers_expr if not sliding else f"full_layers={full}"
+            kids += [
+                repeated(n, full, expr)
+                for n in _score_nodes(spec, f"{prefix}/attention", pairs, _pairs_expr(self_causal, False))
+            ]
+        if sliding:
+            pairs = attention_pairs(seq, self_causal, spec.sliding_window)
+            expr = layers_expr if not full else f"sliding_window_layers={sliding}"
+            for n in _score_nodes(spec, f"{prefix}/attention", pairs, _pairs_expr(self_causal, True)):
+                kids.append(
+                    repeated(
+                        Node(
+                            n.path.replace("/scores", "/scores_window").replace("/values", "/values_window"),
+                            n.count,
+                            n.formula,
+                            note=n.note + " (sliding window)",
+                        ),
+                        sliding,
+                        expr,
+                    )
+                )
+        parts.append(group(f"{prefix}/attention", kids))
+        if cross:
+            catt = P.attention(f"{prefix}/cross_attention", spec)
+            ckids = [repeated(n, layers, layers_expr) for n in _matmuls(catt, seq, "seq")]
+            ckids += [
+                repeated(n, layers, layers_expr)
+                for n in _score_nodes(spec, f"{prefix}/cross_attention", attention_pairs(seq, False), "seq*source_len")
+            ]
+            parts.append(group(f"{prefix}/cross_attention", ckids))
+    n_moe = spec.num_moe_layers if spec.is_moe and not cross and not spec.is_encoder_decoder else 0
+    n_dense = layers - n_moe
+    moe_expr, dense_expr = layers_expr, layers_expr
+    if n_moe and n_dense:
+        moe_expr, dense_expr = f"num_moe_layers={n_moe}", f"dense_layers={n_dense}"
+    if n_dense and spec.ffn_size:
+        mlp = P.mlp(f"{prefix}/mlp", spec, spec.ffn_size, "intermediate_size")
+        parts.append(group(f"{prefix}/mlp", [repeated(n, n_dense, dense_expr) for n in _matmuls(mlp, seq, "seq")]))
+    if n_moe:
+        moe = P.moe(f"{prefix}/moe", spec)
+        kids = []
+        for child in moe.children:
+            if child.path.endswith("/experts"):
+                kids += _matmuls(child, seq, "seq", (spec.num_experts_per_tok, spec.num_experts))
+            else:
+                kids += _matmuls(child, seq, "seq")
+        parts.append(
+            group(
+                f"{prefix}/moe",
+                [repeated(n, n_moe, moe_expr) for n in kids],
+                note=f"router + {spec.num_experts_per_tok} of {spec.num_experts} experts per token",
+            )
+        )
+    if spec.recurrent_units:
+        h, r = spec.hidden_size, spec.recurrent_units
+        one = Node(
+            f"{prefix}/recurrent",
+            2 * seq * (h * r + h * r * r),
+            "2*seq*hidden_size*(recurrent_units + recurrent_units^2)",
+        )
+        parts.append(repeated(one, layers, layers_expr))
+    return group(prefix, parts)
+
+
+def forward(spec: Spec, seq: int, causal: bool = False) -> Node:
+    """Forward FLOPs of one sequence of ``seq`` tokens (batch 1).
+
+    Encoder-decoders: the encoder reads ``seq`` source tokens and the decoder writes ``seq`` target tokens.
+    """
+    spec = validate(spec)
+    h, v, e = spec.hidden_size, spec.vocab_size, spec.embed_width
+    encoder_only = spec.architecture == "masked_lm" or spec.model_type in ("bert", "roberta", "distilbert", "albert")
+    top: list[Node] = []
+    if spec.embedding_size is not None and spec.embedding_size != h:
+        top.append(Node("embedding/projection", 2 * seq * e * h, "2*seq*embedding_size*hidden_size"))
+    if spec.is_encoder_decoder:
+        top.append(_stack(spec, "encoder/layers", spec.num_hidden_layers, "num_hidden_layers", seq, False, False))
+        top.append(_stack(spec, "decoder/layers", spec.num_decoder_layers, "num_decoder_layers", seq, causal, True))
+    else:
+        top.append(
+            _stack(spec, "layers", spec.num_hidden_layers, "num_hidden_layers", seq, causal and not encoder_only, False)
+        )
+    head: list[Node] = []
+    if spec.architecture == "masked_lm" and spec.mlm_transform and v:
+        head.append(
+            Node(
+                "head/transform", 2 * seq * h * e, f"2*seq*hidden_size*{'embedding_size' if e != h else 'hidden_size'}"
+            )
+        )
+    if spec.lm_head:
+        if spec.embedding_size is not None and spec.embedding_size != h and spec.architecture == "causal_lm":
+            head.append(Node("head/projection", 2 * seq * h * e, "2*seq*hidden_size*embedding_size"))
+        e_expr = "embedding_size" if spec.embedding_size is not None else "hidden_size"
+        head.append(
+            Node(
+                "head/lm",
+                2 * seq * e * v,
+                f"2*seq*{e_expr}*vocab_size",
+                note="counted even when tied to the embedding: the matmul still runs",
+            )
+        )
+    if head:
+        top.append(group("head", head))
+    if spec.pooler:
+        top.append(Node("pooler", 2 * h * h, "2*hidden_size^2", note="first token only"))
+    root = group("", top)
+    return Node("", root.count, root.formula, root.children)
+
+
+# ------------------------------------------------------------------------------------------- totals
+@dataclass(frozen=True)
+class Compute:
+    """Headline compute numbers for a spec and run settings."""
+
+    seq: int
+    forward_per_sequence: int
+    forward_per_token: int  # forward_per_sequence / seq, rounded to a whole FLOP
+    training_per_token: int  # 3 x forward_per_token
+    tokens: int  # training tokens D (Chinchilla-optimal when the settings say 0)
+    training_total: int  # training_per_token x tokens
+    params: int
+    active_params: int
+    six_nd: int  # 6 x active params x tokens
+    chinchilla_tokens: int  # 20 x params
+    tree: Node
+
+
+def chinchilla_tokens(params: int) -> int:
+    """Compute-optimal training tokens: 20 per parameter (Hoffmann et al. 2022, Table 3: 70B -> 1.4T)."""
+    return CHINCHILLA_TOKENS_PER_PARAM * params
+
+
+def six_nd(params: int, tokens: int) -> int:
+    """Kaplan et al. 2020's C ≈ 6·N·D training FLOPs."""
+    return 6 * params * tokens
+
+
+def palm_flops_per_token(params: int, layers: int, heads: int, head_dim: int, seq: int) -> int:
+    """PaLM (Chowdhery et al. 2022, Appendix B) model FLOPs per training token: ``6N + 12·L·H·Q·T``."""
+    return 6 * params + 12 * layers * heads * head_dim * seq
+
+
+def compute(spec: Spec, settings: RunSettings) -> Compute:
+    spec = validate(spec)
+    settings = check(settings)
+    seq = resolved_seq(settings, spec.max_position_embeddings)
+    tree = forward(spec, seq, settings.causal)
+    per_token = round(tree.count / seq) if tree.count % seq else tree.count // seq
+    s = summarize(spec)
+    tokens = settings.tokens or chinchilla_tokens(s.total)
+    return Compute(
+        seq=seq,
+        forward_per_sequence=tree.count,
+        forward_per_token=per_token,
+        training_per_token=3 * per_token,
+        tokens=tokens,
+        training_total=3 * per_token * tokens,
+        params=s.total,
+        active_params=s.active,
+        six_nd=six_nd(s.active, tokens),
+        chinchilla_tokens=chinchilla_tokens(s.total),
+        tree=tree,
+    )
+
+
+def training_seconds(total_flops: float, gpus: int, peak_flops: float, mfu: float) -> float:
+    """Wall-clock seconds to execute ``total_flops`` on ``gpus`` devices of ``peak_flops`` at ``mfu``."""
+    if gpus < 1 or peak_flops <= 0 or not 0 < mfu <= 1:
+        raise ValueError("training time needs at least one GPU, a positive peak and 0 < mfu <= 1")
+    return total_flops / (gpus * peak_flops * mfu)
+
+
+def mfu(tokens_per_second: float, flops_per_token: float, gpus: int, peak_flops: float) -> float:
+    """Model FLOPs utilization: achieved model FLOP/s over the peak of all devices (PaLM, Appendix B)."""
+    if gpus < 1 or peak_flops <= 0:
+        raise ValueError("MFU needs at least one GPU and a positive peak")
+    return tokens_per_second * flops_per_token / (gpus * peak_flops)
+
+
+def time_for(c: Compute, gpu: Accelerator, gpus: int, mfu_value: float) -> float:
+    return training_seconds(c.training_total, gpus, gpu.bf16_flops, mfu_value)
+
+
+def human_seconds(seconds: float) -> str:
+    """3.2 days, 5.1 hours, 42 minutes, ..."""
+    if not math.isfinite(seconds):
+        return str(seconds)
+    for unit, size in (("years", 365.25 * 86400), ("days", 86400), ("hours", 3600), ("minutes", 60)):
+        if seconds >= size:
+            return f"{seconds / size:,.2f} {unit}"
+    return f"{seconds:.2f} seconds"

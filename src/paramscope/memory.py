@@ -1,0 +1,551 @@
+"""Memory: bytes per GPU for inference (weights + KV cache) and training (weights, gradients, optimizer
+states, activations), as a :class:`~paramscope.tree.Node` tree whose counts are bytes.
+
+Every number is an exact integer number of bytes under a stated convention (docs/memory-and-flops.md):
+
+* weights: parameters times bytes per element; quantized formats (fp8, int8, int4) quantize the weight
+  matrices of the transformer layers only and keep embeddings, the LM head, norms and biases in 16 bit,
+  with their scales counted separately (:data:`QUANT`).
+* KV cache: ``2 * layers * num_key_value_heads * head_dim * tokens * batch * bytes``, sliding-window
+  layers capped at their window, MLA caching ``kv_lora_rank + qk_rope_head_dim`` per token and layer,
+  encoder-decoders caching decoder self-attention and cross-attention.
+* training: mixed precision keeps fp32 master weights in the optimizer (AdamW: 2 + 2 + 12 = 16 bytes per
+  parameter, as in the ZeRO paper), ZeRO stages 1-3 shard optimizer / gradients / weights over the GPUs,
+  and activations follow Korthikanti et al. 2022 (Table 2), generalized per component.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .params import count
+from .run import (
+    MAX_BATCH,
+    MAX_SEQ,
+    RunSettings,
+    check,
+    resolved_kv_dtype,
+    resolved_seq,
+)
+from .spec import Spec, validate
+from .tree import Node, group
+
+#: Bits per element of each storage format.
+BITS = {"fp32": 32, "bf16": 16, "fp16": 16, "fp8": 8, "int8": 8, "int4": 4}
+
+
+@dataclass(frozen=True)
+class Quant:
+    """How a quantized format stores a weight matrix of shape (in, out) (``nn.Linear(in, out)``)."""
+
+    bits: int
+    group: int  # input elements per scale group; 0 = one group per output row; -1 = one per tensor
+    scale_bytes: int  # bytes of scale (+ zero point) per group
+    label: str
+
+
+#: Conventions for the quantized formats (weights only).
+QUANT: dict[str, Quant] = {
+    "fp8": Quant(8, -1, 4, "fp8 (E4M3) weights, one fp32 scale per matrix"),
+    "int8": Quant(8, 0, 2, "int8 weights, one fp16 scale per output channel (row)"),
+    "int4": Quant(4, 128, 4, "int4 weights in groups of 128 input elements, fp16 scale + fp16 zero per group"),
+}
+
+#: 8-bit Adam (Dettmers et al. 2022): both moments in 8 bit, one fp32 absmax per block of 2048 elements.
+ADAM8BIT_BLOCK = 2048
+
+PARTS = ("weights", "kv_cache", "gradients", "optimizer", "activations")
+
+_MATRIX = re.compile(r"^(\d+)×(\d+)$")
+
+
+def _nbytes(elements: int, bits: int) -> int:
+    """Bytes holding ``elements`` values of ``bits`` bits each (rounded up to a whole byte)."""
+    return -(-elements * bits // 8)
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+# ------------------------------------------------------------------------------------------- weights
+def _in_layers(path: str) -> bool:
+    return path.startswith("layers/") or "/layers/" in path
+
+
+def _is_embedding(path: str) -> bool:
+    return path.startswith(("embedding/", "head/")) or "/embedding/" in path
+
+
+def weight_bytes(spec: Spec, dtype: str) -> Node:
+    """Bytes of the weights stored in ``dtype`` (no sharding), split into layer matrices, quantization
+    scales, embeddings + LM head, and everything else (norms, biases, ...)."""
+    tree = count(spec)
+    bits = BITS[dtype]
+    quant = QUANT.get(dtype)
+    keep_bits = 16 if quant else bits  # quantized formats keep the rest in 16 bit
+    matrix_elems = 0
+    scale_bytes = 0
+    matrices = 0
+    emb_elems = 0
+    other_elems = 0
+    for leaf in tree.leaves():
+        if not leaf.count:
+            continue
+        m = _MATRIX.match(leaf.shape)
+        if m and _in_layers(leaf.path):
+            n_in, n_out = int(m.group(1)), int(m.group(2))
+            weights = n_in * n_out * leaf.repeat
+            matrix_elems += weights
+            other_elems += leaf.count - weights  # biases
+            matrices += leaf.repeat
+            if quant:
+                if quant.group < 0:
+                    groups = 1
+                elif quant.group == 0:
+                    groups = n_out
+                else:
+                    groups = n_out * _ceil_div(n_in, quant.group)
+                scale_bytes += groups * quant.scale_bytes * leaf.repeat
+        elif _is_embedding(leaf.path):
+            emb_elems += leaf.count
+        else:
+            other_elems += leaf.count
+    b = bits / 8
+    kb = keep_bits / 8
+    children = [
+        Node(
+            "weights/matrices",
+            _nbytes(matrix_elems, bits),
+            f"{matrix_elems:,} layer matrix weights × {b:g} B",
+            note="the weight matrices of the transformer layers",
+        ),
+    ]
+    if quant:
+        children.append(Node("weights/scales", scale_bytes, f"{matrices:,} matrices: {quant.label}", note=quant.label))
+    children += [
+        Node(
+            "weights/embeddings",
+            _nbytes(emb_elems, keep_bits),
+            f"{emb_elems:,} embedding + LM head weights × {kb:g} B",
+            note="kept in 16 bit" if quant else "",
+        ),
+        Node(
+            "weights/other",
+            _nbytes(other_elems, keep_bits),
+            f"{other_elems:,} norm, bias and other weights × {kb:g} B",
+            note="kept in 16 bit" if quant else "",
+        ),
+    ]
+    return group("weights", children)
+
+
+# ------------------------------------------------------------------------------------------ KV cache
+def _window_layers(spec: Spec) -> int:
+    """How many decoder layers attend within ``sliding_window``.
+
+    ``sliding_window`` set with ``sliding_window_layers`` 0 means every layer slides (Mistral, Phi-3,
+    StarCoder2 configs); a positive ``sliding_window_layers`` is the number of sliding layers (Gemma 2).
+    """
+    if spec.sliding_window is None:
+        return 0
+    layers = spec.num_decoder_layers if spec.is_encoder_decoder else spec.num_hidden_layers
+    return min(spec.sliding_window_layers, layers) if spec.sliding_window_layers else layers
+
+
+def _encoder_only(spec: Spec) -> bool:
+    return not spec.is_encoder_decoder and (
+        spec.architecture == "masked_lm" or spec.model_type in ("bert", "roberta", "distilbert", "albert")
+    )
+
+
+def kv_cache(spec: Spec, tokens: int, batch: int, kv_dtype: str) -> Node:
+    """Bytes of the key/value cache for ``batch`` sequences of ``tokens`` tokens."""
+    spec = validate(spec)
+    bits = BITS[kv_dtype]
+    b = f"{bits / 8:g}"
+    if not spec.has_attention or _encoder_only(spec):
+        why = "no attention" if not spec.has_attention else "encoder-only: nothing is generated, nothing cached"
+        return Node("kv_cache", 0, "0", note=why)
+    layers = spec.num_decoder_layers if spec.is_encoder_decoder else spec.num_hidden_layers
+    layers_expr = "num_decoder_layers" if spec.is_encoder_decoder else "num_hidden_layers"
+    if spec.is_mla:
+        per_token = (spec.kv_lora_rank or 0) + (spec.qk_rope_head_dim or 0)
+        per_expr = "(kv_lora_rank + qk_rope_head_dim)"
+        note = "multi-head latent attention caches the compressed latent and the rotary key"
+    else:
+        per_token = 2 * spec.kv_heads * spec.head_size
+        per_expr = "2*num_key_value_heads*head_dim"
+        note = ""
+    sliding = _window_layers(spec)
+    full = layers - sliding
+    children: list[Node] = []
+    if full:
+        children.append(
+            Node(
+                "kv_cache/self",
+                _nbytes(full * per_token * tokens * batch, bits),
+                f"{per_expr}*tokens*batch*{b} B" if full == layers else f"{per_expr}*tokens*batch*{b} B",
+                repeat=full,
+                repeat_name=layers_expr if full == layers else f"full_layers={full}",
+                shape=f"{per_token}×{tokens}×{batch}",
+                note=note,
+            )
+        )
+    if sliding:
+        window = min(tokens, spec.sliding_window or 0)
+        children.append(
+            Node(
+                "kv_cache/sliding",
+                _nbytes(sliding * per_token * window * batch, bits),
+                f"{per_expr}*min(tokens, sliding_window)*batch*{b} B",
+                repeat=sliding,
+                repeat_name=layers_expr if sliding == layers else f"sliding_window_layers={sliding}",
+                shape=f"{per_token}×{window}×{batch}",
+                note=f"sliding window of {spec.sliding_window:,} tokens: the cache never holds more",
+            )
+        )
+    if spec.is_encoder_decoder:
+        children.append(
+            Node(
+                "kv_cache/cross",
+                _nbytes(layers * per_token * tokens * batch, bits),
+                f"{per_expr}*source_tokens*batch*{b} B",
+                repeat=layers,
+                repeat_name=layers_expr,
+                shape=f"{per_token}×{tokens}×{batch}",
+                note="cross-attention keys/values of the encoder output (source length = tokens)",
+            )
+        )
+    return group("kv_cache", children)
+
+
+# --------------------------------------------------------------------------------- training: states
+def _opt_bytes_per_param(dtype: str, optimizer: str) -> tuple[int, str]:
+    mixed = dtype != "fp32"
+    master = 4 if mixed else 0
+    if optimizer == "adamw":
+        return master + 8, ("fp32 master + " if mixed else "") + "fp32 m + fp32 v"
+    if optimizer == "sgd":
+        return master + 4, ("fp32 master + " if mixed else "") + "fp32 momentum"
+    return master + 2, ("fp32 master + " if mixed else "") + "8-bit m + 8-bit v"
+
+
+def model_states(params: int, dtype: str = "bf16", optimizer: str = "adamw", zero: int = 0, gpus: int = 1) -> Node:
+    """Weights, gradients and optimizer states per GPU for ``params`` parameters (ZeRO stage ``zero``).
+
+    Mixed precision (bf16/fp16): 2-byte weights and gradients, the optimizer holds fp32 master weights
+    (AdamW: 2 + 2 + 12 = 16 bytes per parameter, K = 12 in the ZeRO paper). fp32: 4 + 4 + 8.
+    ZeRO 1 shards the optimizer states, 2 also the gradients, 3 also the weights: a shard holds
+    ceil(params / gpus) elements.
+    """
+    wb = BITS[dtype] // 8
+    shard = _ceil_div(params, gpus)
+    w_n = shard if zero >= 3 else params
+    g_n = shard if zero >= 2 else params
+    o_n = shard if zero >= 1 else params
+    w_expr = "ceil(params/gpus)" if zero >= 3 else "params"
+    g_expr = "ceil(params/gpus)" if zero >= 2 else "params"
+    o_expr = "ceil(params/gpus)" if zero >= 1 else "params"
+    k, what = _opt_bytes_per_param(dtype, optimizer)
+    opt_children = [Node("optimizer/states", o_n * k, f"{o_expr}*{k} B", note=what)]
+    if optimizer == "adam8bit":
+        blocks = _ceil_div(o_n, ADAM8BIT_BLOCK)
+        opt_children.append(
+            Node(
+                "optimizer/scales",
+                blocks * 2 * 4,
+                f"ceil({o_expr}/{ADAM8BIT_BLOCK})*2*4 B",
+                note=f"one fp32 absmax per block of {ADAM8BIT_BLOCK} for each of the two 8-bit moments",
+            )
+        )
+    return group(
+        "",
+        [
+            Node("weights", w_n * wb, f"{w_expr}*{wb} B", note=f"{dtype} weights"),
+            Node("gradients", g_n * wb, f"{g_expr}*{wb} B", note=f"{dtype} gradients"),
+            group("optimizer", opt_children),
+        ],
+    )
+
+
+# ----------------------------------------------------------------------------- training: activations
+@dataclass(frozen=True)
+class _Act:
+    """Per-token activation terms of one component: (name, bytes, formula)."""
+
+    terms: tuple[tuple[str, int, str], ...]
+
+    def node(self, path: str, tokens: int) -> Node:
+        kids = [Node(f"{path}/{n}", b * tokens, f"tokens*({f})") for n, b, f in self.terms if b]
+        return group(path, kids)
+
+
+def _attention_terms(
+    spec: Spec, e: int, kv_len: int, store_scores: bool, dropout: bool, cross: bool, skip_input: bool
+) -> list[tuple[str, int, str]]:
+    """Korthikanti's 11sbh + 5as^2b for one attention block, per query token, generalized:
+    input 2h, Q/K/V at their own widths (GQA, MLA), softmax output 2as (+ dropout mask as and dropout
+    output 2as with dropout), the context fed to the output projection, the output dropout mask h."""
+    h, heads = spec.hidden_size, spec.num_attention_heads
+    out: list[tuple[str, int, str]] = []
+    if not skip_input:
+        out.append(("input", e * h, f"{e}*hidden_size"))
+    if spec.is_mla:
+        qk = (spec.qk_nope_head_dim or 0) + (spec.qk_rope_head_dim or 0)
+        vd = spec.v_head_dim or 0
+        qkv = heads * (2 * qk + vd)
+        out.append(("qkv", e * qkv, f"{e}*num_attention_heads*(2*(qk_nope_head_dim + qk_rope_head_dim) + v_head_dim)"))
+        latent = (spec.kv_lora_rank or 0) + (spec.q_lora_rank or 0)
+        out.append(("latent", e * latent, f"{e}*(kv_lora_rank + q_lora_rank)"))
+        ctx, ctx_expr = heads * vd, "num_attention_heads*v_head_dim"
+    else:
+        hd, kv = spec.head_size, spec.kv_heads
+        qkv = (heads + 2 * kv) * hd
+        expr = (
+            "3*num_attention_heads*head_dim"
+            if kv == heads
+            else "(num_attention_heads + 2*num_key_value_heads)*head_dim"
+        )
+        out.append(("qkv", e * qkv, f"{e}*{expr}"))
+        ctx, ctx_expr = heads * hd, "num_attention_heads*head_dim"
+    if store_scores:
+        per = e + (1 + e if dropout else 0)
+        expr = f"({e} + 1 + {e})" if dropout else f"{e}"
+        keys = "source_len" if cross else "seq"
+        out.append(("scores", per * heads * kv_len, f"{expr}*num_attention_heads*{keys}"))
+    out.append(("context", e * ctx, f"{e}*{ctx_expr}"))
+    if dropout:
+        out.append(("dropout_mask", h, "hidden_size"))
+    return out
+
+
+def _mlp_terms(
+    spec: Spec, e: int, size: int, size_expr: str, dropout: bool, skip_input: bool
+) -> list[tuple[str, int, str]]:
+    """Korthikanti's 19sbh for the GeLU MLP (input 2h, GeLU input 8h, GeLU output 8h, dropout mask h),
+    generalized to any width f; a gated MLP keeps gate, up, act(gate) and their product: 4 * 2f."""
+    h = spec.hidden_size
+    out: list[tuple[str, int, str]] = []
+    if not skip_input:
+        out.append(("input", e * h, f"{e}*hidden_size"))
+    k = 4 if spec.mlp_gated else 2
+    out.append(("hidden", k * e * size, f"{k}*{e}*{size_expr}"))
+    if dropout:
+        out.append(("dropout_mask", h, "hidden_size"))
+    return out
+
+
+def _stack(
+    spec: Spec, prefix: str, layers: int, expr: str, e: int, seq: int, tokens: int, settings: RunSettings, cross: bool
+) -> Node:
+    """Activation bytes of a stack of ``layers`` layers for ``tokens`` = batch*seq tokens; each component
+    is repeated over the layers that hold it (dense MLP and expert layers apart), as in the parameter tree."""
+    h = spec.hidden_size
+    dropout = settings.dropout
+    if settings.recompute == "full":
+        one = Node(
+            f"{prefix}/input",
+            e * h * tokens,
+            f"tokens*{e}*hidden_size",
+            note="full recomputation: only the layer input is kept (Korthikanti: 2sbh)",
+        )
+        return group(prefix, [_repeat(one, layers, expr)])
+    store_scores = not settings.flash and settings.recompute != "selective"
+    parts: list[Node] = []
+    if spec.has_attention:
+        att = _attention_terms(spec, e, seq, store_scores, dropout, cross=False, skip_input=False)
+        parts.append(_repeat(_Act(tuple(att)).node(f"{prefix}/attention", tokens), layers, expr))
+        if cross:
+            catt = _attention_terms(spec, e, seq, store_scores, dropout, cross=True, skip_input=False)
+            parts.append(_repeat(_Act(tuple(catt)).node(f"{prefix}/cross_attention", tokens), layers, expr))
+    shared_input = spec.parallel_attn and spec.has_attention
+    n_moe = spec.num_moe_layers if spec.is_moe and not spec.is_encoder_decoder else 0
+    n_dense = layers - n_moe
+    moe_expr, dense_expr = expr, expr
+    if n_moe and n_dense:
+        moe_expr, dense_expr = f"num_moe_layers={n_moe}", f"dense_layers={n_dense}"
+    if n_dense and spec.ffn_size:
+        mlp = _mlp_terms(spec, e, spec.ffn_size, "intermediate_size", dropout, skip_input=shared_input)
+        parts.append(_repeat(_Act(tuple(mlp)).node(f"{prefix}/mlp", tokens), n_dense, dense_expr))
+    if n_moe:
+        terms: list[tuple[str, int, str]] = []
+        if not shared_input:
+            terms.append(("input", e * h, f"{e}*hidden_size"))
+        terms.append(("router", e * spec.num_experts, f"{e}*num_experts"))
+        per_expert = _mlp_terms(spec, e, spec.expert_size, "moe_intermediate_size", False, skip_input=False)
+        ex = sum(b for _, b, _ in per_expert)
+        terms.append(
+            (
+                "experts",
+                spec.num_experts_per_tok * ex,
+                f"num_experts_per_tok*({' + '.join(f for _, _, f in per_expert)})",
+            )
+        )
+        if spec.shared_expert_size:
+            sh = _mlp_terms(spec, e, spec.shared_expert_size, "shared_expert_intermediate_size", False, True)
+            terms.append(("shared_experts", sum(b for _, b, _ in sh), " + ".join(f for _, _, f in sh)))
+        if dropout:
+            terms.append(("dropout_mask", h, "hidden_size"))
+        parts.append(_repeat(_Act(tuple(terms)).node(f"{prefix}/moe", tokens), n_moe, moe_expr))
+    n_norms = spec.norms_per_layer + (1 if cross else 0)
+    if n_norms:
+        one = Node(
+            f"{prefix}/norms",
+            n_norms * e * h * tokens,
+            f"tokens*{n_norms}*{e}*hidden_size",
+            note="the input of each norm",
+        )
+        parts.append(_repeat(one, layers, expr))
+    note = ""
+    if settings.recompute == "selective":
+        note = "selective recomputation: attention scores recomputed in the backward pass"
+    elif settings.flash:
+        note = "FlashAttention: the attention scores are never stored"
+    return group(prefix, parts, note=note)
+
+
+def _repeat(node: Node, times: int, name: str) -> Node:
+    def scale(n: Node) -> Node:
+        return dataclasses.replace(
+            n,
+            count=n.count * times,
+            children=tuple(scale(c) for c in n.children),
+            repeat=n.repeat * times,
+            repeat_name=name if not n.repeat_name else f"{name}*{n.repeat_name}",
+        )
+
+    return scale(node)
+
+
+def activations(spec: Spec, settings: RunSettings, seq: int) -> Node:
+    """Activation bytes kept for the backward pass of one micro-batch (``settings.batch`` x ``seq``)."""
+    e = 4 if settings.dtype == "fp32" else 2
+    tokens = settings.batch * seq
+    h = spec.hidden_size
+    parts: list[Node] = []
+    if settings.dropout:
+        parts.append(Node("activations/embedding", h * tokens, "tokens*hidden_size", note="embedding dropout mask"))
+    if spec.is_encoder_decoder:
+        parts.append(
+            _stack(
+                spec,
+                "activations/encoder/layers",
+                spec.num_hidden_layers,
+                "num_hidden_layers",
+                e,
+                seq,
+                tokens,
+                settings,
+                cross=False,
+            )
+        )
+        parts.append(
+            _stack(
+                spec,
+                "activations/decoder/layers",
+                spec.num_decoder_layers,
+                "num_decoder_layers",
+                e,
+                seq,
+                tokens,
+                settings,
+                cross=True,
+            )
+        )
+    else:
+        parts.append(
+            _stack(
+                spec,
+                "activations/layers",
+                spec.num_hidden_layers,
+                "num_hidden_layers",
+                e,
+                seq,
+                tokens,
+                settings,
+                cross=False,
+            )
+        )
+    head: list[Node] = []
+    if spec.final_norm:
+        head.append(Node("activations/head/final_norm", e * h * tokens, f"tokens*{e}*hidden_size"))
+    if spec.lm_head:
+        if spec.architecture == "masked_lm" and spec.mlm_transform:
+            head.append(
+                Node(
+                    "activations/head/transform",
+                    3 * e * h * tokens,
+                    f"tokens*3*{e}*hidden_size",
+                    note="dense input, activation input and norm input of the MLM transform",
+                )
+            )
+        head.append(Node("activations/head/input", e * spec.embed_width * tokens, f"tokens*{e}*hidden_size"))
+        head.append(
+            Node(
+                "activations/head/logits",
+                4 * spec.vocab_size * tokens,
+                "tokens*4*vocab_size",
+                note="logits kept in fp32 for the cross-entropy (Korthikanti: 4sbv)",
+            )
+        )
+    if head:
+        parts.append(group("activations/head", head))
+    return group("activations", parts)
+
+
+# ------------------------------------------------------------------------------------------- totals
+def memory(spec: Spec, settings: RunSettings) -> Node:
+    """The memory tree (bytes per GPU): children ``weights``, ``kv_cache`` (inference) or ``gradients``,
+    ``optimizer``, ``activations`` (training); the root count is the total."""
+    spec = validate(spec)
+    settings = check(settings)
+    seq = resolved_seq(settings, spec.max_position_embeddings)
+    if settings.mode == "inference":
+        w = weight_bytes(spec, settings.dtype)
+        kv = kv_cache(spec, seq, settings.batch, resolved_kv_dtype(settings))
+        root = group("", [w, kv])
+        return Node("", root.count, "weights + kv_cache", root.children)
+    params = count(spec).count
+    states = model_states(params, settings.dtype, settings.optimizer, settings.zero, settings.gpus)
+    act = activations(spec, settings, seq)
+    kids = [*states.children, act]
+    return Node("", sum(k.count for k in kids), "weights + gradients + optimizer + activations", tuple(kids))
+
+
+def parts(tree: Node) -> dict[str, int]:
+    """Bytes per part (``weights``, ``kv_cache``, ``gradients``, ``optimizer``, ``activations``) and ``total``."""
+    out = {p: tree.get(p) for p in PARTS}
+    out["total"] = tree.count
+    return out
+
+
+def total_bytes(spec: Spec, settings: RunSettings) -> int:
+    return memory(spec, settings).count
+
+
+def max_fit(spec: Spec, settings: RunSettings, capacity: int, field: str = "seq") -> int | None:
+    """The largest ``seq`` (or ``batch``) whose total fits in ``capacity`` bytes.
+
+    ``None`` when even 1 does not fit; the search limit (MAX_SEQ / MAX_BATCH) when everything up to it
+    fits (e.g. every layer has a sliding window and the weights fit).
+    """
+    if field not in ("seq", "batch"):
+        raise ValueError("field: seq or batch")
+    limit = MAX_SEQ if field == "seq" else MAX_BATCH
+    at: Callable[[int], int] = lambda v: total_bytes(spec, dataclasses.replace(settings, **{field: v}))  # noqa: E731
+    if at(1) > capacity:
+        return None
+    if at(limit) <= capacity:
+        return limit
+    lo, hi = 1, limit  # at(lo) fits, at(hi) does not
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if at(mid) <= capacity:
+            lo = mid
+        else:
+            hi = mid
+    return lo

@@ -1,0 +1,197 @@
+"""Run settings: every control of the memory and compute estimates, in one frozen dataclass.
+
+The page, the CLI and the share link all go through :class:`RunSettings`. In a share link the fields
+are written with the prefix ``run_`` (``run_batch=8``) so that they can never clash with the
+:class:`~paramscope.spec.Spec` field names used for the model; only fields that differ from the
+defaults are written.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from .hardware import ACCELERATORS, DEFAULT_GPU
+
+MODES = ("inference", "training")
+DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
+TRAIN_DTYPES = ("fp32", "bf16", "fp16")
+KV_DTYPES = ("auto", "fp32", "bf16", "fp16", "fp8", "int8", "int4")
+OPTIMIZERS = ("adamw", "sgd", "adam8bit")
+RECOMPUTE = ("none", "selective", "full")
+ZERO_STAGES = (0, 1, 2, 3)
+
+#: Upper bounds that keep every computation instant.
+MAX_BATCH = 1_000_000
+MAX_SEQ = 100_000_000
+MAX_GPUS = 1_000_000
+MAX_TOKENS = 10**16
+DEFAULT_SEQ = 2048  # used (capped at the model's context) when seq is 0
+
+QUERY_PREFIX = "run_"
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """How the model is run. Sizes are per GPU: ``batch`` is the micro-batch each GPU processes."""
+
+    mode: str = "inference"  # inference | training
+    dtype: str = "bf16"  # weights (inference) / compute precision (training: mixed precision for 16 bit)
+    kv_dtype: str = "auto"  # KV cache; auto = dtype for fp32/bf16/fp16 weights, else bf16
+    batch: int = 1
+    seq: int = 0  # context length in tokens; 0 = the model's context, at most DEFAULT_SEQ
+    optimizer: str = "adamw"  # adamw | sgd (with momentum) | adam8bit
+    zero: int = 0  # ZeRO stage 0-3 over `gpus` data-parallel GPUs
+    gpus: int = 1
+    gpu: str = DEFAULT_GPU  # a key of paramscope.hardware.ACCELERATORS
+    recompute: str = "none"  # activation recomputation: none | selective | full
+    flash: bool = False  # FlashAttention: the s x s attention scores are never stored
+    dropout: bool = False  # dropout masks stored (GPT-2/GPT-3 style training); modern LLMs train without
+    causal: bool = False  # count attention FLOPs causally (each token sees the ones before it)
+    tokens: int = 0  # training tokens D; 0 = Chinchilla-optimal (20 per parameter)
+    mfu: float = 0.4  # model FLOPs utilization assumed for the training-time estimate
+    tokens_per_second: float = 0.0  # measured training throughput (all GPUs) for the MFU read-out
+
+
+DEFAULTS = RunSettings()
+
+_CHOICES: dict[str, tuple] = {
+    "mode": MODES,
+    "dtype": DTYPES,
+    "kv_dtype": KV_DTYPES,
+    "optimizer": OPTIMIZERS,
+    "recompute": RECOMPUTE,
+    "zero": ZERO_STAGES,
+    "gpu": tuple(ACCELERATORS),
+}
+_RANGES: dict[str, tuple[float, float]] = {
+    "batch": (1, MAX_BATCH),
+    "seq": (0, MAX_SEQ),
+    "gpus": (1, MAX_GPUS),
+    "tokens": (0, MAX_TOKENS),
+    "mfu": (1e-6, 1.0),
+    "tokens_per_second": (0.0, 1e15),
+}
+
+
+def resolved_seq(settings: RunSettings, max_position_embeddings: int) -> int:
+    """The context length in tokens: ``settings.seq``, or (when 0) the model's context capped at 2048."""
+    if settings.seq:
+        return settings.seq
+    return min(max_position_embeddings, DEFAULT_SEQ) if max_position_embeddings > 0 else DEFAULT_SEQ
+
+
+def resolved_kv_dtype(settings: RunSettings) -> str:
+    if settings.kv_dtype != "auto":
+        return settings.kv_dtype
+    return settings.dtype if settings.dtype in TRAIN_DTYPES else "bf16"
+
+
+def check(settings: RunSettings) -> RunSettings:
+    """Raise ``ValueError`` naming the first field that is out of range; return the settings otherwise."""
+    for f in dataclasses.fields(RunSettings):
+        value = getattr(settings, f.name)
+        error = _field_error(f.name, value)
+        if error:
+            raise ValueError(error)
+    if settings.mode == "training" and settings.dtype not in TRAIN_DTYPES:
+        raise ValueError(
+            f"dtype: training is modelled in {', '.join(TRAIN_DTYPES)} (mixed precision for 16 bit); "
+            f"{settings.dtype} is an inference format here"
+        )
+    return settings
+
+
+def _field_error(name: str, value: object) -> str:
+    if name in _CHOICES:
+        if value not in _CHOICES[name]:
+            return f"{name}: {str(value)[:40]!r} is not one of {', '.join(map(str, _CHOICES[name]))}"
+        return ""
+    if name in ("flash", "dropout", "causal"):
+        return "" if isinstance(value, bool) else f"{name}: expected true or false"
+    lo, hi = _RANGES[name]
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return f"{name}: expected a number"
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"{name}: expected a finite number"
+    if name in ("batch", "seq", "gpus", "tokens") and not isinstance(value, int):
+        return f"{name}: expected a whole number"
+    if not lo <= value <= hi:
+        return f"{name}: {value:,} is outside {lo:,}..{hi:,}"
+    return ""
+
+
+def _parse(name: str, text: str) -> object:
+    """The typed value of field ``name`` from its query text; ``ValueError`` when it does not parse."""
+    text = text.strip()
+    if len(text) > 40:
+        raise ValueError("too long")
+    default = getattr(DEFAULTS, name)
+    if isinstance(default, bool):
+        low = text.lower()
+        if low in ("1", "true", "yes", "on"):
+            return True
+        if low in ("0", "false", "no", "off"):
+            return False
+        raise ValueError("not a boolean")
+    if isinstance(default, int):
+        try:
+            return int(text)
+        except ValueError:
+            number = float(text)  # 1.4e12 is a whole number too
+            if not math.isfinite(number) or not number.is_integer():
+                raise
+            return int(number)
+    if isinstance(default, float):
+        return float(text)
+    return text
+
+
+def settings_from_query(query: Mapping[str, str]) -> tuple[RunSettings, list[str]]:
+    """Run settings from share-link parameters (``run_<field>``); unknown keys are ignored.
+
+    A value that does not parse or is out of range keeps its default and adds a warning naming the field.
+    """
+    changes: dict[str, object] = {}
+    warnings: list[str] = []
+    for f in dataclasses.fields(RunSettings):
+        key = QUERY_PREFIX + f.name
+        if key not in query:
+            continue
+        raw = query[key]
+        if isinstance(raw, (list, tuple)):  # some frameworks hand over repeated keys as lists
+            raw = raw[-1] if raw else ""
+        try:
+            value = _parse(f.name, str(raw))
+        except ValueError:
+            warnings.append(f"{key}: {str(raw)[:40]!r} is not a valid {f.name}; kept {getattr(DEFAULTS, f.name)!r}")
+            continue
+        error = _field_error(f.name, value)
+        if error:
+            warnings.append(f"{key}: {error}; kept {getattr(DEFAULTS, f.name)!r}")
+            continue
+        changes[f.name] = value
+    settings = dataclasses.replace(DEFAULTS, **changes)
+    if settings.mode == "training" and settings.dtype not in TRAIN_DTYPES:
+        warnings.append(f"run_dtype: {settings.dtype} is inference-only; training uses bf16")
+        settings = dataclasses.replace(settings, dtype="bf16")
+    return settings, warnings
+
+
+def settings_to_query(settings: RunSettings) -> dict[str, str]:
+    """The share-link parameters for ``settings``: only fields that differ from the defaults."""
+    out: dict[str, str] = {}
+    for f in dataclasses.fields(RunSettings):
+        value = getattr(settings, f.name)
+        if value == getattr(DEFAULTS, f.name):
+            continue
+        if isinstance(value, bool):
+            text = "1" if value else "0"
+        elif isinstance(value, float):
+            text = repr(value)
+        else:
+            text = str(value)
+        out[QUERY_PREFIX + f.name] = text
+    return out
