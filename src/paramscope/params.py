@@ -7,7 +7,7 @@ appears with count 0 and a note saying where it is counted.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from .spec import Spec, validate
 from .tree import Node, Summary, group, repeated
@@ -15,6 +15,7 @@ from .tree import Node, Summary, group, repeated
 _EMBEDDING_TABLES = ("embedding/token", "embedding/position", "embedding/token_type")
 
 
+@cache
 def _p(expr: str) -> str:
     """Parenthesize an expression with a top-level sum or difference (``a + b`` but not ``a*(b + c)``)."""
     depth = 0

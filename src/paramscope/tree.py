@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class Node:
+class Node(NamedTuple):
+    """Immutable (a named tuple: cheap to build, so a whole tree costs microseconds)."""
+
     path: str
     count: int
     formula: str = ""
