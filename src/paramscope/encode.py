@@ -36,7 +36,7 @@ MAX_JSON = 16384
 #: The longest text value (hidden_act and the few choice fields).
 MAX_STR = 100
 #: The longest list (mlp_only_layers).
-MAX_LIST = 4096
+MAX_LIST = 1000
 
 _DERIVED = ("num_key_value_heads", "head_dim", "intermediate_size")
 
@@ -85,11 +85,17 @@ def _build(fields: dict[str, Any], base: Spec) -> Spec:
 
 # -------------------------------------------------------------------------------------- encoding
 def encode_spec(spec: Spec, base: Spec | None = None) -> str:
-    """``spec`` as a URL-safe string: the fields that differ from ``base`` (default ``Spec()``)."""
+    """``spec`` as a URL-safe string: the fields that differ from ``base`` (default ``Spec()``).
+
+    ``ValueError`` for an invalid spec, or one too large for :func:`decode_spec` to accept back.
+    """
     base = base if base is not None else Spec()
-    payload = json.dumps(_compact_diff(base, spec), separators=(",", ":"), sort_keys=True)
-    packed = zlib.compress(payload.encode("utf-8"), 9)
-    return PREFIX + base64.urlsafe_b64encode(packed).decode("ascii").rstrip("=")
+    payload = json.dumps(_compact_diff(base, spec), separators=(",", ":"), sort_keys=True).encode("utf-8")
+    packed = zlib.compress(payload, 9)
+    text = PREFIX + base64.urlsafe_b64encode(packed).decode("ascii").rstrip("=")
+    if len(payload) > MAX_JSON or len(text) > MAX_TEXT:  # what decode_spec would refuse, never written
+        raise ValueError(f"spec: too large to encode in a link ({len(text):,} characters)")
+    return text
 
 
 def decode_spec(text: str, base: Spec | None = None) -> Spec:
@@ -205,36 +211,3 @@ def nearest_preset(spec: Spec) -> str | None:
         return (len(diff_fields(other, spec)), far, name)
 
     return min(pool, key=key)
-
-
-def share_query(spec: Spec) -> dict[str, str]:
-    """The shortest share-link state for ``spec``: ``{"preset": name}`` when it is a preset,
-    ``{"preset": name, "spec": delta}`` for a few changes over the nearest preset, else ``{"spec": whole}``.
-
-    Read it back with :func:`from_share_query`.
-    """
-    from . import presets
-
-    spec = validate(spec)
-    whole = {"spec": encode_spec(spec)}
-    name = nearest_preset(spec)
-    if name is None:
-        return whole
-    base = presets.load(name)
-    if base == spec:
-        return {"preset": name}
-    delta = {"preset": name, "spec": encode_spec(spec, base=base)}
-    return delta if sum(map(len, delta.values())) < sum(map(len, whole.values())) else whole
-
-
-def from_share_query(query: dict[str, str]) -> Spec:
-    """The spec written by :func:`share_query`; ``ValueError`` for an unknown preset or a bad ``spec``."""
-    from . import presets
-
-    name = query.get("preset")
-    base = presets.load(str(name)) if name else None
-    if "spec" in query:
-        return decode_spec(query["spec"], base=base)
-    if base is None:
-        raise ValueError("spec: the link names neither a preset nor a spec")
-    return base
