@@ -1,0 +1,178 @@
+"""The architecture diagram: every parameterized part drawn with its count, and DOT that always parses."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from paramscope import presets
+from paramscope.diagram import esc, to_dot
+from paramscope.params import count
+from paramscope.spec import short
+
+MODELS = [
+    "gpt2",
+    "llama-3-8b",
+    "t5-small",
+    "bart-base",
+    "bert-base-uncased",
+    "albert-base-v2",
+    "opt-350m",
+    "mixtral-8x7b",
+    "qwen1.5-moe-a2.7b",
+    "deepseek-v2-lite",
+    "hybrid-rnn-transformer",
+    "palm-540b",
+    "qwen3-8b",
+    "phi-2",
+]
+
+
+def dot_of(name: str) -> str:
+    spec = presets.load(name)
+    return to_dot(spec, count(spec))
+
+
+def tokens(dot: str) -> list[str]:
+    """DOT split into quoted strings, braces/brackets and words; ValueError on an unterminated string."""
+    out, i = [], 0
+    while i < len(dot):
+        ch = dot[i]
+        if ch == '"':
+            j = i + 1
+            while j < len(dot) and dot[j] != '"':
+                j += 2 if dot[j] == "\\" else 1
+            if j >= len(dot):
+                raise ValueError(f"unterminated string at {i}")
+            out.append(dot[i : j + 1])
+            i = j + 1
+        elif ch in "{}[];=,":
+            out.append(ch)
+            i += 1
+        elif ch.isspace():
+            i += 1
+        else:
+            m = re.match(r"[^\s{}\[\];=,\"]+", dot[i:])
+            assert m is not None
+            out.append(m.group())
+            i += len(m.group())
+    return out
+
+
+def balanced(toks: list[str]) -> bool:
+    depth = {"{": 0, "[": 0}
+    pairs = {"}": "{", "]": "["}
+    for t in toks:
+        if t in depth:
+            depth[t] += 1
+        elif t in pairs:
+            depth[pairs[t]] -= 1
+            if depth[pairs[t]] < 0:
+                return False
+    return depth == {"{": 0, "[": 0}
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_every_parameterized_part_is_drawn_with_its_count(name: str) -> None:
+    """Every leaf with parameters appears with its per-copy count; repeated ones with their total too."""
+    dot = dot_of(name)
+    for leaf in count(presets.load(name)).leaves():
+        if not leaf.count:
+            continue
+        assert f"{leaf.per_copy:,} params ({short(leaf.per_copy)})" in dot, leaf.path
+        if leaf.repeat > 1:
+            assert f"× {leaf.repeat:,} = {leaf.count:,}" in dot, leaf.path
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_dot_is_balanced(name: str) -> None:
+    """Strings terminate, braces and brackets balance, and the graph is one digraph block."""
+    toks = tokens(dot_of(name))
+    assert balanced(toks)
+    assert ["digraph", "model", "{"] == toks[:3]
+    assert "}" == toks[-1]
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="graphviz not installed")
+@pytest.mark.parametrize("name", MODELS[:6])
+def test_graphviz_accepts_the_source(name: str) -> None:
+    """Graphviz itself parses and lays out the diagram without a warning."""
+    out = subprocess.run(["dot", "-Tsvg"], input=dot_of(name), capture_output=True, text=True, timeout=60)
+    assert (0, "") == (out.returncode, out.stderr)
+
+
+@pytest.mark.parametrize(
+    ("name", "tied"),
+    [("gpt2", True), ("t5-small", True), ("albert-base-v2", True), ("llama-3-8b", False), ("mixtral-8x7b", False)],
+)
+def test_tied_head_is_drawn_as_tied(name: str, tied: bool) -> None:
+    """A tied LM head is a dashed box joined to the token embedding by a 'tied' edge; an untied one is not."""
+    dot = dot_of(name)
+    assert tied == ('label="tied"' in dot)
+    assert tied == ("tied: counted once" in dot)
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("llama-3-8b", "32 heads of 128, 8 kv heads"),
+        ("llama-3-8b", "q 4096×4096 · k 4096×1024 · v 4096×1024"),
+        ("palm-540b", "48 heads of 256, 1 kv heads"),
+        ("llama-3-8b", "gated, activation silu"),
+        ("gpt2", "activation gelu_new"),
+        ("mixtral-8x7b", "8 experts, 2 active per token"),
+        ("mixtral-8x7b", "router"),
+        ("qwen1.5-moe-a2.7b", "shared experts"),
+        ("hybrid-rnn-transformer", "recurrent units"),
+        ("t5-small", "cross-attention"),
+        ("t5-small", "encoder states"),
+        ("albert-base-v2", "1 parameter set(s) shared by all 12 layers"),
+        ("phi-2", "attention and MLP in parallel"),
+        ("gpt2", "one layer (× 12)"),
+    ],
+)
+def test_labels_name_the_structure(name: str, text: str) -> None:
+    """Heads and kv heads, gating, experts, recurrent units, cross-attention and sharing are spelled out."""
+    assert text in dot_of(name)
+
+
+HOSTILE = 'evil" ] ; x -> y { } \\'
+
+
+def test_hostile_text_is_escaped() -> None:
+    """An activation name and a title full of quotes, braces and a trailing backslash cannot break the DOT."""
+    spec = presets.load("gpt2").replace(hidden_act=HOSTILE)
+    dot = to_dot(spec, count(spec), title=HOSTILE)
+    toks = tokens(dot)
+    assert balanced(toks)
+    assert HOSTILE not in dot
+    assert 2 == dot.count('evil\\" ] ; x -> y { } /')
+    assert "x" not in [t for t in toks if not t.startswith('"')]  # no bare node called x was injected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('a"b', 'a\\"b'),
+        ("a\\", "a/"),
+        ("a{b}", "a{b}"),
+        ("line\nbreak\x00", "linebreak"),
+        ("x" * 500, "x" * 120),
+    ],
+)
+def test_esc(text: str, expected: str) -> None:
+    """Quotes are escaped, backslashes replaced, control characters dropped, length capped."""
+    assert expected == esc(text)
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="graphviz not installed")
+def test_graphviz_accepts_hostile_labels() -> None:
+    """Graphviz parses the diagram of a spec with hostile text."""
+    spec = presets.load("gpt2").replace(hidden_act=HOSTILE)
+    out = subprocess.run(
+        ["dot", "-Tsvg"], input=to_dot(spec, count(spec), title=HOSTILE), capture_output=True, text=True, timeout=60
+    )
+    assert (0, "") == (out.returncode, out.stderr)
