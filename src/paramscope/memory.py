@@ -31,7 +31,7 @@ from .run import (
     resolved_seq,
 )
 from .spec import Spec, validate
-from .tree import Node, group
+from .tree import Node, group, repeated
 
 #: Bits per element of each storage format.
 BITS = {"fp32": 32, "bf16": 16, "fp16": 16, "fp8": 8, "int8": 8, "int4": 4}
@@ -353,15 +353,15 @@ def _stack(
             f"tokens*{e}*hidden_size",
             note="full recomputation: only the layer input is kept (Korthikanti: 2sbh)",
         )
-        return group(prefix, [_repeat(one, layers, expr)])
+        return group(prefix, [repeated(one, layers, expr)])
     store_scores = not settings.flash and settings.recompute != "selective"
     parts: list[Node] = []
     if spec.has_attention:
         att = _attention_terms(spec, e, seq, store_scores, dropout, cross=False, skip_input=False)
-        parts.append(_repeat(_Act(tuple(att)).node(f"{prefix}/attention", tokens), layers, expr))
+        parts.append(repeated(_Act(tuple(att)).node(f"{prefix}/attention", tokens), layers, expr))
         if cross:
             catt = _attention_terms(spec, e, seq, store_scores, dropout, cross=True, skip_input=False)
-            parts.append(_repeat(_Act(tuple(catt)).node(f"{prefix}/cross_attention", tokens), layers, expr))
+            parts.append(repeated(_Act(tuple(catt)).node(f"{prefix}/cross_attention", tokens), layers, expr))
     shared_input = spec.parallel_attn and spec.has_attention
     n_moe = spec.num_moe_layers if spec.is_moe and not spec.is_encoder_decoder else 0
     n_dense = layers - n_moe
@@ -370,7 +370,7 @@ def _stack(
         moe_expr, dense_expr = f"num_moe_layers={n_moe}", f"dense_layers={n_dense}"
     if n_dense and spec.ffn_size:
         mlp = _mlp_terms(spec, e, spec.ffn_size, "intermediate_size", dropout, skip_input=shared_input)
-        parts.append(_repeat(_Act(tuple(mlp)).node(f"{prefix}/mlp", tokens), n_dense, dense_expr))
+        parts.append(repeated(_Act(tuple(mlp)).node(f"{prefix}/mlp", tokens), n_dense, dense_expr))
     if n_moe:
         terms: list[tuple[str, int, str]] = []
         if not shared_input:
@@ -390,7 +390,16 @@ def _stack(
             terms.append(("shared_experts", sum(b for _, b, _ in sh), " + ".join(f for _, _, f in sh)))
         if dropout:
             terms.append(("dropout_mask", h, "hidden_size"))
-        parts.append(_repeat(_Act(tuple(terms)).node(f"{prefix}/moe", tokens), n_moe, moe_expr))
+        parts.append(repeated(_Act(tuple(terms)).node(f"{prefix}/moe", tokens), n_moe, moe_expr))
+    if spec.recurrent_units:
+        r = spec.recurrent_units
+        one = Node(
+            f"{prefix}/recurrent",
+            e * h * (r + 1) * tokens,
+            f"tokens*{e}*hidden_size*(recurrent_units + 1)",
+            note="the RNN input and its hidden states",
+        )
+        parts.append(repeated(one, layers, expr))
     n_norms = spec.norms_per_layer + (1 if cross else 0)
     if n_norms:
         one = Node(
@@ -399,26 +408,13 @@ def _stack(
             f"tokens*{n_norms}*{e}*hidden_size",
             note="the input of each norm",
         )
-        parts.append(_repeat(one, layers, expr))
+        parts.append(repeated(one, layers, expr))
     note = ""
     if settings.recompute == "selective":
         note = "selective recomputation: attention scores recomputed in the backward pass"
     elif settings.flash:
         note = "FlashAttention: the attention scores are never stored"
     return group(prefix, parts, note=note)
-
-
-def _repeat(node: Node, times: int, name: str) -> Node:
-    def scale(n: Node) -> Node:
-        return dataclasses.replace(
-            n,
-            count=n.count * times,
-            children=tuple(scale(c) for c in n.children),
-            repeat=n.repeat * times,
-            repeat_name=name if not n.repeat_name else f"{name}*{n.repeat_name}",
-        )
-
-    return scale(node)
 
 
 def activations(spec: Spec, settings: RunSettings, seq: int) -> Node:
@@ -525,6 +521,11 @@ def parts(tree: Node) -> dict[str, int]:
 
 def total_bytes(spec: Spec, settings: RunSettings) -> int:
     return memory(spec, settings).count
+
+
+def sweep(spec: Spec, settings: RunSettings, field: str, values: list[int]) -> list[dict[str, int]]:
+    """:func:`parts` at each value of ``field`` (``seq`` or ``batch``), the other settings unchanged."""
+    return [parts(memory(spec, dataclasses.replace(settings, **{field: v}))) for v in values]
 
 
 def max_fit(spec: Spec, settings: RunSettings, capacity: int, field: str = "seq") -> int | None:

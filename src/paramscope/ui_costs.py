@@ -1,0 +1,370 @@
+"""Streamlit pieces of the Memory and Compute tabs, and the run-settings controls.
+
+Public (called by app.py; keep stable):
+
+* ``render_run_controls(settings: RunSettings) -> RunSettings`` — the controls, widget keys ``run_*``;
+* ``render_memory_tab(spec: Spec, settings: RunSettings) -> None``;
+* ``render_compute_tab(spec: Spec, settings: RunSettings) -> None``.
+
+The numbers come from :mod:`paramscope.memory` and :mod:`paramscope.flops`, the figures from
+:mod:`paramscope.charts_costs`; nothing here computes a number of its own.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import streamlit as st
+
+from . import charts_costs as C
+from . import flops as F
+from . import hardware
+from .memory import PARTS, QUANT, max_fit, memory, parts, sweep
+from .run import (
+    DTYPES,
+    KV_DTYPES,
+    MAX_BATCH,
+    MAX_GPUS,
+    MAX_SEQ,
+    MAX_TOKENS,
+    MODES,
+    OPTIMIZERS,
+    RECOMPUTE,
+    TRAIN_DTYPES,
+    RunSettings,
+    check,
+    resolved_kv_dtype,
+    resolved_seq,
+)
+from .spec import Spec, short
+
+GB = 10**9
+GiB = 2**30
+KEY = "run_"  # widget keys: KEY + RunSettings field name
+_SEEN = "run__seen"  # the settings these widgets showed last (to notice settings changed from outside)
+_SHOWN = "run__shown"  # the fields whose widgets were on screen in the last run
+_CHART = {"displaylogo": False}
+
+DTYPE_LABELS = {
+    "fp32": "fp32 (4 bytes)",
+    "bf16": "bf16 (2 bytes)",
+    "fp16": "fp16 (2 bytes)",
+    "fp8": "fp8 (1 byte + scales)",
+    "int8": "int8 (1 byte + scales)",
+    "int4": "int4 (½ byte + scales)",
+    "auto": "auto (as the weights; bf16 for quantized weights)",
+}
+OPTIMIZER_LABELS = {"adamw": "AdamW", "sgd": "SGD with momentum", "adam8bit": "8-bit Adam"}
+RECOMPUTE_LABELS = {"none": "none", "selective": "selective (attention scores)", "full": "full (layer inputs only)"}
+
+
+def _gb(n: int) -> str:
+    return f"{n / GB:,.2f} GB ({n / GiB:,.2f} GiB)"
+
+
+# ======================================================================================= controls
+def _seed(settings: RunSettings) -> None:
+    """Give the widgets their values: all of them when ``settings`` changed from outside (first run, a
+    restored link), otherwise those that were hidden in the last run (Streamlit forgets hidden widgets)."""
+    state = st.session_state
+    changed = state.get(_SEEN) != settings
+    shown = state.get(_SHOWN, ())
+    for f in dataclasses.fields(RunSettings):
+        if changed or f.name not in shown or KEY + f.name not in state:
+            value = getattr(settings, f.name)
+            state[KEY + f.name] = round(value * 100, 1) if f.name == "mfu" else value
+
+
+def render_run_controls(settings: RunSettings) -> RunSettings:
+    """The run-settings widgets (keys ``run_<field>``); returns the settings they now hold."""
+    _seed(settings)
+    state = st.session_state
+    got: dict[str, object] = {}
+    got["mode"] = mode = st.radio(
+        "Mode",
+        MODES,
+        key=KEY + "mode",
+        horizontal=True,
+        format_func=str.capitalize,
+        help="Inference: weights + KV cache. Training: weights, gradients, optimizer, activations.",
+    )
+    options = list(TRAIN_DTYPES) if mode == "training" else list(DTYPES)
+    if state.get(KEY + "dtype") not in options:
+        state[KEY + "dtype"] = "bf16"
+    got["dtype"] = st.selectbox(
+        "Precision",
+        options,
+        key=KEY + "dtype",
+        format_func=DTYPE_LABELS.get,
+        help="Weight format for inference; for training bf16/fp16 mean mixed precision "
+        "(16-bit weights and gradients, fp32 master weights in the optimizer).",
+    )
+    col1, col2 = st.columns(2)
+    got["batch"] = col1.number_input("Batch (per GPU)", min_value=1, max_value=MAX_BATCH, step=1, key=KEY + "batch")
+    got["seq"] = col2.number_input(
+        "Context (tokens)",
+        min_value=0,
+        max_value=MAX_SEQ,
+        step=256,
+        key=KEY + "seq",
+        help="0 = the model's context, at most 2,048 tokens.",
+    )
+    gpus = list(hardware.ACCELERATORS)
+    if state.get(KEY + "gpu") not in gpus:
+        state[KEY + "gpu"] = hardware.DEFAULT_GPU
+    got["gpu"] = st.selectbox("GPU", gpus, key=KEY + "gpu", format_func=lambda k: hardware.ACCELERATORS[k].name)
+    got["gpus"] = st.number_input(
+        "GPUs",
+        min_value=1,
+        max_value=MAX_GPUS,
+        step=1,
+        key=KEY + "gpus",
+        help="Training: data-parallel GPUs (ZeRO shards over them). Compute: the time estimate.",
+    )
+    if mode == "inference":
+        got["kv_dtype"] = st.selectbox("KV cache format", KV_DTYPES, key=KEY + "kv_dtype", format_func=DTYPE_LABELS.get)
+    else:
+        got["optimizer"] = st.selectbox(
+            "Optimizer", OPTIMIZERS, key=KEY + "optimizer", format_func=OPTIMIZER_LABELS.get
+        )
+        got["zero"] = st.select_slider(
+            "ZeRO stage",
+            options=[0, 1, 2, 3],
+            key=KEY + "zero",
+            help="1: shard optimizer states, 2: + gradients, 3: + weights, over the GPUs.",
+        )
+        got["recompute"] = st.selectbox(
+            "Activation recomputation", RECOMPUTE, key=KEY + "recompute", format_func=RECOMPUTE_LABELS.get
+        )
+        c1, c2 = st.columns(2)
+        got["flash"] = c1.checkbox(
+            "FlashAttention", key=KEY + "flash", help="The s×s attention scores are never stored."
+        )
+        got["dropout"] = c2.checkbox(
+            "Dropout", key=KEY + "dropout", help="Store dropout masks (GPT-2 / GPT-3-style training)."
+        )
+    got["causal"] = st.checkbox(
+        "Causal attention FLOPs",
+        key=KEY + "causal",
+        help="Count only the keys each query can see (default: every key, as nanoGPT and PaLM do).",
+    )
+    got["tokens"] = st.number_input(
+        "Training tokens",
+        min_value=0,
+        max_value=min(MAX_TOKENS, 2**53 - 1),
+        step=1_000_000_000,
+        key=KEY + "tokens",
+        help="0 = Chinchilla-optimal: 20 tokens per parameter.",
+    )
+    got["mfu"] = st.slider("Assumed MFU (%)", min_value=1.0, max_value=100.0, step=0.5, key=KEY + "mfu")
+    got["tokens_per_second"] = st.number_input(
+        "Measured throughput (tokens/s, all GPUs)",
+        min_value=0.0,
+        step=1000.0,
+        key=KEY + "tokens_per_second",
+        help="If you measured one: the MFU it implies.",
+    )
+    state[_SHOWN] = tuple(got)
+    values = {f.name: got.get(f.name, getattr(settings, f.name)) for f in dataclasses.fields(RunSettings)}
+    if "mfu" in got:
+        values["mfu"] = float(got["mfu"]) / 100  # type: ignore[arg-type]
+    values["tokens_per_second"] = float(values["tokens_per_second"])  # type: ignore[arg-type]
+    for name in ("batch", "seq", "gpus", "tokens", "zero"):
+        values[name] = int(values[name])  # type: ignore[call-overload]
+    try:
+        new = check(RunSettings(**values))  # type: ignore[arg-type]
+    except ValueError as exc:
+        st.warning(f"Run settings not applied: {exc}")
+        new = settings
+    state[_SEEN] = new
+    return new
+
+
+# ========================================================================================= memory
+def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
+    """Memory per GPU: headline, stacked bar against the GPU, the breakdown with formulas, sweeps."""
+    tree = memory(spec, settings)
+    out = parts(tree)
+    gpu = hardware.get(settings.gpu)
+    seq = resolved_seq(settings, spec.max_position_embeddings)
+    total = out["total"]
+    fits = total <= gpu.memory_bytes
+    what = "inference" if settings.mode == "inference" else "training"
+    st.subheader(f"Memory per GPU for {what}", anchor=False)
+    st.caption(
+        f"{settings.dtype}, batch {settings.batch} × {seq:,} tokens"
+        + (
+            f", KV cache in {resolved_kv_dtype(settings)}"
+            if settings.mode == "inference"
+            else f", {settings.optimizer}, ZeRO {settings.zero} over {settings.gpus} GPU(s), recompute "
+            f"{settings.recompute}{', FlashAttention' if settings.flash else ''}"
+        )
+        + ". GB = 10⁹ bytes, GiB = 2³⁰ bytes."
+    )
+    if seq > spec.max_position_embeddings and spec.position_embedding == "learned":
+        st.warning(
+            f"{seq:,} tokens is longer than this model's learned position table ({spec.max_position_embeddings:,})."
+        )
+    cols = st.columns(3)
+    cols[0].metric("Total per GPU", f"{total / GB:,.2f} GB", help=f"{total / GiB:,.3f} GiB = {total:,} bytes")
+    cols[1].metric(
+        f"{gpu.name}",
+        gpu.memory_label,
+        delta=("fits" if fits else "does not fit"),
+        delta_color="normal" if fits else "inverse",
+    )
+    best = max_fit(spec, settings, gpu.memory_bytes, "seq")
+    if best is None:
+        cols[2].metric("Largest context that fits", "none", help="Even one token does not fit.")
+    else:
+        shown = "unbounded" if best >= MAX_SEQ else f"{best:,}"
+        cols[2].metric(
+            "Largest context that fits",
+            shown,
+            help=f"At batch {settings.batch} on one {gpu.name}; the model's context is "
+            f"{spec.max_position_embeddings:,} tokens.",
+        )
+    left, right = st.columns([1, 2])
+    left.plotly_chart(C.memory_bar(out, gpu.memory_bytes, gpu.name), config=_CHART)
+    rows = []
+    for n in tree.walk():
+        if not n.path:
+            continue
+        rows.append(
+            {
+                "part": "  " * (n.depth() - 1) + n.path,
+                "bytes": n.count,
+                "GB": round(n.count / GB, 3),
+                "GiB": round(n.count / GiB, 3),
+                "formula": n.full_formula,
+                "note": n.note,
+            }
+        )
+    right.dataframe(rows, hide_index=True)
+    _sweeps(spec, settings, seq, gpu)
+    with st.expander("Conventions and formulas"):
+        st.markdown(_MEMORY_NOTES)
+        if settings.mode == "inference" and settings.dtype in QUANT:
+            st.markdown(
+                f"**{settings.dtype}:** {QUANT[settings.dtype].label}; embeddings, the LM head, norms "
+                "and biases are kept in 16 bit."
+            )
+
+
+def _sweeps(spec: Spec, settings: RunSettings, seq: int, gpu: hardware.Accelerator) -> None:
+    top = max(4 * seq, 4 * spec.max_position_embeddings, 4096)
+    xs = sorted({min(2**k, MAX_SEQ) for k in range(7, 40) if 2**k <= top} | {seq})
+    batches = sorted({2**k for k in range(0, 10)} | {settings.batch})
+    a, b = st.columns(2)
+    a.plotly_chart(
+        C.memory_sweep(
+            xs, sweep(spec, settings, "seq", xs), "context length (tokens)", gpu.memory_bytes, gpu.name, marker=seq
+        ),
+        config=_CHART,
+    )
+    b.plotly_chart(
+        C.memory_sweep(
+            batches,
+            sweep(spec, settings, "batch", batches),
+            "batch (sequences per GPU)",
+            gpu.memory_bytes,
+            gpu.name,
+            marker=settings.batch,
+        ),
+        config=_CHART,
+    )
+
+
+_MEMORY_NOTES = """
+* **Weights**: parameters × bytes per element (fp32 4, bf16/fp16 2, fp8/int8 1, int4 ½). Quantized formats
+  quantize the transformer layers' weight matrices only; embeddings, LM head, norms and biases stay 16-bit;
+  scales: fp8 one fp32 per matrix, int8 one fp16 per output channel, int4 fp16 scale + fp16 zero per group
+  of 128.
+* **KV cache**: `2 · layers · num_key_value_heads · head_dim · tokens · batch · bytes` (GQA/MQA through
+  `num_key_value_heads`); sliding-window layers hold at most `sliding_window` tokens; MLA caches
+  `kv_lora_rank + qk_rope_head_dim` per token and layer; encoder-decoders add the cross-attention cache.
+* **Training** (mixed precision, as in the ZeRO paper): weights 2 + gradients 2 + AdamW 12 (fp32 master, m, v)
+  = 16 bytes per parameter; SGD with momentum 2 + 2 + 8; 8-bit Adam 2 + 2 + 6 (+ block scales). ZeRO 1/2/3
+  shard optimizer / + gradients / + weights over the GPUs.
+* **Activations** (Korthikanti et al. 2022, Table 2): `s·b·h·(34 + 5·a·s/h)` bytes per GPT layer; selective
+  recomputation or FlashAttention drop the `5·a·s/h` term, full recomputation keeps `2·s·b·h`. Generalized per
+  component: Q/K/V at their own widths (GQA), gated MLPs keep 4 tensors of the MLP width, no dropout masks
+  unless dropout is on; plus fp32 logits `4·s·b·vocab`.
+* Not counted: CUDA context, allocator fragmentation, temporary buffers, communication buckets.
+"""
+
+
+# ======================================================================================== compute
+def render_compute_tab(spec: Spec, settings: RunSettings) -> None:
+    """FLOPs per token (with formulas), training compute, Chinchilla tokens, time on the chosen GPUs, MFU."""
+    c = F.compute(spec, settings)
+    gpu = hardware.get(settings.gpu)
+    seconds = F.training_seconds(c.training_total, settings.gpus, gpu.bf16_flops, settings.mfu)
+    mode = "causal" if settings.causal else "non-causal (every query sees every key)"
+    st.subheader("Compute", anchor=False)
+    st.caption(
+        f"At {c.seq:,} tokens per sequence, attention counted {mode}; 2 FLOPs per multiply-add; "
+        "LM head included, embedding lookups, norms and biases not."
+    )
+    cols = st.columns(4)
+    cols[0].metric("Forward FLOPs / token", short(c.forward_per_token), help=f"{c.forward_per_token:,}")
+    cols[1].metric(
+        "Training FLOPs / token", short(c.training_per_token), help=f"3 × forward = {c.training_per_token:,}"
+    )
+    cols[2].metric(
+        "Training tokens",
+        short(c.tokens),
+        help=("as set" if settings.tokens else "Chinchilla-optimal: 20 × parameters") + f" = {c.tokens:,}",
+    )
+    cols[3].metric("Training FLOPs", f"{c.training_total:.3g}", help=f"{c.training_total:,}")
+    cols = st.columns(3)
+    cols[0].metric("6ND", f"{c.six_nd:.3g}", help=f"6 × {c.active_params:,} (active) params × {c.tokens:,} tokens")
+    cols[1].metric("Chinchilla tokens", short(c.chinchilla_tokens), help=f"20 × {c.params:,} params")
+    cols[2].metric(
+        f"Time on {settings.gpus} × {gpu.name}",
+        F.human_seconds(seconds),
+        help=f"{c.training_total:.4g} FLOPs / ({settings.gpus} × {gpu.tflops:,.1f} TFLOP/s × MFU {settings.mfu:.0%})",
+    )
+    if settings.tokens_per_second:
+        m = F.mfu(settings.tokens_per_second, c.training_per_token, settings.gpus, gpu.bf16_flops)
+        st.info(
+            f"Measured {settings.tokens_per_second:,.0f} tokens/s on {settings.gpus} × {gpu.name} → "
+            f"MFU {m:.1%} = tokens/s × {c.training_per_token:,} FLOPs/token / ({settings.gpus} × "
+            f"{gpu.bf16_flops:.4g} FLOP/s)"
+        )
+    st.latex(
+        r"C_\text{train} = 3\,C_\text{forward} \approx 6ND, \qquad "
+        r"C_\text{forward}/\text{token} = 2\,N_\text{matmul} + 4\,L\,d_\text{attn}\,s_\text{keys}"
+    )
+    left, right = st.columns([2, 3])
+    left.plotly_chart(C.flops_bar(c.tree, c.seq), config=_CHART)
+    rows = [
+        {
+            "component": "  " * (n.depth() - 1) + n.path,
+            "FLOPs per sequence": n.count,
+            "per token": round(n.count / c.seq),
+            "formula": n.full_formula,
+            "note": n.note,
+        }
+        for n in c.tree.walk()
+        if n.path
+    ]
+    right.dataframe(rows, hide_index=True)
+    with st.expander("Accelerators (dense bf16 peak, memory, source)"):
+        st.dataframe(
+            [
+                {
+                    "key": a.key,
+                    "name": a.name,
+                    "dense bf16 TFLOP/s": a.tflops,
+                    "memory": a.memory_label,
+                    "source": a.source,
+                    "note": a.note,
+                }
+                for a in hardware.ACCELERATORS.values()
+            ],
+            hide_index=True,
+        )
+
+
+__all__ = ["render_compute_tab", "render_memory_tab", "render_run_controls", "PARTS"]
