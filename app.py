@@ -115,6 +115,7 @@ def share_link(preset: str, spec: Spec, settings: object) -> dict[str, str]:
     if run_settings is not None and settings is not None:
         query.update(run_settings.settings_to_query(settings))
     base = (st.context.url or "").split("?", 1)[0]
+    base = base if not base or base.endswith("/") else base + "/"
     st.caption("Link to exactly this model (copy button on the right):")
     st.code(f"{base}?{urlencode(query)}", language=None)
     return query
@@ -358,17 +359,20 @@ def headline_numbers(preset: str, spec: Spec, summary: Summary) -> None:
     """The exact total, its short form, embedding vs non-embedding, active per token, change vs preset."""
     base_total = summarize(state.base_spec(preset)).total
     diff = summary.total - base_total
-    delta = f"{diff:+,} ({diff / base_total:+.1%}) vs {preset}" if diff and base_total else None
-    cols = st.columns([3, 2, 2, 2] + ([2] if spec.is_moe else []))
-    cols[0].metric("Total parameters", f"{summary.total:,}", delta=delta)
-    cols[1].metric("Short form", short(summary.total))
+    delta = f"{diff:+,} ({diff / base_total:+.1%})" if diff and base_total else None
     share = summary.embedding / summary.total if summary.total else 0
-    cols[2].metric("Embedding", f"{summary.embedding:,}", help=EMBEDDING_CONVENTION)
-    cols[3].metric("Non-embedding", f"{summary.non_embedding:,}")
+    first = st.columns(3)
+    first[0].metric("Total parameters", f"{summary.total:,}", delta=delta, delta_color="off",
+                    help=f"Change against the preset {preset}" if delta else None)
+    first[1].metric("Short form", short(summary.total))
     if spec.is_moe:
-        cols[4].metric("Active per token", f"{summary.active:,}",
-                       help=f"{validate(spec).num_experts_per_tok} of {spec.num_experts} experts per MoE layer")
-    st.caption(f"Convention: {EMBEDDING_CONVENTION} ({share:.1%} of the total here). "
+        first[2].metric("Active per token", f"{summary.active:,}",
+                        help=f"{validate(spec).num_experts_per_tok} of {spec.num_experts} experts per MoE layer")
+    second = st.columns(3)
+    second[0].metric("Embedding", f"{summary.embedding:,}", help=EMBEDDING_CONVENTION)
+    second[1].metric("Non-embedding", f"{summary.non_embedding:,}")
+    second[2].metric("Embedding share", f"{share:.1%}")
+    st.caption(f"Convention: {EMBEDDING_CONVENTION}. "
                "Tied weights are counted once.")
     changed = state.changed_fields(preset, spec)
     if changed:

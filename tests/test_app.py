@@ -1,0 +1,263 @@
+"""The Streamlit page, driven headlessly with streamlit.testing.v1.AppTest.
+
+Every expected number comes from the engine (summarize of the edited spec), never from the page.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from paramscope import presets, state
+from paramscope.hfconfig import read_json_text, to_config
+from paramscope.params import summarize
+from paramscope.spec import short
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+
+
+def fresh(query: dict[str, str] | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=30)
+    at.query_params.update(query or {})
+    return at.run()
+
+
+def total(at: AppTest) -> str:
+    return next(m.value for m in at.metric if m.label == "Total parameters")
+
+
+def expected(name: str, **changes: object) -> str:
+    return f"{summarize(dataclasses.replace(state.base_spec(name), **changes)).total:,}"
+
+
+def move(at: AppTest, kind: str, key: str, value: object) -> AppTest:
+    widget = getattr(at, kind)(key=key)
+    (widget.select(value) if kind == "selectbox" else widget.set_value(value)).run()
+    assert not at.exception, at.exception
+    return at
+
+
+@pytest.fixture(scope="module")
+def session() -> AppTest:
+    """One page, reused by the tests that only pick presets (each picks its own)."""
+    return fresh()
+
+
+def test_first_open_is_gpt2():
+    """Opening the page with no link shows GPT-2 with its exact total, short form and link."""
+    at = fresh()
+    assert not at.exception
+    gpt2 = presets.get("gpt2").expected_total
+    metrics = {m.label: m.value for m in at.metric}
+    assert f"{gpt2:,}" == metrics["Total parameters"]
+    assert short(gpt2) == metrics["Short form"]
+    assert {"preset": "gpt2"} == at.query_params
+    assert "gpt2" == at.selectbox(key="preset").value
+    assert [] == [w.value for w in at.warning] + [e.value for e in at.error]
+    assert ["Parameters", "Memory", "Compute"] == [t.label for t in at.tabs]
+
+
+@pytest.mark.parametrize("name", presets.names())
+def test_each_preset_loads(session, name):
+    """Picking a preset shows its published total, resets every control and the link to the bare preset."""
+    move(session, "selectbox", "preset", name)
+    assert f"{presets.get(name).expected_total:,}" == total(session)
+    assert {"preset": name} == session.query_params
+    assert [] == [e.value for e in session.error]
+    base = state.base_spec(name)
+    assert base.hidden_size == session.number_input(key="f.hidden_size").value
+    assert base.num_hidden_layers == session.slider(key="f.num_hidden_layers").value
+
+
+GPT2_MOVES = [
+    ("number_input", "f.vocab_size", 32000, {"vocab_size": 32000}),
+    ("number_input", "f.hidden_size", 1536, {"hidden_size": 1536}),
+    ("slider", "f.num_hidden_layers", 24, {"num_hidden_layers": 24}),
+    ("slider", "f.num_hidden_layers", 0, {"num_hidden_layers": 0}),
+    ("number_input", "f.num_attention_heads", 8, {"num_attention_heads": 8}),
+    ("number_input", "f.num_key_value_heads", 4, {"num_key_value_heads": 4}),
+    ("number_input", "f.head_dim", 32, {"head_dim": 32}),
+    ("toggle", "f.attention_bias", False, {"attention_bias": False}),
+    ("number_input", "f_ffn_multiplier", 2.5, {"intermediate_size": 1920}),
+    ("number_input", "f.intermediate_size", 2000, {"intermediate_size": 2000}),
+    ("toggle", "f.mlp_gated", True, {"mlp_gated": True}),
+    ("toggle", "f.mlp_bias", False, {"mlp_bias": False}),
+    ("selectbox", "f.norm_type", "rmsnorm", {"norm_type": "rmsnorm"}),
+    ("toggle", "f.norm_bias", False, {"norm_bias": False}),
+    ("toggle", "f.tie_word_embeddings", False, {"tie_word_embeddings": False}),
+    ("selectbox", "f.position_embedding", "rotary", {"position_embedding": "rotary"}),
+    ("selectbox", "f.position_embedding", "none", {"position_embedding": "none"}),
+    ("number_input", "f.max_position_embeddings", 2048, {"max_position_embeddings": 2048}),
+    ("number_input", "f.num_experts", 8, {"num_experts": 8}),
+    ("number_input", "f.recurrent_units", 4, {"recurrent_units": 4}),
+]
+
+
+@pytest.mark.parametrize(("kind", "key", "value", "changes"), GPT2_MOVES, ids=[f"{m[1]}={m[2]}" for m in GPT2_MOVES])
+def test_every_control_changes_the_total_as_the_engine_says(kind, key, value, changes):
+    """Moving one control on GPT-2 shows the engine's total for that edit, and the link records it."""
+    at = move(fresh(), kind, key, value)
+    assert expected("gpt2", **changes) == total(at)
+    edited = dataclasses.replace(state.base_spec("gpt2"), **changes)
+    assert state.query_from_spec("gpt2", edited) == at.query_params
+    assert [] == [e.value for e in at.error]
+
+
+def test_ffn_multiplier_follows_the_exact_size():
+    """Typing an exact intermediate size updates the multiplier shown next to it (one field, two views)."""
+    at = move(fresh(), "number_input", "f.intermediate_size", 1536)
+    assert 2.0 == at.number_input(key="f_ffn_multiplier").value
+
+
+def test_moe_controls_appear_with_experts():
+    """Experts per token and expert width show only for a mixture of experts, and count as the engine says."""
+    at = fresh()
+    assert "f.num_experts_per_tok" not in [w.key for w in at.number_input]
+    move(at, "number_input", "f.num_experts", 8)
+    move(at, "number_input", "f.num_experts_per_tok", 1)
+    move(at, "number_input", "f.moe_intermediate_size", 1024)
+    changes = {"num_experts": 8, "num_experts_per_tok": 1, "moe_intermediate_size": 1024}
+    assert expected("gpt2", **changes) == total(at)
+    spec = dataclasses.replace(state.base_spec("gpt2"), **changes)
+    active = next(m.value for m in at.metric if m.label == "Active per token")
+    assert f"{summarize(spec).active:,}" == active
+
+
+@pytest.mark.skipif("t5-small" not in presets.names(), reason="needs the t5-small preset")
+def test_decoder_layers_control_on_an_encoder_decoder():
+    """An encoder-decoder shows a decoder-layers control; moving it changes the total as the engine says."""
+    at = fresh({"preset": "t5-small"})
+    move(at, "number_input", "f.num_decoder_layers", 3)
+    assert expected("t5-small", num_decoder_layers=3) == total(at)
+
+
+def test_norm_bias_is_disabled_for_rmsnorm():
+    """RMSNorm has no bias, so the norm-bias switch is disabled once RMSNorm is picked."""
+    at = move(fresh(), "selectbox", "f.norm_type", "rmsnorm")
+    assert at.toggle(key="f.norm_bias").disabled
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "field"),
+    [
+        ("f.num_attention_heads", 7, "num_attention_heads"),
+        ("f.num_key_value_heads", 5, "num_key_value_heads"),
+        ("f.hidden_size", 1000, "num_attention_heads"),
+    ],
+)
+def test_impossible_combination_is_explained_and_the_last_model_kept(key, value, field):
+    """An impossible edit shows the engine's message on the spot and keeps the last valid total."""
+    at = move(fresh(), "slider", "f.num_hidden_layers", 6)
+    move(at, "number_input", key, value)
+    assert expected("gpt2", num_hidden_layers=6) == total(at)
+    errors = [e.value for e in at.error]
+    assert any(e.startswith(f"{field}:") for e in errors), errors
+    assert {"preset": "gpt2", "num_hidden_layers": "6"} == at.query_params
+
+
+def test_share_link_round_trip():
+    """Edits -> the link in the address bar -> a fresh session opened with it -> the same model and total."""
+    at = fresh({"preset": "gpt2"})
+    move(at, "slider", "f.num_hidden_layers", 20)
+    move(at, "number_input", "f.hidden_size", 1024)
+    move(at, "number_input", "f.num_attention_heads", 16)
+    move(at, "toggle", "f.tie_word_embeddings", False)
+    move(at, "selectbox", "f.norm_type", "rmsnorm")
+    link = dict(at.query_params)
+    assert {"preset", "hidden_size", "num_hidden_layers", "num_attention_heads", "tie_word_embeddings",
+            "norm_type"} <= set(link)
+    again = fresh(link)
+    assert total(at) == total(again)
+    assert [] == [w.value for w in again.warning]
+    assert link == again.query_params
+    assert 1024 == again.number_input(key="f.hidden_size").value
+    assert 20 == again.slider(key="f.num_hidden_layers").value
+    shown = [c.value for c in again.code]
+    assert any(c.endswith("?" + "&".join(f"{k}={v}" for k, v in link.items())) for c in shown), shown
+
+
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [
+        ({"preset": "gpt2", "num_hidden_layers": "abc"}, "num_hidden_layers"),
+        ({"preset": "gpt2", "num_hidden_layers": "-4"}, "num_hidden_layers"),
+        ({"preset": "gpt2", "num_attention_heads": "7"}, "num_attention_heads"),
+        ({"preset": "gpt2", "tie_word_embeddings": "perhaps"}, "tie_word_embeddings"),
+        ({"preset": "gpt2", "hidden_size": "9" * 100}, "hidden_size"),
+    ],
+)
+def test_bad_link_value_warns_and_keeps_the_preset(query, field):
+    """A bad value in a link: a warning naming the field, the preset's value and total, a cleaned link."""
+    at = fresh(query)
+    assert not at.exception
+    warnings = [w.value for w in at.warning]
+    assert 1 == len(warnings) and field in warnings[0], warnings
+    assert f"{presets.get('gpt2').expected_total:,}" == total(at)
+    assert {"preset": "gpt2"} == at.query_params
+
+
+def test_unknown_preset_falls_back_to_gpt2():
+    """An unknown preset in a link: a warning and GPT-2."""
+    at = fresh({"preset": "no-such-model", "num_hidden_layers": "6"})
+    warnings = [w.value for w in at.warning]
+    assert any("no-such-model" in w for w in warnings), warnings
+    assert "gpt2" == at.selectbox(key="preset").value
+    assert expected("gpt2", num_hidden_layers=6) == total(at)
+
+
+def test_link_warning_goes_away_after_an_edit():
+    """The link's warning stays until the model is changed, then it is gone."""
+    at = fresh({"preset": "gpt2", "vocab_size": "lots"})
+    assert 1 == len(at.warning)
+    move(at, "slider", "f.num_hidden_layers", 3)
+    assert 0 == len(at.warning)
+
+
+def test_change_against_the_preset_is_shown():
+    """After an edit, the total carries the change against the preset and the edited fields are listed."""
+    at = move(fresh(), "slider", "f.num_hidden_layers", 13)
+    metric = next(m for m in at.metric if m.label == "Total parameters")
+    diff = summarize(dataclasses.replace(state.base_spec("gpt2"), num_hidden_layers=13)).total - presets.get(
+        "gpt2"
+    ).expected_total
+    assert metric.delta.startswith(f"{diff:+,}")
+    assert any("num_hidden_layers" in c.value and "12 → 13" in c.value for c in at.caption)
+
+
+def test_table_and_formula():
+    """The component table sums to the total, and the written-out formula ends in the exact total."""
+    at = fresh()
+    table = at.dataframe[0].value
+    assert presets.get("gpt2").expected_total == int(table["params"].sum())
+    tex = at.latex[0].value.strip("$\n ").replace("{,}", ",")
+    assert tex.endswith(f"= {presets.get('gpt2').expected_total:,}\\end{{aligned}}")
+
+
+def test_downloads_and_config_round_trip():
+    """Three downloads are offered; the config.json of an edited model reads back to the shown total."""
+    at = move(fresh(), "slider", "f.num_hidden_layers", 7)
+    move(at, "toggle", "f.mlp_gated", True)
+    labels = [b.proto.label for b in at.download_button]
+    assert ["Breakdown (CSV)", "Breakdown (JSON)", "config.json (Hugging Face)"] == labels
+    text = json.dumps(to_config(at.session_state["spec"]))
+    assert total(at) == f"{summarize(read_json_text(text).spec).total:,}"
+
+
+def test_cost_tabs_render_without_error():
+    """The Memory and Compute tabs render (their module or a coming-soon note) without an exception."""
+    at = fresh({"preset": "gpt2", "run_batch": "4"})
+    assert not at.exception
+    assert 3 == len(at.tabs)
+    assert all(len(t.children) > 0 for t in at.tabs)
+
+
+def test_sessions_are_isolated():
+    """Two sessions of the page do not see each other's edits."""
+    one, two = fresh(), fresh()
+    move(one, "slider", "f.num_hidden_layers", 30)
+    two.run()
+    assert f"{presets.get('gpt2').expected_total:,}" == total(two)
