@@ -1,0 +1,237 @@
+"""FLOPs, training compute, Chinchilla tokens, training time and MFU against published figures, plus
+invariants (hypothesis)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from paramscope import hardware, presets
+from paramscope.flops import (
+    attention_pairs,
+    chinchilla_tokens,
+    compute,
+    forward,
+    mfu,
+    palm_flops_per_token,
+    six_nd,
+    training_seconds,
+)
+from paramscope.params import summarize
+from paramscope.run import RunSettings
+from paramscope.spec import Spec
+
+GPT2 = presets.load("gpt2")
+#: nanoGPT's notebook model: GPT-2 small with bias=False everywhere (124,337,664 parameters).
+NANOGPT = GPT2.replace(attention_bias=False, mlp_bias=False, norm_bias=False)
+
+
+# ------------------------------------------------------------------------------------------- nanoGPT
+def test_nanogpt_gpt2_forward_pass() -> None:
+    """nanoGPT transformer_sizing.ipynb: GPT-2 (124M) forward pass over block_size = 1024 tokens costs
+    291,648,307,200 FLOPs (weight matmuls at 2 FLOPs per multiply-add, non-causal attention, LM head
+    included; biases, norms and softmax not counted, so GPT-2's biases do not change it)."""
+    assert 291_648_307_200 == forward(GPT2, 1024).count
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("layers/attention/qkv", 3_623_878_656),
+        ("layers/attention/scores", 1_610_612_736),
+        ("layers/attention/values", 1_610_612_736),
+        ("layers/attention/o", 1_207_959_552),
+        ("layers/mlp/up", 4_831_838_208),
+        ("layers/mlp/down", 4_831_838_208),
+    ],
+)
+def test_nanogpt_per_layer_components(path: str, expected: int) -> None:
+    """nanoGPT transformer_sizing.ipynb, flops() table per block: attention/kqv 3,623,878,656,
+    attention/scores and attention/reduce 1,610,612,736 each, attention/proj 1,207,959,552,
+    mlp/ffw1 and mlp/ffw2 4,831,838,208 each (one layer, 1024 tokens)."""
+    node = forward(GPT2, 1024).find(path)
+    assert node is not None
+    assert expected == node.per_copy
+
+
+def test_nanogpt_lm_head() -> None:
+    """nanoGPT transformer_sizing.ipynb: the final "dense" layer (the tied LM head) costs
+    79,047,426,048 FLOPs per 1024-token sequence."""
+    assert 79_047_426_048 == forward(GPT2, 1024).get("head/lm")
+
+
+def test_nanogpt_training_total_and_palm_estimate() -> None:
+    """nanoGPT transformer_sizing.ipynb: forward + backward (= 3 × forward) is 874,944,921,600 FLOPs per
+    sequence and the PaLM formula (6N + 12·L·H·Q·T)·T gives 879,894,724,608 for the bias-free model
+    (N = 124,337,664)."""
+    c = compute(NANOGPT, RunSettings(seq=1024))
+    assert 124_337_664 == c.params
+    assert 874_944_921_600 == c.training_per_token * 1024
+    assert 879_894_724_608 == palm_flops_per_token(c.params, 12, 12, 64, 1024) * 1024
+
+
+def test_nanogpt_mfu_on_a100() -> None:
+    """nanoGPT transformer_sizing.ipynb: 100 sequences of 1024 tokens per 0.755 s on one A100
+    (312 TFLOPS bf16) is 37.14% of the A100."""
+    c = compute(NANOGPT, RunSettings(seq=1024))
+    a100 = hardware.get("a100-40gb")
+    assert 37.14 == round(100 * mfu(100 * 1024 / 0.755, c.training_per_token, 1, a100.bf16_flops), 2)
+
+
+def test_nanogpt_training_time_6nd() -> None:
+    """nanoGPT transformer_sizing.ipynb: 6ND with N = 124,337,664 and D = 300B tokens on 8 A100s
+    (312 TFLOPS) at 30% MFU takes 3.46 days."""
+    seconds = training_seconds(six_nd(124_337_664, 300_000_000_000), 8, 312e12, 0.3)
+    assert 3.46 == round(seconds / 86400, 2)
+
+
+# ----------------------------------------------------------------------------------------- papers
+@pytest.mark.parametrize("formula", ["palm", "ours"])
+def test_palm_540b_mfu(formula: str) -> None:
+    """PaLM paper (Chowdhery et al. 2022, Section 4.1 and Appendix B): 238.3K tokens/s on 6144 TPU v4
+    chips (275 TFLOPS bf16 each) is 46.2% model FLOPs utilization for PaLM 540B at 2048 tokens, with
+    6N + 12·L·H·Q·T FLOPs per token (L=118, H=48, Q=256, T=2048); our 3 × forward count agrees."""
+    palm = presets.load("palm-540b")
+    c = compute(palm, RunSettings(seq=2048))
+    per_token = palm_flops_per_token(c.params, 118, 48, 256, 2048) if formula == "palm" else c.training_per_token
+    tpu = hardware.get("tpu-v4")
+    assert 46.2 == round(100 * mfu(238.3e3, per_token, 6144, tpu.bf16_flops), 1)
+
+
+def test_chinchilla_70b_tokens() -> None:
+    """Chinchilla (Hoffmann et al. 2022): a compute-optimal 70B model is trained on 1.4T tokens,
+    20 tokens per parameter."""
+    assert 1_400_000_000_000 == chinchilla_tokens(70_000_000_000)
+
+
+def test_gpt3_training_compute() -> None:
+    """GPT-3 paper (Brown et al. 2020, Table D.1): GPT-3 175B trained on 300B tokens took 3.14E+23 FLOPs
+    (6ND with N the 174.6B parameters)."""
+    c = compute(presets.load("gpt3-175b"), RunSettings(tokens=300_000_000_000))
+    assert "3.14e+23" == f"{c.six_nd:.2e}"
+
+
+def test_kaplan_forward_formula() -> None:
+    """Kaplan et al. 2020, Table 1: C_forward ≈ 2N + 2·n_layer·n_ctx·d_attn per token, N the non-embedding
+    parameters (2·d_model·n_layer·(2·d_attn + d_ff), biases ignored). Counted causally, query i sees
+    i + 1 keys, which is Kaplan's context term plus the diagonal (2·n_layer·d_attn)."""
+    n_layer, d, n_ctx = 12, 768, 1024
+    n = 2 * d * n_layer * (2 * d + 4 * d)
+    layers = forward(NANOGPT, n_ctx, causal=True).get("layers")
+    assert 2 * n + 2 * n_layer * n_ctx * d + 2 * n_layer * d == layers // n_ctx
+
+
+def test_six_nd_close_to_three_forward_for_gpt3() -> None:
+    """Kaplan et al. 2020, Section 2.1: C ≈ 6N per training token when d_model ≫ n_ctx/12; GPT-3 175B
+    (d_model 12288, n_ctx 2048) is within 3% of 6N."""
+    c = compute(presets.load("gpt3-175b"), RunSettings(seq=2048))
+    assert 1.00 < c.training_per_token / (6 * c.params) < 1.03
+
+
+# ----------------------------------------------------------------------------------------- conventions
+@pytest.mark.parametrize(
+    ("seq", "causal", "window", "expected"),
+    [
+        (8, False, None, 64),
+        (8, True, None, 36),
+        (8, True, 3, 1 + 2 + 3 + 3 + 3 + 3 + 3 + 3),
+        (8, False, 3, 24),
+        (2, True, 10, 3),
+    ],
+)
+def test_attention_pairs(seq: int, causal: bool, window: int | None, expected: int) -> None:
+    """(query, key) pairs counted by hand: every pair (s²), the causal triangle s(s+1)/2, and at most
+    `window` keys per query with a sliding window."""
+    assert expected == attention_pairs(seq, causal, window)
+
+
+def test_moe_forward_counts_active_experts_only() -> None:
+    """Mixtral 8x7B (Jiang et al. 2024: 13B active of 47B): per token the matmuls cost 2 FLOPs per
+    active parameter, except the embedding table (a lookup) and the norms; the LM head is a matmul."""
+    mixtral = presets.load("mixtral-8x7b")
+    s = summarize(mixtral)
+    norms = mixtral.num_hidden_layers * 2 * 4096 + 4096
+    matmul_params = s.active - 32000 * 4096 - norms
+    tree = forward(mixtral, 1)
+    attention_products = tree.get("layers/attention/scores") + tree.get("layers/attention/values")
+    assert 2 * matmul_params == tree.count - attention_products
+    assert 12.9 == round(s.active / 1e9, 1)
+
+
+def test_encoder_decoder_counts_both_stacks_and_cross_attention() -> None:
+    """t5-small: the encoder reads seq source tokens, the decoder writes seq target tokens with
+    self-attention and cross-attention over the source; every part is present."""
+    tree = forward(presets.load("t5-small"), 512)
+    for path in ("encoder/layers/attention", "decoder/layers/attention", "decoder/layers/cross_attention",
+                 "head/lm"):
+        assert tree.get(path) > 0, path
+
+
+def test_training_is_three_forward_and_totals() -> None:
+    """Training FLOPs per token are 3 × forward (backward = 2 × forward, as nanoGPT and PaLM assume);
+    the total is that times D, Chinchilla's D = 20·N by default."""
+    c = compute(GPT2, RunSettings(seq=1024))
+    assert (3 * 284_812_800, 20 * 124_439_808) == (c.training_per_token, c.tokens)
+    assert c.training_per_token * c.tokens == c.training_total
+
+
+# ------------------------------------------------------------------------------------------- invariants
+@st.composite
+def specs(draw: st.DrawFn) -> Spec:
+    kv = draw(st.integers(1, 4))
+    heads = kv * draw(st.integers(1, 4))
+    layers = draw(st.integers(1, 6))
+    window = draw(st.sampled_from([None, 8, 100]))
+    experts = draw(st.sampled_from([0, 0, 4]))
+    return Spec(
+        vocab_size=draw(st.integers(0, 3000)),
+        hidden_size=heads * draw(st.integers(1, 32)),
+        num_hidden_layers=layers,
+        num_attention_heads=heads,
+        num_key_value_heads=kv,
+        intermediate_size=draw(st.integers(0, 256)),
+        mlp_gated=draw(st.booleans()),
+        num_experts=experts,
+        num_experts_per_tok=2,
+        tie_word_embeddings=draw(st.booleans()),
+        num_decoder_layers=draw(st.sampled_from([0, 0, 2])),
+        sliding_window=window,
+        sliding_window_layers=draw(st.integers(0, layers)) if window else 0,
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(specs(), st.integers(1, 3000))
+def test_causal_never_exceeds_non_causal(spec: Spec, seq: int) -> None:
+    """Causal attention sees a subset of the keys, so it never costs more; at one token they agree."""
+    assert forward(spec, seq, causal=True).count <= forward(spec, seq).count
+    assert forward(spec, 1, causal=True).count == forward(spec, 1).count
+
+
+@settings(max_examples=150, deadline=None)
+@given(specs(), st.integers(1, 1000))
+def test_forward_grows_with_sequence(spec: Spec, seq: int) -> None:
+    """A longer sequence never costs fewer FLOPs in total, nor fewer per token."""
+    a, b = forward(spec, seq).count, forward(spec, seq + 1).count
+    assert a <= b
+    assert a * (seq + 1) <= b * seq
+
+
+@settings(max_examples=100, deadline=None)
+@given(specs(), st.integers(1, 500))
+def test_non_causal_per_token_is_affine_in_seq_without_windows(spec: Spec, seq: int) -> None:
+    """Without sliding windows, non-causal FLOPs per token are matmuls + a term linear in seq, so equal
+    steps in seq add equal amounts per token."""
+    spec = spec.replace(sliding_window=None, sliding_window_layers=0)
+    f = [forward(spec, k * seq).count // (k * seq) for k in (1, 2, 3)]
+    assert f[1] - f[0] == f[2] - f[1]
+
+
+@settings(max_examples=100, deadline=None)
+@given(specs())
+def test_flops_parents_are_sums(spec: Spec) -> None:
+    """Every node of the FLOPs tree is the sum of its children."""
+    for node in forward(spec, 64, causal=True).walk():
+        if node.children:
+            assert node.count == sum(c.count for c in node.children)

@@ -1,0 +1,307 @@
+"""Memory estimates against published figures, plus invariants that hold for every model (hypothesis)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from paramscope import presets
+from paramscope.memory import kv_cache, max_fit, memory, model_states, parts, weight_bytes
+from paramscope.params import count
+from paramscope.run import RunSettings
+from paramscope.spec import Spec
+
+GB = 10**9
+GiB = 2**30
+
+LLAMA_2_7B = presets.load("llama-2-7b")
+GPT3 = presets.load("gpt3-175b")
+
+
+# ------------------------------------------------------------------------------------ published figures
+@pytest.mark.parametrize(
+    ("stage", "expected_gb"),
+    [(0, 120.0), (1, 31.4), (2, 16.6), (3, 1.9)],
+)
+def test_zero_paper_model_states_7_5b_on_64_gpus(stage: int, expected_gb: float) -> None:
+    """ZeRO paper (Rajbhandari et al. 2020, Figure 1): a 7.5B model (Ψ = 7.5B) with mixed-precision Adam
+    (K = 12) on Nd = 64 GPUs needs 120 / 31.4 / 16.6 / 1.9 GB of model states per GPU for the baseline,
+    P_os, P_os+g and P_os+g+p."""
+    states = model_states(7_500_000_000, "bf16", "adamw", zero=stage, gpus=64)
+    assert expected_gb == round(states.count / GB, 1)
+
+
+def test_zero_paper_gpt2_1_5b_needs_24_gb() -> None:
+    """ZeRO paper, Section 3.1: "a GPT-2 model with 1.5B parameters ... requires at least 24 GB" of model
+    states when trained with Adam in mixed precision (16 bytes per parameter)."""
+    assert 24 * GB == model_states(1_500_000_000, "bf16", "adamw").count
+
+
+def test_adamw_mixed_precision_is_16_bytes_per_parameter() -> None:
+    """ZeRO paper, Section 3.1: mixed-precision Adam keeps 2Ψ + 2Ψ + KΨ bytes with K = 12
+    (fp16 weights and gradients; fp32 master weights, momentum and variance)."""
+    states = model_states(1000, "bf16", "adamw")
+    assert (2000, 2000, 12000) == (states.get("weights"), states.get("gradients"), states.get("optimizer"))
+
+
+@pytest.mark.parametrize(
+    ("recompute", "flash", "formula"),
+    [
+        ("none", False, "sbh(34 + 5as/h)"),
+        ("selective", False, "34sbh"),
+        ("none", True, "34sbh"),
+        ("full", False, "2sbh"),
+    ],
+)
+def test_korthikanti_gpt3_175b_activations_per_layer(recompute: str, flash: bool, formula: str) -> None:
+    """Korthikanti et al. 2022 (Reducing Activation Recomputation in Large Transformer Models), Table 2
+    without parallelism (t = 1): per transformer layer sbh(34 + 5as/h) bytes, 34sbh with selective
+    recomputation (FlashAttention stores no scores either), 2sbh with full recomputation; GPT-3 175B
+    (s = 2048, b = 1, h = 12288, a = 96) with dropout, 16-bit activations."""
+    s, b, h, a = 2048, 1, 12288, 96
+    expected = {"sbh(34 + 5as/h)": s * b * h * 34 + 5 * a * s * s * b, "34sbh": 34 * s * b * h, "2sbh": 2 * s * b * h}
+    run = RunSettings(mode="training", dtype="bf16", batch=b, seq=s, recompute=recompute, flash=flash, dropout=True)
+    layers = memory(GPT3, run).find("activations/layers")
+    assert layers is not None
+    assert expected[formula] == layers.count // GPT3.num_hidden_layers
+    assert 0 == layers.count % GPT3.num_hidden_layers
+
+
+def test_korthikanti_gpt3_number() -> None:
+    """Korthikanti et al. 2022, Table 2 for GPT-3 175B (s=2048, b=1, h=12288, a=96): 5as/h = 80, so
+    sbh(34 + 80) = 2,868,903,936 bytes (2.87 GB) per layer."""
+    run = RunSettings(mode="training", batch=1, seq=2048, dropout=True)
+    layers = memory(GPT3, run).find("activations/layers")
+    assert layers is not None
+    assert 2_868_903_936 == layers.count // 96
+
+
+def test_llama_2_7b_kv_cache_is_2_gib_at_4096_tokens() -> None:
+    """NVIDIA, "Mastering LLM Techniques: Inference Optimization" (2023): Llama 2 7B in 16-bit at batch 1
+    and 4,096 tokens has a KV cache of 1 * 4096 * 2 * 32 * 4096 * 2 bytes, about 2 GB (exactly 2 GiB)."""
+    run = RunSettings(mode="inference", dtype="fp16", batch=1, seq=4096)
+    assert 2 * GiB == parts(memory(LLAMA_2_7B, run))["kv_cache"]
+
+
+def test_mistral_rolling_buffer_cuts_cache_8x_at_32k() -> None:
+    """Mistral 7B paper (Jiang et al. 2023, Section 2, rolling buffer cache): with W = 4096, "on a sequence
+    length of 32k tokens, this reduces the cache memory usage by 8x" without quality loss."""
+    mistral = presets.load("mistral-7b")
+    windowed = kv_cache(mistral, 32768, 1, "bf16").count
+    full = kv_cache(mistral.replace(sliding_window=None), 32768, 1, "bf16").count
+    assert full == 8 * windowed
+
+
+def test_deepseek_v2_mla_caches_4_5_head_dims_per_layer() -> None:
+    """DeepSeek-V2 paper (2024), Table 1: MLA caches (d_c + d_h^R)·l elements per token, which with
+    d_c = 4·d_h and d_h^R = d_h/2 is 9/2·d_h·l, "equal to GQA with only 2.25 groups"; DeepSeek-V2-Lite
+    has d_c = 512, d_h^R = 64, 27 layers (d_h = 128 for the 9/2 rule)."""
+    lite = presets.load("deepseek-v2-lite")
+    per_token = kv_cache(lite, 1, 1, "bf16").count // 2  # bf16: 2 bytes per element
+    assert 27 * 9 * 128 // 2 == per_token
+    assert 27 * 2 * 2.25 * 128 == per_token  # GQA with 2.25 key/value groups of 128
+
+
+def test_gemma_2_alternates_local_and_global_layers() -> None:
+    """Gemma 2 paper (2024), Section 2: layers alternate between local sliding-window attention (4096
+    tokens) and global attention (8192 tokens); at 8192 tokens half of the 42 layers cache 4096 tokens."""
+    gemma = presets.load("gemma-2-9b")
+    per_token_layer = 2 * 8 * 256 * 2  # K and V, 8 kv heads of 256, bf16
+    assert (21 * 8192 + 21 * 4096) * per_token_layer == kv_cache(gemma, 8192, 1, "bf16").count
+
+
+@pytest.mark.parametrize("name", ["t5-small", "flan-t5-base"])
+def test_encoder_decoder_caches_self_and_cross_attention(name: str) -> None:
+    """An encoder-decoder caches, per decoder layer, its own keys/values and the cross-attention
+    keys/values of the encoder output (source length = target length here): twice a decoder-only cache."""
+    spec = presets.load(name)
+    tree = kv_cache(spec, 512, 2, "bf16")
+    one = 2 * spec.num_decoder_layers * spec.kv_heads * spec.head_size * 512 * 2 * 2
+    assert (one, one) == (tree.get("kv_cache/self"), tree.get("kv_cache/cross"))
+
+
+@pytest.mark.parametrize("name", ["bert-base-uncased", "roberta-base", "distilbert-base-uncased"])
+def test_encoder_only_models_have_no_kv_cache(name: str) -> None:
+    """Encoder-only models do not generate token by token, so they keep no KV cache."""
+    assert 0 == kv_cache(presets.load(name), 512, 8, "bf16").count
+
+
+@pytest.mark.parametrize(("dtype", "bits"), [("fp32", 32), ("bf16", 16), ("fp16", 16), ("int8", 8), ("int4", 4)])
+def test_weight_bytes_by_format_llama_2_7b(dtype: str, bits: int) -> None:
+    """Weights of Llama 2 7B (6,738,415,616 parameters): fp32 4 bytes, 16 bit 2 bytes per parameter;
+    int8/int4 quantize only the layer matrices (6,476,005,376 weights) and keep the 262,144,000 embedding
+    and LM-head weights and the 266,240 norm weights in 16 bit; int8 adds one fp16 scale per output row,
+    int4 a fp16 scale and zero per group of 128 (4.25 bits per matrix weight in all)."""
+    matrices, embeddings, norms = 6_476_005_376, 262_144_000, 266_240
+    assert 6_738_415_616 == matrices + embeddings + norms
+    tree = weight_bytes(LLAMA_2_7B, dtype)
+    if bits >= 16:
+        assert 6_738_415_616 * bits // 8 == tree.count
+    elif bits == 8:
+        rows = 32 * (3 * 4096 + 4096 + 2 * 11008 + 4096)  # output rows of q,k,v + o + gate,up + down
+        assert matrices + 2 * rows + 2 * (embeddings + norms) == tree.count
+    else:
+        assert matrices * 17 // 32 + 2 * (embeddings + norms) == tree.count  # 4.25 bits = 17/32 bytes
+
+
+def test_fits_and_largest_context() -> None:
+    """Llama 2 7B in bf16 on an 80 GB GPU: 13.48 GB of weights leave room for 126,882 tokens of 0.5 MiB of
+    KV cache each (2·32·4096·2 bytes = 524,288 bytes per token)."""
+    run = RunSettings(dtype="bf16", batch=1)
+    weights = 2 * 6_738_415_616
+    best = max_fit(LLAMA_2_7B, run, 80 * GB)
+    assert (80 * GB - weights) // 524_288 == best
+    assert 126_882 == best
+
+
+def test_nothing_fits_returns_none() -> None:
+    """A model whose weights alone exceed the GPU has no context that fits."""
+    assert max_fit(presets.load("llama-2-70b"), RunSettings(), 24 * GB) is None
+
+
+def test_all_sliding_layers_fit_any_context() -> None:
+    """When every layer slides (Mistral 7B v0.1) the KV cache stops growing at the window, so every
+    context up to the search limit fits once the weights and one window fit."""
+    from paramscope.run import MAX_SEQ
+
+    assert MAX_SEQ == max_fit(presets.load("mistral-7b"), RunSettings(), 80 * GB)
+
+
+def test_training_zero3_divides_everything_but_activations() -> None:
+    """ZeRO-3 over 8 GPUs: weights, gradients and optimizer states per GPU are an eighth (rounded up);
+    activations do not change."""
+    spec = LLAMA_2_7B
+    one = parts(memory(spec, RunSettings(mode="training", seq=1024)))
+    eight = parts(memory(spec, RunSettings(mode="training", seq=1024, zero=3, gpus=8)))
+    n = count(spec).count
+    shard = -(-n // 8)
+    assert (2 * shard, 2 * shard, 12 * shard) == (eight["weights"], eight["gradients"], eight["optimizer"])
+    assert one["activations"] == eight["activations"]
+
+
+@pytest.mark.parametrize(
+    ("optimizer", "dtype", "per_param"),
+    [("adamw", "bf16", 16), ("sgd", "bf16", 12), ("adamw", "fp32", 16), ("sgd", "fp32", 12)],
+)
+def test_optimizer_bytes_per_parameter(optimizer: str, dtype: str, per_param: int) -> None:
+    """Model states per parameter: mixed-precision AdamW 2+2+12, SGD with momentum 2+2+8 (fp32 master +
+    momentum); fp32 AdamW 4+4+8, fp32 SGD 4+4+4."""
+    assert 1_000_000 * per_param == model_states(1_000_000, dtype, optimizer).count
+
+
+def test_adam8bit_block_scales() -> None:
+    """8-bit Adam (Dettmers et al. 2022): 1 byte per moment plus one fp32 absmax per block of 2048 values
+    per moment; in mixed precision the fp32 master weights stay: 2 + 2 + (4 + 2) bytes per parameter."""
+    states = model_states(4096, "bf16", "adam8bit")
+    assert 4096 * 10 + 2 * 2 * 4 == states.count
+
+
+def test_memory_tree_parts_add_up() -> None:
+    """The total is the sum of the parts, in both modes, and every parent is the sum of its children."""
+    for run in (RunSettings(), RunSettings(mode="training", dropout=True), RunSettings(dtype="int4")):
+        tree = memory(GPT3, run)
+        out = parts(tree)
+        assert out["total"] == sum(v for k, v in out.items() if k != "total")
+        for node in tree.walk():
+            if node.children:
+                assert node.count == sum(c.count for c in node.children)
+
+
+def test_training_rejects_quantized_dtype() -> None:
+    """Training is modelled in fp32 or 16-bit mixed precision; an int4 training run is refused."""
+    with pytest.raises(ValueError, match="dtype"):
+        memory(GPT3, RunSettings(mode="training", dtype="int4"))
+
+
+# ------------------------------------------------------------------------------------------- invariants
+@st.composite
+def specs(draw: st.DrawFn) -> Spec:
+    kv = draw(st.integers(1, 4))
+    heads = kv * draw(st.integers(1, 4))
+    head_dim = draw(st.integers(8, 64))
+    experts = draw(st.sampled_from([0, 0, 4]))
+    window = draw(st.sampled_from([None, None, 16, 300]))
+    layers = draw(st.integers(1, 6))
+    return Spec(
+        vocab_size=draw(st.integers(0, 3000)),
+        hidden_size=heads * head_dim,
+        num_hidden_layers=layers,
+        num_attention_heads=heads,
+        num_key_value_heads=kv,
+        intermediate_size=draw(st.integers(8, 512)),
+        mlp_gated=draw(st.booleans()),
+        attention_bias=draw(st.booleans()),
+        norm_type=draw(st.sampled_from(["layernorm", "rmsnorm"])),
+        position_embedding=draw(st.sampled_from(["learned", "rotary"])),
+        max_position_embeddings=draw(st.integers(1, 4096)),
+        tie_word_embeddings=draw(st.booleans()),
+        num_experts=experts,
+        num_experts_per_tok=2,
+        parallel_attn=draw(st.booleans()),
+        num_decoder_layers=draw(st.sampled_from([0, 0, 0, 2])),
+        sliding_window=window,
+        sliding_window_layers=draw(st.integers(0, layers)) if window else 0,
+    )
+
+
+runs = st.builds(
+    RunSettings,
+    mode=st.sampled_from(["inference", "training"]),
+    dtype=st.sampled_from(["fp32", "bf16", "fp16"]),
+    kv_dtype=st.sampled_from(["auto", "bf16", "fp8", "int4"]),
+    batch=st.integers(1, 8),
+    seq=st.integers(1, 2048),
+    optimizer=st.sampled_from(["adamw", "sgd", "adam8bit"]),
+    zero=st.integers(0, 3),
+    gpus=st.integers(1, 16),
+    recompute=st.sampled_from(["none", "selective", "full"]),
+    flash=st.booleans(),
+    dropout=st.booleans(),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(specs(), runs, st.integers(1, 4), st.integers(1, 1000))
+def test_memory_grows_with_batch_and_context(spec: Spec, run: RunSettings, more_b: int, more_s: int) -> None:
+    """More sequences or longer ones never need less memory."""
+    base = memory(spec, run).count
+    assert base <= memory(spec, dataclasses.replace(run, batch=run.batch + more_b)).count
+    assert base <= memory(spec, dataclasses.replace(run, seq=run.seq + more_s)).count
+
+
+@settings(max_examples=150, deadline=None)
+@given(specs(), runs)
+def test_zero_stages_never_increase_memory(spec: Spec, run: RunSettings) -> None:
+    """Each ZeRO stage shards one more kind of state, so memory per GPU never grows from stage to stage."""
+    run = dataclasses.replace(run, mode="training")
+    totals = [memory(spec, dataclasses.replace(run, zero=z)).count for z in (0, 1, 2, 3)]
+    assert totals == sorted(totals, reverse=True)
+
+
+@settings(max_examples=150, deadline=None)
+@given(specs())
+def test_quantized_weights_are_smaller(spec: Spec) -> None:
+    """int4 < int8 < bf16 < fp32 weights (scales included), and fp8 < bf16, for every model whose layer
+    matrices have at least 8 inputs."""
+    w = {d: weight_bytes(spec, d).count for d in ("int4", "int8", "fp8", "bf16", "fp32")}
+    assert w["int4"] < w["int8"] < w["bf16"] < w["fp32"]
+    assert w["fp8"] < w["bf16"]
+
+
+@settings(max_examples=100, deadline=None)
+@given(specs(), st.integers(1, 5000), st.integers(1, 8))
+def test_kv_cache_is_linear_in_batch(spec: Spec, tokens: int, batch: int) -> None:
+    """The KV cache of b sequences is b times the cache of one (16-bit elements: no rounding)."""
+    assert batch * kv_cache(spec, tokens, 1, "bf16").count == kv_cache(spec, tokens, batch, "bf16").count
+
+
+@settings(max_examples=100, deadline=None)
+@given(specs(), runs)
+def test_every_parent_is_the_sum_of_its_children(spec: Spec, run: RunSettings) -> None:
+    """Every node of the memory tree is the sum of its children, so every view shows the same numbers."""
+    for node in memory(spec, run).walk():
+        if node.children:
+            assert node.count == sum(c.count for c in node.children)
