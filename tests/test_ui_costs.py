@@ -1,0 +1,93 @@
+"""The Memory and Compute tabs and the run controls, driven headless with Streamlit's AppTest."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from paramscope import charts_costs, presets
+from paramscope.flops import forward
+from paramscope.memory import memory, parts
+from paramscope.run import RunSettings
+
+
+def _script() -> None:
+    import streamlit as st
+
+    from paramscope import presets, ui_costs
+    from paramscope.run import RunSettings
+
+    spec = presets.load(st.session_state.get("model", "llama-2-7b"))
+    settings = st.session_state.get("run_settings", RunSettings())
+    with st.sidebar:
+        settings = ui_costs.render_run_controls(settings)
+    st.session_state.run_settings = settings
+    ui_costs.render_memory_tab(spec, settings)
+    ui_costs.render_compute_tab(spec, settings)
+
+
+def _app(model: str, settings: RunSettings | None = None) -> AppTest:
+    at = AppTest.from_function(_script, default_timeout=60)
+    at.session_state["model"] = model
+    if settings is not None:
+        at.session_state["run_settings"] = settings
+    return at.run()
+
+
+@pytest.mark.parametrize(
+    ("model", "settings"),
+    [
+        ("llama-2-7b", None),
+        ("mixtral-8x7b", RunSettings(mode="training", zero=3, gpus=8, flash=True)),
+        ("t5-small", RunSettings(dtype="int4", batch=4)),
+        ("bert-base-uncased", RunSettings(mode="training", recompute="full", dropout=True)),
+        ("deepseek-v2-lite", RunSettings(seq=32768, kv_dtype="fp8", causal=True, tokens_per_second=1e5)),
+    ],
+)
+def test_tabs_render_and_show_engine_numbers(model: str, settings: RunSettings | None) -> None:
+    """Both tabs render without an exception and the headline total is the engine's, in GB."""
+    at = _app(model, settings)
+    assert not at.exception
+    total = parts(memory(presets.load(model), settings or RunSettings()))["total"]
+    metrics = {m.label: m.value for m in at.metric}
+    assert f"{total / 1e9:,.2f} GB" == metrics["Total per GPU"]
+
+
+def test_controls_keep_hidden_settings() -> None:
+    """Settings of controls hidden in inference mode (optimizer, FlashAttention) survive a trip to
+    inference and back, and every change reaches the returned settings."""
+    at = _app("gpt2")
+    at.radio(key="run_mode").set_value("training").run()
+    at.selectbox(key="run_optimizer").set_value("sgd").run()
+    at.checkbox(key="run_flash").check().run()
+    at.radio(key="run_mode").set_value("inference").run()
+    at.number_input(key="run_batch").set_value(3).run()
+    at.radio(key="run_mode").set_value("training").run()
+    assert not at.exception
+    s = at.session_state["run_settings"]
+    assert ("training", "sgd", True, 3) == (s.mode, s.optimizer, s.flash, s.batch)
+
+
+def test_restored_settings_show_in_the_controls() -> None:
+    """Settings handed in (from a share link) appear in the widgets."""
+    at = _app("gpt2", RunSettings(batch=7, gpu="rtx-4090", mfu=0.5))
+    assert (7, "rtx-4090", 50.0) == (
+        at.number_input(key="run_batch").value, at.selectbox(key="run_gpu").value, at.slider(key="run_mfu").value
+    )
+
+
+def test_memory_bar_has_capacity_line_and_parts() -> None:
+    """The stacked bar draws one trace per non-zero part, in GB, and a line at the GPU's capacity."""
+    out = parts(memory(presets.load("llama-2-7b"), RunSettings(seq=4096, dtype="fp16")))
+    fig = charts_costs.memory_bar(out, 80 * 10**9, "H100")
+    assert ["Weights", "KV cache"] == [t.name for t in fig.data]
+    assert 2**31 / 1e9 == fig.data[1].y[0]
+    assert 80.0 == fig.layout.shapes[0].y0
+
+
+def test_flops_bar_shares_add_to_the_forward_total() -> None:
+    """The FLOPs chart groups every leaf of the tree; the groups add up to the forward total."""
+    tree = forward(presets.load("gpt2"), 1024)
+    groups = charts_costs.flops_breakdown(tree, 1024)
+    assert tree.count == sum(groups.values())
+    assert 79_047_426_048 == groups["LM head"]
