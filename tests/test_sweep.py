@@ -149,3 +149,12 @@ def test_where_palm_parameters_go() -> None:
     assert ["mlp", "attention", "embedding", "norms"] == [r["component"] for r in rows]
     assert 0.89 < rows[0]["share"] < 0.90
     assert presets.get("palm-540b").expected_total == sum(r["params"] for r in rows)
+
+
+def test_training_compute_columns_when_flops_module_is_present() -> None:
+    """With the FLOPs module installed, training FLOPs per token grow with depth and exceed 6 per parameter."""
+    pytest.importorskip("paramscope.flops")
+    rows = sweep(presets.load("gpt2"), "layers", [6, 12, 24])
+    per_token = [r["training_flops_per_token"] for r in rows]
+    assert per_token == sorted(per_token) and per_token[0] < per_token[-1]
+    assert all(r["training_flops_per_token"] > 6 * r["total"] - 6 * r["embedding"] for r in rows)

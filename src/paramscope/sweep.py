@@ -116,8 +116,9 @@ def _divisor_near(n: int, target: int) -> int:
     return 1
 
 
-def default_values(spec: Spec, dimension: str, points: int = 9) -> list[int]:
-    """A geometric range of ``points`` values around the spec's own value (which is always included)."""
+def default_values(spec: Spec, dimension: str, points: int = 9, span: float = 8.0) -> list[int]:
+    """``points`` values spaced geometrically from the spec's own value / ``span`` to × ``span`` (the
+    own value always included; widths are multiples of the head size)."""
     spec = validate(spec)
     name = field_of(dimension)
     current = getattr(spec, name)
@@ -127,7 +128,7 @@ def default_values(spec: Spec, dimension: str, points: int = 9) -> list[int]:
     step = spec.head_size if name == "hidden_size" and spec.head_size else 1
     if current < 1:
         return [current, 1, 2, 4, 8]
-    lo, hi = max(1.0, current / 8), min(current * 8.0, float(LIMITS.get(name, current * 8)))
+    lo, hi = max(1.0, current / span), min(current * span, float(LIMITS.get(name, current * span)))
     values = {current}
     for i in range(points):
         raw = lo * (hi / lo) ** (i / max(points - 1, 1)) if hi > lo else lo
@@ -143,7 +144,8 @@ def cost_columns(spec: Spec, settings: Any = None) -> dict[str, float]:
     uses it as given (mode set to inference), training memory the same with mode training. Returns
     ``{}`` (or only the columns whose module is present) so callers add columns only when there is
     something to show. Names end in their unit: ``inference_gb``, ``training_gb`` (bytes per GPU / 1e9),
-    ``training_flops`` (total training compute for the run's tokens).
+    ``training_flops_per_token`` and ``training_flops`` (for ``training_tokens``: the run's tokens, or
+    Chinchilla's 20 per parameter).
     """
     out: dict[str, float] = {}
     try:
@@ -152,35 +154,33 @@ def cost_columns(spec: Spec, settings: Any = None) -> dict[str, float]:
     except ImportError:
         return out
     base = settings if settings is not None else RunSettings()
+    train_dtype = base.dtype if base.dtype in ("fp32", "bf16", "fp16") else "bf16"
+    train = dataclasses.replace(base, mode="training", dtype=train_dtype)
     try:
-        infer = dataclasses.replace(base, mode="inference")
-        out["inference_gb"] = _memory.total_bytes(spec, infer) / 1e9
-        train_dtype = base.dtype if base.dtype in ("fp32", "bf16", "fp16") else "bf16"
-        train = dataclasses.replace(base, mode="training", dtype=train_dtype)
+        out["inference_gb"] = _memory.total_bytes(spec, dataclasses.replace(base, mode="inference")) / 1e9
         out["training_gb"] = _memory.total_bytes(spec, train) / 1e9
     except (ValueError, AttributeError, TypeError):
-        out.pop("inference_gb", None)
-    flops = _training_flops(spec, base)
-    if flops is not None:
-        out["training_flops"] = flops
+        out = {}
+    out.update(_training_compute(spec, train))
     return out
 
 
-def _training_flops(spec: Spec, settings: Any) -> float | None:
-    """Total training FLOPs from the FLOPs module, if it is installed and offers it."""
+def _training_compute(spec: Spec, settings: Any) -> dict[str, float]:
+    """Training FLOPs per token and in total under training ``settings`` (for the run's tokens;
+    Chinchilla's 20 per parameter when they say 0), from the FLOPs module when it is installed."""
     try:
         from . import flops as _flops
     except ImportError:
-        return None
-    fn = getattr(_flops, "training_flops", None)
-    if fn is None:
-        return None
+        return {}
     try:
-        value = fn(spec, dataclasses.replace(settings, mode="training"))
-    except (ValueError, TypeError):
-        return None
-    value = getattr(value, "count", value)
-    return float(value) if isinstance(value, (int, float)) else None
+        c = _flops.compute(spec, settings)
+        return {
+            "training_flops_per_token": float(c.training_per_token),
+            "training_tokens": float(c.tokens),
+            "training_flops": float(c.training_total),
+        }
+    except (ValueError, AttributeError, TypeError):
+        return {}
 
 
 # ----------------------------------------------------------------------------------------- sweep

@@ -1,0 +1,275 @@
+"""Plotly figures for the explore tabs: model comparison, dimension sweeps, "where the parameters go".
+
+Pure functions from engine results (:mod:`paramscope.compare`, :mod:`paramscope.sweep`) to figures; no
+Streamlit. Component kinds keep the colours the main charts give the matching components.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from .compare import Comparison
+from .spec import short
+
+_FONT = dict(family="Source Sans Pro, sans-serif")
+#: Component kind -> the component path whose colour it borrows from the main charts.
+_KIND_PATH = {
+    "embedding": "embedding/token",
+    "attention": "layers/attention",
+    "mlp": "layers/mlp",
+    "experts": "layers/moe",
+    "recurrent": "layers/recurrent",
+    "norms": "layers/norm",
+    "head": "head/lm",
+}
+_KIND_FALLBACK = {
+    "embedding": "#4c78a8",
+    "attention": "#f58518",
+    "mlp": "#e45756",
+    "experts": "#b279a2",
+    "recurrent": "#eeca3b",
+    "norms": "#9d755d",
+    "head": "#ff9da6",
+    "other": "#bab0ac",
+}
+KIND_LABELS = {
+    "embedding": "Embeddings",
+    "attention": "Attention",
+    "mlp": "MLP",
+    "experts": "Experts (MoE)",
+    "recurrent": "Recurrent units",
+    "norms": "Norms",
+    "head": "Head",
+    "other": "Other",
+}
+MODEL_COLOURS = ("#4c78a8", "#f58518", "#54a24b")
+DIMENSION_LABELS = {
+    "num_hidden_layers": "layers (num_hidden_layers)",
+    "hidden_size": "width (hidden_size)",
+    "vocab_size": "vocabulary (vocab_size)",
+    "num_experts": "experts (num_experts)",
+}
+
+
+def kind_colour(kind: str) -> str:
+    """The colour of a component kind (the main charts' colour for that component, when available)."""
+    try:
+        from .charts import colour
+    except ImportError:
+        return _KIND_FALLBACK.get(kind, "#bab0ac")
+    path = _KIND_PATH.get(kind)
+    return colour(path) if path else _KIND_FALLBACK.get(kind, "#bab0ac")
+
+
+def _layout(fig: go.Figure, height: int, **kw: Any) -> go.Figure:
+    fig.update_layout(height=height, margin=dict(l=10, r=10, t=40, b=10), font=_FONT, **kw)
+    return fig
+
+
+def _hover(n: float) -> str:
+    return f"{n:,.0f} ({short(n)})"
+
+
+# ------------------------------------------------------------------------------------------ compare
+def compare_bars(c: Comparison, log: bool = False) -> go.Figure:
+    """Grouped bars: one group per component kind, one bar per model."""
+    kinds = list(c.kinds)
+    fig = go.Figure()
+    for i, label in enumerate(c.labels):
+        values = [c.kinds[k][i] for k in kinds]
+        fig.add_bar(
+            name=label,
+            x=[KIND_LABELS.get(k, k) for k in kinds],
+            y=values,
+            marker_color=MODEL_COLOURS[i % len(MODEL_COLOURS)],
+            text=[short(v) if v else "" for v in values],
+            textposition="outside",
+            hovertext=[_hover(v) for v in values],
+            hovertemplate="%{x}<br>%{hovertext}<extra>" + label.replace("<", "‹") + "</extra>",
+        )
+    fig.update_yaxes(title_text="parameters", type="log" if log else "linear")
+    return _layout(fig, 420, barmode="group", title="Parameters per component", legend=dict(orientation="h"))
+
+
+def compare_totals(c: Comparison) -> go.Figure:
+    """Stacked horizontal bars: each model's total split into component kinds."""
+    fig = go.Figure()
+    for kind, counts in c.kinds.items():
+        fig.add_bar(
+            name=KIND_LABELS.get(kind, kind),
+            y=list(c.labels),
+            x=list(counts),
+            orientation="h",
+            marker_color=kind_colour(kind),
+            hovertext=[_hover(v) for v in counts],
+            hovertemplate="%{y}: %{hovertext}<extra>" + KIND_LABELS.get(kind, kind) + "</extra>",
+        )
+    fig.update_xaxes(title_text="parameters")
+    fig.update_yaxes(autorange="reversed")
+    return _layout(fig, 120 + 60 * len(c.labels), barmode="stack", title="Totals", legend=dict(orientation="h"))
+
+
+# -------------------------------------------------------------------------------------------- sweep
+def _x_title(field: str) -> str:
+    return DIMENSION_LABELS.get(field, field)
+
+
+def _family_markers(fig: go.Figure, points: Sequence[dict[str, Any]], key: str, **kw: Any) -> None:
+    if not points:
+        return
+    fig.add_scatter(
+        x=[p["value"] for p in points],
+        y=[p[key] for p in points],
+        mode="markers+text",
+        name="real models",
+        text=[p["name"] for p in points],
+        textposition="top left",
+        marker=dict(symbol="diamond", size=11, color="#111827", line=dict(width=1, color="white")),
+        hovertext=[f"{p['title']}: {_hover(p[key])}" for p in points],
+        hovertemplate="%{hovertext}<extra></extra>",
+        **kw,
+    )
+
+
+def _current(fig: go.Figure, current: int | None) -> None:
+    if current is not None:
+        fig.add_vline(x=current, line_dash="dot", line_color="#6b7280", annotation_text="this model")
+
+
+def sweep_params(
+    rows: Sequence[dict[str, Any]],
+    field: str,
+    points: Sequence[dict[str, Any]] = (),
+    current: int | None = None,
+    log: bool = True,
+) -> go.Figure:
+    """Total, non-embedding and embedding parameters against the swept value, real models marked."""
+    x = [r["value"] for r in rows]
+    fig = go.Figure()
+    for key, name, colour, dash in (
+        ("total", "total", "#111827", "solid"),
+        ("non_embedding", "non-embedding", "#e45756", "solid"),
+        ("embedding", "embedding", "#4c78a8", "solid"),
+        ("kaplan_12LD2", "Kaplan 12·L·d²", "#9ca3af", "dash"),
+    ):
+        fig.add_scatter(
+            x=x,
+            y=[r[key] for r in rows],
+            mode="lines+markers",
+            name=name,
+            line=dict(color=colour, dash=dash),
+            hovertext=[_hover(r[key]) for r in rows],
+            hovertemplate="%{x:,}: %{hovertext}<extra>" + name + "</extra>",
+        )
+    _family_markers(fig, points, "total")
+    _current(fig, current)
+    axis = "log" if log else "linear"
+    fig.update_xaxes(title_text=_x_title(field), type=axis)
+    fig.update_yaxes(title_text="parameters", type=axis)
+    return _layout(fig, 440, title="Parameters", legend=dict(orientation="h"))
+
+
+def sweep_share(rows: Sequence[dict[str, Any]], field: str, current: int | None = None, log: bool = True) -> go.Figure:
+    """The embedding share of the total (%) against the swept value."""
+    fig = go.Figure()
+    fig.add_scatter(
+        x=[r["value"] for r in rows],
+        y=[100 * r["embedding_share"] for r in rows],
+        mode="lines+markers",
+        name="embedding share",
+        line=dict(color="#4c78a8"),
+        hovertemplate="%{x:,}: %{y:.1f} %<extra></extra>",
+    )
+    _current(fig, current)
+    fig.update_xaxes(title_text=_x_title(field), type="log" if log else "linear")
+    fig.update_yaxes(title_text="% of all parameters", rangemode="tozero")
+    return _layout(fig, 320, title="Embedding share", showlegend=False)
+
+
+def sweep_kaplan(rows: Sequence[dict[str, Any]], field: str, current: int | None = None, log: bool = True) -> go.Figure:
+    """How far Kaplan's 12·L·d² is from the exact non-embedding count (%), and from the total (%)."""
+    fig = go.Figure()
+    x = [r["value"] for r in rows]
+    for key, name, colour in (
+        ("kaplan_error_pct", "vs non-embedding", "#e45756"),
+        ("kaplan_vs_total_pct", "vs total", "#111827"),
+    ):
+        fig.add_scatter(
+            x=x,
+            y=[r[key] for r in rows],
+            mode="lines+markers",
+            name=name,
+            line=dict(color=colour),
+            hovertemplate="%{x:,}: %{y:+.3f} %<extra>" + name + "</extra>",
+        )
+    fig.add_hline(y=0, line_color="#9ca3af")
+    _current(fig, current)
+    fig.update_xaxes(title_text=_x_title(field), type="log" if log else "linear")
+    fig.update_yaxes(title_text="(12·L·d² − exact) / exact, %")
+    return _layout(fig, 340, title="Kaplan's approximation: error", legend=dict(orientation="h"))
+
+
+def sweep_costs(
+    rows: Sequence[dict[str, Any]], field: str, current: int | None = None, log: bool = True
+) -> go.Figure | None:
+    """Memory (inference, training; GB) and training FLOPs per token against the swept value; ``None``
+    when the rows carry no cost columns (memory / FLOPs modules not installed)."""
+    has_mem = any("inference_gb" in r for r in rows)
+    has_flops = any("training_flops_per_token" in r for r in rows)
+    if not (has_mem or has_flops):
+        return None
+    fig = make_subplots(specs=[[{"secondary_y": True}]])
+    x = [r["value"] for r in rows]
+    for key, name, colour in (
+        ("inference_gb", "inference memory", "#54a24b"),
+        ("training_gb", "training memory", "#b279a2"),
+    ):
+        if has_mem:
+            fig.add_scatter(
+                x=x,
+                y=[r.get(key) for r in rows],
+                mode="lines+markers",
+                name=name + " (GB)",
+                line=dict(color=colour),
+                hovertemplate="%{x:,}: %{y:,.2f} GB<extra>" + name + "</extra>",
+                secondary_y=False,
+            )
+    if has_flops:
+        fig.add_scatter(
+            x=x,
+            y=[r.get("training_flops_per_token") for r in rows],
+            mode="lines+markers",
+            name="training FLOPs / token",
+            line=dict(color="#f58518", dash="dash"),
+            hovertemplate="%{x:,}: %{y:.3s} FLOPs per token<extra></extra>",
+            secondary_y=True,
+        )
+    _current(fig, current)
+    axis = "log" if log else "linear"
+    fig.update_xaxes(title_text=_x_title(field), type=axis)
+    fig.update_yaxes(title_text="GB per GPU", type=axis, secondary_y=False)
+    fig.update_yaxes(title_text="FLOPs per training token", type=axis, secondary_y=True)
+    return _layout(fig, 380, title="Memory and training compute", legend=dict(orientation="h"))
+
+
+# ------------------------------------------------------------------------------------- where it goes
+def where_bars(rows: Sequence[dict[str, Any]], title: str) -> go.Figure:
+    """Horizontal bars of parameters per component kind with their share (rows of ``where_it_goes``)."""
+    fig = go.Figure()
+    fig.add_bar(
+        y=[KIND_LABELS.get(r["component"], r["component"]) for r in rows],
+        x=[r["params"] for r in rows],
+        orientation="h",
+        marker_color=[kind_colour(r["component"]) for r in rows],
+        text=[f"{100 * r['share']:.2f} %  ({short(r['params'])})" for r in rows],
+        textposition="auto",
+        hovertext=[_hover(r["params"]) for r in rows],
+        hovertemplate="%{y}: %{hovertext}<extra></extra>",
+    )
+    fig.update_yaxes(autorange="reversed")
+    fig.update_xaxes(title_text="parameters")
+    return _layout(fig, 80 + 45 * len(rows), title=title, showlegend=False)

@@ -1,0 +1,536 @@
+"""Streamlit pieces of the explore tabs: your own config.json, comparison, the architecture drawn, sweeps.
+
+Public (called by app.py; keep stable). Widget keys all start with ``x_``.
+
+* ``render_upload(on_use=None) -> ReadResult | None`` — upload or paste a config.json. Shows what was
+  read, the keys the count ignores, and a clear error (the pasted text is kept). Returns the read result
+  while the text reads cleanly; ``on_use(result)`` is called (as a button callback, before the rerun)
+  when the user clicks "Use this model". :func:`model_from_upload` turns a result into the
+  ``(preset, editable spec)`` pair the page keeps, so the page's own link (preset + changed fields) works.
+* ``render_compare(current_label, current_spec, settings=None) -> list[str]`` — the model in view and one
+  or two others; returns the entries of the others (preset names or encoded specs) for the link.
+* ``render_diagram(spec, title="") -> None`` — the architecture as Graphviz boxes.
+* ``render_sweep(spec, preset=None, settings=None) -> str`` — sweep one dimension; returns it.
+
+Share link (query keys, all prefixed ``x_`` so they never clash with Spec fields or ``run_*``):
+
+* ``x_cmp`` — the compared models besides the one in view, comma-separated; each a preset name or an
+  encoded spec (``1.`` + base64url, see :mod:`paramscope.encode`);
+* ``x_sweep`` — the swept dimension (``layers``, ``width``, ``vocab``, ``experts``) when not ``layers``;
+* ``x_spec`` — a whole model, encoded (for a model no preset + changed fields can express).
+
+:func:`explore_query` writes them and :func:`explore_from_query` reads them back (never raising);
+:func:`restore_from_query` seeds this module's widgets from a link once per session.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import streamlit as st
+
+from . import charts_explore as CX
+from . import presets
+from .compare import compare
+from .diagram import to_dot
+from .encode import PREFIX, decode_spec, diff_fields, encode_spec, nearest_preset
+from .hfconfig import FAMILIES, MAX_CONFIG_BYTES, ReadResult, read_json_text
+from .params import count, summarize
+from .spec import Spec, short, validate
+from .sweep import DIMENSIONS, default_values, family_points, field_of, sweep, where_it_goes
+
+# ------------------------------------------------------------------------------------- keys
+PASTE = "x_paste"  # text area holding the config text (uploaded files are copied in)
+_PASTE_SAVED = "x_paste_saved"  # a copy that survives Streamlit dropping an unrendered widget's value
+UPLOAD = "x_upload"
+_UPLOAD_SEEN = "x_upload_seen"  # file_id of the upload already copied into the text area
+USE = "x_use"
+CMP = "x_cmp"  # multiselect of compare entries
+_CMP_EXTRA = "x_cmp_extra"  # entry -> label for encoded specs (from a link or an upload)
+CMP_LOG = "x_cmp_log"
+SWEEP = "x_sweep"
+SWEEP_RANGE = "x_sweep_range"
+SWEEP_LOG = "x_sweep_log"
+_RESTORED = "x_restored"
+
+Q_CMP, Q_SWEEP, Q_SPEC = "x_cmp", "x_sweep", "x_spec"
+MAX_COMPARED = 2  # besides the model in view
+MAX_ENTRY = 2048
+_CHART = {"displaylogo": False}
+
+EXAMPLE = """{
+  "model_type": "llama",
+  "vocab_size": 32000,
+  "hidden_size": 2048,
+  "intermediate_size": 5632,
+  "num_hidden_layers": 22,
+  "num_attention_heads": 32,
+  "num_key_value_heads": 4,
+  "tie_word_embeddings": false
+}"""
+
+
+# ==================================================================================== share link
+@dataclass(frozen=True)
+class ExploreLink:
+    """What a share link says about the explore tabs."""
+
+    spec: Spec | None = None  # x_spec: a whole model to show instead of preset + fields
+    compare: tuple[str, ...] = ()  # x_cmp entries that resolve (preset names or encoded specs)
+    sweep: str = "layers"
+    warnings: tuple[str, ...] = field(default=())
+
+
+def _text(value: object) -> str:
+    if isinstance(value, (list, tuple)):
+        value = value[-1] if value else ""
+    return value if isinstance(value, str) else str(value)
+
+
+def entry_spec(entry: str) -> tuple[str, Spec]:
+    """``(label, spec)`` for a compare entry (a preset name or an encoded spec); ``ValueError`` otherwise."""
+    entry = entry.strip()
+    if entry.startswith(PREFIX):
+        spec = decode_spec(entry)
+        return f"{spec.model_type} · {short(count(spec).count)} (link)", spec
+    if entry in presets.names():
+        return entry, presets.load(entry)
+    raise ValueError(f"{entry[:40]!r} is neither a preset name nor an encoded spec")
+
+
+def explore_query(
+    compare_entries: Sequence[str] = (), sweep_dimension: str = "layers", spec: Spec | None = None
+) -> dict[str, str]:
+    """The ``x_*`` query parameters for the explore state (only what differs from the defaults)."""
+    out: dict[str, str] = {}
+    entries = [e for e in compare_entries if e][:MAX_COMPARED]
+    if entries:
+        out[Q_CMP] = ",".join(entries)
+    if sweep_dimension and sweep_dimension != "layers":
+        out[Q_SWEEP] = sweep_dimension
+    if spec is not None:
+        out[Q_SPEC] = encode_spec(spec)
+    return out
+
+
+def explore_from_query(q: Mapping[str, Any]) -> ExploreLink:
+    """The explore state a link holds; bad parts are dropped with a warning, never raised."""
+    warnings: list[str] = []
+    spec = None
+    if Q_SPEC in q:
+        try:
+            spec = decode_spec(_text(q[Q_SPEC]))
+        except ValueError as exc:
+            warnings.append(f"{Q_SPEC}: {exc}; showing the preset instead")
+    entries: list[str] = []
+    if Q_CMP in q:
+        raw = _text(q[Q_CMP])[: (MAX_ENTRY + 1) * MAX_COMPARED]
+        for entry in [e.strip() for e in raw.split(",") if e.strip()][:MAX_COMPARED]:
+            try:
+                entry_spec(entry)
+                entries.append(entry)
+            except ValueError as exc:
+                warnings.append(f"{Q_CMP}: {exc}; left out of the comparison")
+    dim = "layers"
+    if Q_SWEEP in q:
+        wanted = _text(q[Q_SWEEP])
+        if wanted in DIMENSIONS:
+            dim = wanted
+        else:
+            warnings.append(f"{Q_SWEEP}: {wanted[:40]!r} is not one of {', '.join(DIMENSIONS)}; sweeping layers")
+    return ExploreLink(spec, tuple(entries), dim, tuple(warnings))
+
+
+def restore_from_query(q: Mapping[str, Any]) -> ExploreLink:
+    """Seed the compare and sweep widgets from a link, once per session; returns what the link held
+    (its ``spec`` is for the page to adopt, its ``warnings`` for the page to show)."""
+    link = explore_from_query(q)
+    state = st.session_state
+    if not state.get(_RESTORED):
+        state[_RESTORED] = True
+        extra = dict(state.get(_CMP_EXTRA, {}))
+        for entry in link.compare:
+            if entry.startswith(PREFIX):
+                extra[entry] = entry_spec(entry)[0]
+        state[_CMP_EXTRA] = extra
+        state[CMP] = list(link.compare)
+        state[SWEEP] = link.sweep
+    return link
+
+
+def current_query() -> dict[str, str]:
+    """The ``x_*`` query parameters for what the explore widgets hold now (for the page's share link)."""
+    return explore_query(st.session_state.get(CMP, []), st.session_state.get(SWEEP, "layers"))
+
+
+def editable(spec: Spec) -> Spec:
+    """``spec`` with sizes that validation derives (head_dim = width / heads, kv heads = heads) left as
+    ``None``, as the page keeps presets, so that later edits re-derive them."""
+    spec = validate(spec)
+    changes: dict[str, object] = {}
+    heads = spec.num_attention_heads
+    if spec.has_attention and heads and not spec.is_mla:
+        if spec.hidden_size % heads == 0 and spec.head_dim == spec.hidden_size // heads:
+            changes["head_dim"] = None
+        if spec.num_key_value_heads == heads:
+            changes["num_key_value_heads"] = None
+    return dataclasses.replace(spec, **changes) if changes else spec
+
+
+def model_from_upload(result: ReadResult) -> tuple[str, Spec]:
+    """``(nearest preset, editable spec)`` for a read config: the page shows the spec and its link is the
+    preset plus the fields that differ (the preset shares the model_type whenever one exists)."""
+    name = nearest_preset(result.spec) or "gpt2"
+    return name, editable(result.spec)
+
+
+# ======================================================================================== upload
+def _explain(message: str) -> None:
+    st.error(f"Could not read this config: {message}", icon="⚠️")
+    if message.startswith("model_type:"):
+        st.info(
+            "ParamScope counts these Hugging Face model types exactly, each checked against transformers: "
+            f"{', '.join(sorted(t for t in FAMILIES if t != 'paramscope'))}. "
+            'For any other architecture, set `"model_type": "paramscope"` and describe it with ParamScope\'s '
+            "own field names (the Hugging Face ones where they exist), for example:"
+        )
+        st.code(
+            json.dumps(
+                {
+                    "model_type": "paramscope",
+                    "vocab_size": 32000,
+                    "hidden_size": 2048,
+                    "num_hidden_layers": 16,
+                    "num_attention_heads": 16,
+                    "mlp_gated": True,
+                    "norm_type": "rmsnorm",
+                    "position_embedding": "rotary",
+                },
+                indent=2,
+            ),
+            language="json",
+        )
+
+
+def _copy_upload() -> None:
+    """Copy a newly uploaded file into the text area (before the text area is drawn)."""
+    uploaded = st.session_state.get(UPLOAD)
+    if uploaded is None or st.session_state.get(_UPLOAD_SEEN) == uploaded.file_id:
+        return
+    st.session_state[_UPLOAD_SEEN] = uploaded.file_id
+    if uploaded.size > MAX_CONFIG_BYTES:
+        st.session_state["x_upload_error"] = (
+            f"the file is {uploaded.size:,} bytes; a config.json is a few kB (limit {MAX_CONFIG_BYTES:,})"
+        )
+        return
+    raw = uploaded.getvalue()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        st.session_state["x_upload_error"] = f"the file is not UTF-8 text ({exc.reason} at byte {exc.start})"
+        return
+    st.session_state.pop("x_upload_error", None)
+    st.session_state[PASTE] = st.session_state[_PASTE_SAVED] = text
+
+
+def render_upload(on_use: Callable[[ReadResult], None] | None = None) -> ReadResult | None:
+    """Upload or paste a config.json; returns what it reads as, or ``None`` (empty or unreadable)."""
+    state = st.session_state
+    st.file_uploader(
+        "Upload a config.json",
+        type=["json"],
+        key=UPLOAD,
+        max_upload_size=1,
+        help="A Hugging Face config.json (a few kB). It is read as plain JSON; nothing in it is executed.",
+    )
+    _copy_upload()
+    if PASTE not in state:
+        state[PASTE] = state.get(_PASTE_SAVED, "")
+    text = st.text_area(
+        "… or paste it here (edit freely: nothing typed is lost)",
+        key=PASTE,
+        height=240,
+        max_chars=MAX_CONFIG_BYTES,
+        placeholder=EXAMPLE,
+    )
+    state[_PASTE_SAVED] = text or ""
+    if state.get("x_upload_error"):
+        st.error(f"Could not use the uploaded file: {state['x_upload_error']}", icon="⚠️")
+    if not (text or "").strip():
+        st.caption("Paste a config.json (for example the one above) or upload a file to count it.")
+        return None
+    try:
+        result = read_json_text(text)
+        summary = summarize(result.spec)
+    except ValueError as exc:
+        _explain(str(exc))
+        return None
+    except Exception as exc:  # the page must never crash on input; say what happened
+        st.error(f"Could not read this config ({type(exc).__name__}).", icon="⚠️")
+        return None
+
+    spec = result.spec
+    a, b, c = st.columns(3)
+    a.metric("Model type", result.model_type)
+    b.metric("Parameters", short(summary.total), help=f"{summary.total:,} exactly")
+    c.metric("Non-embedding", short(summary.non_embedding), help=f"{summary.non_embedding:,} exactly")
+    if result.ignored:
+        with st.expander(f"{len(result.ignored)} key(s) in the file do not change the count", expanded=False):
+            st.caption(
+                "Training settings, token ids, dropout and similar keys hold no parameters; they are listed "
+                "so that nothing is dropped silently."
+            )
+            st.code("\n".join(result.ignored), language=None)
+    else:
+        st.caption("Every key in the file was used.")
+    name = nearest_preset(spec)
+    if name is not None:
+        changed = diff_fields(presets.load(name), spec)
+        what = "identical to" if not changed else f"{len(changed)} field(s) away from"
+        st.caption(f"Nearest preset: **{presets.get(name).title}** ({what} it).")
+    if on_use is not None:
+        st.button(
+            "Use this model",
+            key=USE,
+            type="primary",
+            on_click=on_use,
+            args=(result,),
+            help="Show this model on every tab; its link is the nearest preset plus the changed fields.",
+        )
+    return result
+
+
+# ======================================================================================= compare
+def _entry_label(entry: str) -> str:
+    extra = st.session_state.get(_CMP_EXTRA, {})
+    if entry in extra:
+        return extra[entry]
+    if entry in presets.names():
+        p = presets.get(entry)
+        return f"{p.family} › {p.title}"
+    return entry[:40]
+
+
+def add_compare_entry(spec: Spec, label: str) -> str:
+    """Offer ``spec`` (say, an uploaded model) in the compare picker under ``label``; returns its entry."""
+    entry = encode_spec(spec)
+    extra = dict(st.session_state.get(_CMP_EXTRA, {}))
+    extra[entry] = label[:60]
+    st.session_state[_CMP_EXTRA] = extra
+    return entry
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _comparison(models: tuple[tuple[str, Spec], ...], settings: Any):
+    return compare(list(models), settings=settings)
+
+
+def render_compare(current_label: str, current_spec: Spec, settings: Any = None) -> list[str]:
+    """The model in view beside one or two others: totals, bars per component, tables of counts and of
+    differing fields, memory and compute. Returns the chosen entries (for the share link)."""
+    state = st.session_state
+    extra = dict(state.get(_CMP_EXTRA, {}))
+    options = list(extra) + presets.names()
+    chosen = [e for e in state.get(CMP, []) if e in options]
+    if chosen != state.get(CMP):
+        state[CMP] = chosen
+    picked = st.multiselect(
+        f"Compare {current_label} with (up to {MAX_COMPARED})",
+        options,
+        key=CMP,
+        max_selections=MAX_COMPARED,
+        format_func=_entry_label,
+        placeholder="Pick one or two presets",
+    )
+    if not picked:
+        st.info("Choose one or two models to put beside this one.")
+        return []
+    models: list[tuple[str, Spec]] = [(current_label, validate(current_spec))]
+    for entry in picked:
+        try:
+            label, spec = entry_spec(entry)
+        except ValueError as exc:
+            st.warning(f"Left out: {exc}")
+            continue
+        models.append((extra.get(entry, label), spec))
+    if len(models) < 2:
+        return list(picked)
+    try:
+        c = _comparison(tuple(models), settings)
+    except ValueError as exc:
+        st.error(f"Cannot compare: {exc}", icon="⚠️")
+        return list(picked)
+
+    cols = st.columns(len(c.labels))
+    for col, label, s in zip(cols, c.labels, c.summaries, strict=True):
+        col.metric(label, short(s.total), help=f"{s.total:,} parameters")
+        col.caption(f"non-embedding {short(s.non_embedding)} · active/token {short(s.active)}")
+    log = st.toggle("Log scale", key=CMP_LOG, value=False)
+    st.plotly_chart(CX.compare_bars(c, log=log), config=_CHART)
+    st.plotly_chart(CX.compare_totals(c), config=_CHART)
+
+    st.markdown("**Headline numbers**")
+    headline = c.headline()
+    config = {
+        "model": st.column_config.TextColumn("Model"),
+        "total": st.column_config.NumberColumn("Total", format="localized"),
+        "embedding": st.column_config.NumberColumn("Embedding", format="localized"),
+        "non_embedding": st.column_config.NumberColumn("Non-embedding", format="localized"),
+        "active": st.column_config.NumberColumn("Active per token", format="localized"),
+        "inference_gb": st.column_config.NumberColumn("Inference memory (GB)", format="%.2f"),
+        "training_gb": st.column_config.NumberColumn("Training memory (GB / GPU)", format="%.2f"),
+        "training_flops_per_token": st.column_config.NumberColumn("Training FLOPs / token", format="%.3e"),
+        "training_tokens": st.column_config.NumberColumn("Training tokens", format="%.3e"),
+        "training_flops": st.column_config.NumberColumn("Training FLOPs", format="%.3e"),
+    }
+    st.dataframe(headline, hide_index=True, column_config=config)
+    if not c.costs[0]:
+        st.caption("Memory and compute columns appear when the memory and FLOPs modules are installed.")
+    else:
+        st.caption("Memory and compute use the run settings (batch, precision, GPUs) of the Memory tab.")
+
+    st.markdown("**Parameters per component**")
+    number = {label: st.column_config.NumberColumn(label, format="localized") for label in c.labels}
+    st.dataframe(c.table(), hide_index=True, column_config={"component": "Component", **number})
+    st.markdown("**Fields that differ**")
+    if c.fields:
+        st.dataframe(c.differences(), hide_index=True, column_config={"field": "Field (Hugging Face name)"})
+    else:
+        st.caption("No field differs: these are the same model.")
+    return list(picked)
+
+
+# ======================================================================================= diagram
+@st.cache_data(max_entries=128, show_spinner=False)
+def _dot(spec: Spec, title: str) -> str:
+    return to_dot(spec, count(spec), title=title)
+
+
+def render_diagram(spec: Spec, title: str = "") -> None:
+    """The architecture as boxes with their shapes and counts, following the controls live."""
+    spec = validate(spec)
+    dot = _dot(spec, title)
+    st.caption(
+        "One box per weight: its shape and parameters per copy, and × the layers (or experts) it repeats over. "
+        "A dashed box is a tied weight, counted once where it lives."
+    )
+    st.graphviz_chart(dot, width="stretch")
+    st.download_button(
+        "Diagram source (DOT)", dot, "model.dot", "text/vnd.graphviz", key="x_dot_download", on_click="ignore"
+    )
+
+
+# ========================================================================================= sweep
+@st.cache_data(max_entries=64, show_spinner=False)
+def _sweep(spec: Spec, dim: str, values: tuple[int, ...], settings: Any) -> list[dict[str, Any]]:
+    return sweep(spec, dim, values, settings=settings)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _points(dim: str, families: tuple[str, ...], settings: Any) -> list[dict[str, Any]]:
+    seen: dict[str, dict[str, Any]] = {}
+    for family in families:
+        for p in family_points(dim, family, with_costs=False, settings=settings):
+            seen.setdefault(p["name"], p)
+    return sorted(seen.values(), key=lambda p: (p["value"], p["total"]))
+
+
+def _candidates(spec: Spec, dim: str) -> list[int]:
+    """Values a range may span: /64 to ×64 around the model's own value."""
+    return default_values(spec, dim, points=25, span=64.0)
+
+
+def render_sweep(spec: Spec, preset: str | None = None, settings: Any = None) -> str:
+    """Sweep one dimension; plot parameters, embedding share, Kaplan's error, memory and compute, mark
+    the family's real models; show where PaLM 540B's parameters go. Returns the swept dimension."""
+    spec = validate(spec)
+    state = st.session_state
+    dims = [d for d in DIMENSIONS if d != "experts" or spec.is_moe]
+    if state.get(SWEEP) not in dims:
+        state[SWEEP] = "layers"
+    dim = st.radio(
+        "Sweep",
+        dims,
+        key=SWEEP,
+        horizontal=True,
+        format_func=lambda d: CX.DIMENSION_LABELS[DIMENSIONS[d]],
+        help="Width keeps the head size (heads follow), the query-group size and the MLP-to-width ratio.",
+    )
+    name = field_of(dim)
+    current = getattr(spec, name)
+    options = _candidates(spec, dim)
+    lo_hi = state.get(SWEEP_RANGE)
+    if not (isinstance(lo_hi, (tuple, list)) and len(lo_hi) == 2 and all(v in options for v in lo_hi)):
+        near = [v for v in options if current / 8 <= v <= current * 8] or options
+        state[SWEEP_RANGE] = (min(near), max(near))
+    lo, hi = st.select_slider(
+        "Range", options=options, key=SWEEP_RANGE, format_func=lambda v: f"{v:,}", help="The values to compute."
+    )
+    values = tuple(v for v in options if lo <= v <= hi) or (current,)
+    try:
+        rows = _sweep(spec, dim, values, settings)
+    except ValueError as exc:
+        st.error(f"Cannot sweep: {exc}", icon="⚠️")
+        return dim
+    families = [spec.model_type]
+    if preset and preset in presets.names():
+        families.insert(0, presets.get(preset).family)
+    points = _points(dim, tuple(families), settings)
+    log = st.toggle("Log axes", key=SWEEP_LOG, value=dim != "experts")
+    here = current if lo <= current <= hi else None
+
+    st.plotly_chart(CX.sweep_params(rows, name, points, here, log), config=_CHART)
+    left, right = st.columns(2)
+    with left:
+        st.plotly_chart(CX.sweep_share(rows, name, here, log), config=_CHART)
+    with right:
+        st.plotly_chart(CX.sweep_kaplan(rows, name, here, log), config=_CHART)
+    costs = CX.sweep_costs(rows, name, here, log)
+    if costs is not None:
+        st.plotly_chart(costs, config=_CHART)
+        st.caption("Memory and training compute use the run settings of the Memory tab (batch, precision, GPUs).")
+    at = next((r for r in rows if r["value"] == current), None)
+    if at is not None:
+        st.caption(
+            f"At this model's {name} = {current:,}: Kaplan's 12·L·d² = {at['kaplan_12LD2']:,} is "
+            f"{at['kaplan_error_pct']:+.2f} % off the exact non-embedding count ({at['non_embedding']:,}) "
+            f"and {at['kaplan_vs_total_pct']:+.2f} % off the total ({at['total']:,})."
+        )
+    with st.expander("The numbers"):
+        st.dataframe(
+            rows,
+            hide_index=True,
+            column_config={
+                "value": st.column_config.NumberColumn(name, format="localized"),
+                "total": st.column_config.NumberColumn("Total", format="localized"),
+                "embedding": st.column_config.NumberColumn("Embedding", format="localized"),
+                "non_embedding": st.column_config.NumberColumn("Non-embedding", format="localized"),
+                "active": st.column_config.NumberColumn("Active", format="localized"),
+                "embedding_share": st.column_config.NumberColumn("Embedding share", format="percent"),
+                "kaplan_12LD2": st.column_config.NumberColumn("12·L·d²", format="localized"),
+                "kaplan_error_pct": st.column_config.NumberColumn("12·L·d² error vs non-emb. %", format="%+.3f"),
+                "kaplan_vs_total_pct": st.column_config.NumberColumn("vs total %", format="%+.2f"),
+            },
+        )
+
+    st.subheader("Where do the parameters go?", anchor=False)
+    left, right = st.columns(2)
+    with left:
+        st.plotly_chart(CX.where_bars(where_it_goes(spec), "This model"), config=_CHART)
+    if "palm-540b" in presets.names():
+        with right:
+            palm = presets.load("palm-540b")
+            rows_palm = where_it_goes(palm)
+            st.plotly_chart(CX.where_bars(rows_palm, "PaLM 540B"), config=_CHART)
+            mlp = next((r for r in rows_palm if r["component"] == "mlp"), None)
+            if mlp is not None:
+                st.caption(
+                    f"PaLM 540B: {mlp['share']:.1%} of its {short(count(palm).count)} parameters are the SwiGLU "
+                    "MLP (three 18,432 × 73,728 matrices in each of 118 layers); multi-query attention keeps "
+                    "attention small, and the 256k vocabulary is under 1 %."
+                )
+    return dim

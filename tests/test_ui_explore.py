@@ -1,0 +1,223 @@
+"""The explore tabs' Streamlit pieces, driven through AppTest on tiny scripts that call them."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from paramscope import presets
+from paramscope.encode import encode_spec
+from paramscope.ui_explore import ExploreLink, editable, explore_from_query, explore_query, model_from_upload
+
+UPLOAD_SCRIPT = """
+import streamlit as st
+from paramscope import ui_explore as X
+
+def use(result):
+    st.session_state["used"] = (result.model_type, result.spec.num_hidden_layers)
+
+result = X.render_upload(on_use=use)
+st.session_state["returned"] = None if result is None else result.model_type
+"""
+
+COMPARE_SCRIPT = """
+import streamlit as st
+from paramscope import presets
+from paramscope import ui_explore as X
+
+X.restore_from_query(st.session_state.get("query", {}))
+st.session_state["picked"] = X.render_compare("gpt2", presets.load("gpt2"))
+"""
+
+DIAGRAM_SWEEP_SCRIPT = """
+import streamlit as st
+from paramscope import presets
+from paramscope import ui_explore as X
+
+name = st.session_state.get("model", "gpt2")
+X.render_diagram(presets.load(name))
+st.session_state["dim"] = X.render_sweep(presets.load(name), preset=name)
+"""
+
+TINYLLAMA = {
+    "model_type": "llama",
+    "architectures": ["LlamaForCausalLM"],
+    "vocab_size": 32000,
+    "hidden_size": 2048,
+    "intermediate_size": 5632,
+    "num_hidden_layers": 22,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 4,
+    "tie_word_embeddings": False,
+    "rms_norm_eps": 1e-05,
+    "bos_token_id": 1,
+}
+TINYLLAMA_TOTAL = 1_100_048_384  # TinyLlama-1.1B as transformers builds it
+
+
+def _app(script: str) -> AppTest:
+    at = AppTest.from_string(script, default_timeout=60)
+    at.run()
+    assert not at.exception
+    return at
+
+
+def test_paste_a_config_shows_its_count_and_ignored_keys() -> None:
+    """A pasted config.json is counted, the keys the count ignores are listed, and it can be adopted."""
+    at = _app(UPLOAD_SCRIPT)
+    at.text_area(key="x_paste").input(json.dumps(TINYLLAMA)).run()
+    assert not at.exception and not at.error
+    metrics = {m.label: m.value for m in at.metric}
+    assert "llama" == metrics["Model type"]
+    assert "1.1B" == metrics["Parameters"]
+    assert "bos_token_id\nrms_norm_eps" == at.code[0].value
+    assert "llama" == at.session_state["returned"]
+    at.button(key="x_use").click().run()
+    assert ("llama", 22) == at.session_state["used"]
+
+
+def test_bad_json_keeps_the_text_and_shows_an_error() -> None:
+    """Malformed JSON: an error naming the line, the pasted text still in the box, no exception."""
+    at = _app(UPLOAD_SCRIPT)
+    broken = '{"model_type": "llama",\n "hidden_size": 2048,,}'
+    at.text_area(key="x_paste").input(broken).run()
+    assert not at.exception
+    assert "malformed JSON at line 2" in at.error[0].value
+    assert broken == at.text_area(key="x_paste").value
+    assert at.session_state["returned"] is None
+    at.run()  # another rerun: the text is still there
+    assert broken == at.text_area(key="x_paste").value
+
+
+def test_unsupported_model_type_is_explained() -> None:
+    """An unknown model_type is an error plus a note listing the supported types and the way around."""
+    at = _app(UPLOAD_SCRIPT)
+    at.text_area(key="x_paste").input('{"model_type": "mamba", "hidden_size": 768}').run()
+    assert not at.exception
+    assert "model_type: 'mamba' is not supported" in at.error[0].value
+    assert '"model_type": "paramscope"' in at.info[0].value
+    assert '"model_type": "paramscope"' in at.code[0].value
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"model_type": "gpt2", "n_embd": "wide"}', "n_embd: expected a whole number"),
+        ("[1, 2, 3]", "expected a JSON object"),
+        ('{"model_type": "gpt2", "n_embd": NaN}', "NaN"),
+        ('{"model_type": "llama", "hidden_size": 100, "num_attention_heads": 7}', "does not divide"),
+    ],
+)
+def test_invalid_configs_are_errors_not_crashes(text: str, message: str) -> None:
+    """Wrong types, non-objects, NaN and impossible shapes end in st.error, never an exception."""
+    at = _app(UPLOAD_SCRIPT)
+    at.text_area(key="x_paste").input(text).run()
+    assert not at.exception
+    assert message in at.error[0].value
+
+
+def test_uploaded_file_is_copied_into_the_text_area() -> None:
+    """An uploaded config.json appears in the text area (to edit) and is counted."""
+    at = _app(UPLOAD_SCRIPT)
+    at.file_uploader(key="x_upload").set_value(("config.json", json.dumps(TINYLLAMA).encode(), "application/json"))
+    at.run()
+    assert not at.exception and not at.error
+    assert TINYLLAMA == json.loads(at.text_area(key="x_paste").value)
+    assert "llama" == at.session_state["returned"]
+
+
+def test_uploaded_binary_is_an_error() -> None:
+    """A file that is not UTF-8 text is refused with an error."""
+    at = _app(UPLOAD_SCRIPT)
+    at.file_uploader(key="x_upload").set_value(("config.json", b"\xff\xfe\x00garbage", "application/json"))
+    at.run()
+    assert not at.exception
+    assert "not UTF-8" in at.error[0].value
+
+
+def test_compare_renders_totals_and_tables() -> None:
+    """Picking GPT-2 medium beside GPT-2 shows both totals, the bars and the tables of counts and fields."""
+    at = _app(COMPARE_SCRIPT)
+    assert [] == at.session_state["picked"]
+    at.multiselect(key="x_cmp").set_value(["gpt2-medium"]).run()
+    assert not at.exception
+    metrics = {m.label: m.value for m in at.metric}
+    assert {"gpt2": "124.4M", "gpt2-medium": "354.8M"} == metrics
+    headline, components, fields = at.dataframe[0].value, at.dataframe[1].value, at.dataframe[2].value
+    assert [124439808, 354823168] == list(headline["total"])
+    assert "embedding/token" in list(components["component"])
+    assert "hidden_size" in list(fields["field"])
+    assert ["gpt2-medium"] == at.session_state["picked"]
+
+
+def test_compare_restores_a_link_with_an_encoded_spec() -> None:
+    """A link comparing a preset and an encoded model restores both in the picker and renders them."""
+    deeper = presets.load("gpt2").replace(num_hidden_layers=48)
+    at = AppTest.from_string(COMPARE_SCRIPT, default_timeout=60)
+    at.session_state["query"] = {"x_cmp": f"llama-3.2-1b,{encode_spec(deeper)}"}
+    at.run()
+    assert not at.exception
+    assert 3 == len(at.metric)
+    assert "gpt2 · 379.6M (link)" == at.metric[2].label  # 124.4M + 36 more layers of 7,087,872
+
+
+def test_diagram_and_sweep_render() -> None:
+    """The diagram and every sweep dimension render without error for a dense and an MoE model."""
+    at = _app(DIAGRAM_SWEEP_SCRIPT)
+    assert "layers" == at.session_state["dim"]
+    assert 3 == len(at.radio(key="x_sweep").options)  # no experts to sweep in a dense model
+    for dim in ("width", "vocab"):
+        at.radio(key="x_sweep").set_value(dim).run()
+        assert not at.exception and not at.error
+        assert dim == at.session_state["dim"]
+    at.session_state["model"] = "mixtral-8x7b"
+    at.run()
+    at.radio(key="x_sweep").set_value("experts").run()
+    assert not at.exception and not at.error
+    assert "experts" == at.session_state["dim"]
+
+
+# ------------------------------------------------------------------------------- link helpers (pure)
+def test_explore_query_round_trip() -> None:
+    """Compare entries, the sweep and a whole spec survive explore_query -> explore_from_query."""
+    spec = presets.load("t5-small").replace(num_decoder_layers=3)
+    entries = ["gpt2", encode_spec(spec)]
+    q = explore_query(entries, "width", spec)
+    assert {"x_cmp", "x_sweep", "x_spec"} == set(q)
+    assert ExploreLink(spec, tuple(entries), "width", ()) == explore_from_query(q)
+
+
+def test_defaults_write_nothing() -> None:
+    """No comparison and the default sweep add nothing to the link."""
+    assert {} == explore_query()
+
+
+@pytest.mark.parametrize(
+    ("query", "warning"),
+    [
+        ({"x_spec": "1.garbage"}, "x_spec: spec:"),
+        ({"x_cmp": "no-such-model"}, "neither a preset name nor an encoded spec"),
+        ({"x_cmp": "1.AAAA"}, "x_cmp: spec:"),
+        ({"x_sweep": "heads"}, "not one of layers, width, vocab, experts"),
+        ({"x_spec": ["a", "b"]}, "x_spec"),
+    ],
+)
+def test_bad_links_warn_and_fall_back(query: dict, warning: str) -> None:
+    """A bad part of a link is dropped with a warning naming it; nothing raises."""
+    link = explore_from_query(query)
+    assert (None, (), "layers") == (link.spec, link.compare, link.sweep)
+    assert 1 == len(link.warnings) and warning in link.warnings[0]
+
+
+def test_model_from_upload_is_the_nearest_preset_plus_changes() -> None:
+    """An uploaded GPT-2 with 24 layers becomes the gpt2 preset plus that one change, sizes left to derive."""
+    from paramscope.hfconfig import read
+
+    config = dict(presets.get("gpt2").config, n_layer=24)
+    name, spec = model_from_upload(read(config))
+    assert "gpt2" == name
+    assert dataclasses.replace(editable(presets.load("gpt2")), num_hidden_layers=24) == spec
+    assert (None, None) == (spec.head_dim, spec.num_key_value_heads)
