@@ -259,7 +259,7 @@ def compute(spec: Spec, settings: RunSettings) -> Compute:
     settings = check(settings)
     seq = resolved_seq(settings, spec.max_position_embeddings)
     tree = forward(spec, seq, settings.causal)
-    per_token = round(tree.count / seq) if tree.count % seq else tree.count // seq
+    per_token = (2 * tree.count + seq) // (2 * seq)  # rounded half up, in integers
     s = summarize(spec)
     tokens = settings.tokens or chinchilla_tokens(s.total)
     return Compute(

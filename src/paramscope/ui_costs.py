@@ -201,6 +201,11 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
         )
         + ". GB = 10⁹ bytes, GiB = 2³⁰ bytes."
     )
+    if settings.mode == "inference" and settings.gpus > 1:
+        st.info(
+            "Inference memory is for one GPU holding the whole model (no tensor parallelism); "
+            "the GPU count only affects training (ZeRO) and the compute-time estimate."
+        )
     if seq > spec.max_position_embeddings and spec.position_embedding == "learned":
         st.warning(
             f"{seq:,} tokens is longer than this model's learned position table ({spec.max_position_embeddings:,})."
