@@ -79,6 +79,27 @@ def test_korthikanti_gpt3_number() -> None:
     assert 2_868_903_936 == layers.count // 96
 
 
+@pytest.mark.parametrize(
+    ("name", "per_token_layer"),
+    [
+        # h = 4096, f = 11008: input 2h, Q/K/V 3·2h, context 2h | MLP input 2h, 4 gated tensors 4·2f | 2 norms 2·2h
+        ("llama-2-7b", 2 * 4096 + 6 * 4096 + 2 * 4096 + 2 * 4096 + 8 * 11008 + 4 * 4096),
+        # GQA: K and V at 8 kv heads × 128 = 1024 wide each; f = 14336
+        ("mistral-7b", 2 * 4096 + 2 * (4096 + 2 * 1024) + 2 * 4096 + 2 * 4096 + 8 * 14336 + 4 * 4096),
+        # GPT block without dropout masks: Korthikanti's 34h less the two h-byte masks
+        ("gpt3-175b", 32 * 12288),
+    ],
+)
+def test_activations_generalized_per_component(name: str, per_token_layer: int) -> None:
+    """Korthikanti et al. 2022's per-tensor accounting (Section 4.1) applied to other blocks, with
+    FlashAttention (no stored scores) and no dropout: Q/K/V at their own widths (GQA), a gated MLP keeps
+    gate, up, act(gate) and their product (4 tensors of width f), each norm keeps its input."""
+    spec = presets.load(name)
+    run = RunSettings(mode="training", batch=2, seq=1000, flash=True)
+    layers = memory(spec, run).get("activations/layers")
+    assert per_token_layer * 2 * 1000 * spec.num_hidden_layers == layers
+
+
 def test_llama_2_7b_kv_cache_is_2_gib_at_4096_tokens() -> None:
     """NVIDIA, "Mastering LLM Techniques: Inference Optimization" (2023): Llama 2 7B in 16-bit at batch 1
     and 4,096 tokens has a KV cache of 1 * 4096 * 2 * 32 * 4096 * 2 bytes, about 2 GB (exactly 2 GiB)."""
