@@ -144,6 +144,11 @@ def _rows(tree: Node) -> list[dict]:
     ]
 
 
+def _brief(n: int) -> str:
+    """291.6B below a quadrillion, 2.13e+18 above it."""
+    return short(n) if n < 10**15 else f"{n:.3g}"
+
+
 def _gb(n: int) -> str:
     return f"{n / GB:12,.3f} GB  {n / GiB:12,.3f} GiB"
 
@@ -282,7 +287,7 @@ def run_flops(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.N
         ("Chinchilla tokens", c.chinchilla_tokens, f"20 × {c.params:,} params"),
     ]
     for name, value, how in rows:
-        print(f"{name:<22} {value:>30,}  {short(value):>8}  {how}")
+        print(f"{name:<22} {value:>30,}  {_brief(value):>8}  {how}")
     print(
         f"training time on {s.gpus} × {gpu.name} ({gpu.tflops:,.1f} TFLOP/s dense bf16) at MFU {s.mfu:.0%}: "
         f"{F.human_seconds(seconds)}"
