@@ -6,6 +6,7 @@ Streamlit. Component kinds keep the colours the main charts give the matching co
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,6 +17,7 @@ from .compare import Comparison
 from .spec import short
 
 _FONT = dict(family="Source Sans Pro, sans-serif")
+_LEGEND = dict(orientation="h", yanchor="top", y=-0.22, x=0)
 #: Component kind -> the component path whose colour it borrows from the main charts.
 _KIND_PATH = {
     "embedding": "embedding/token",
@@ -66,7 +68,7 @@ def kind_colour(kind: str) -> str:
 
 
 def _layout(fig: go.Figure, height: int, **kw: Any) -> go.Figure:
-    fig.update_layout(height=height, margin=dict(l=10, r=10, t=40, b=10), font=_FONT, **kw)
+    fig.update_layout(height=height, margin=dict(l=10, r=10, t=50, b=10), font=_FONT, **kw)
     return fig
 
 
@@ -92,7 +94,7 @@ def compare_bars(c: Comparison, log: bool = False) -> go.Figure:
             hovertemplate="%{x}<br>%{hovertext}<extra>" + label.replace("<", "‹") + "</extra>",
         )
     fig.update_yaxes(title_text="parameters", type="log" if log else "linear")
-    return _layout(fig, 420, barmode="group", title="Parameters per component", legend=dict(orientation="h"))
+    return _layout(fig, 420, barmode="group", title="Parameters per component", legend=_LEGEND)
 
 
 def compare_totals(c: Comparison) -> go.Figure:
@@ -110,7 +112,7 @@ def compare_totals(c: Comparison) -> go.Figure:
         )
     fig.update_xaxes(title_text="parameters")
     fig.update_yaxes(autorange="reversed")
-    return _layout(fig, 120 + 60 * len(c.labels), barmode="stack", title="Totals", legend=dict(orientation="h"))
+    return _layout(fig, 120 + 60 * len(c.labels), barmode="stack", title="Totals", legend=_LEGEND)
 
 
 # -------------------------------------------------------------------------------------------- sweep
@@ -135,9 +137,13 @@ def _family_markers(fig: go.Figure, points: Sequence[dict[str, Any]], key: str, 
     )
 
 
-def _current(fig: go.Figure, current: int | None) -> None:
-    if current is not None:
-        fig.add_vline(x=current, line_dash="dot", line_color="#6b7280", annotation_text="this model")
+def _current(fig: go.Figure, current: int | None, log: bool = False) -> None:
+    """A dotted vertical line at the model's own value, labelled (annotations on a log axis take log10)."""
+    if current is None:
+        return
+    fig.add_vline(x=current, line_dash="dot", line_color="#6b7280")
+    x = math.log10(current) if log and current > 0 else current
+    fig.add_annotation(x=x, y=1, yref="paper", text="this model", showarrow=False, xanchor="left", yanchor="bottom")
 
 
 def sweep_params(
@@ -166,11 +172,11 @@ def sweep_params(
             hovertemplate="%{x:,}: %{hovertext}<extra>" + name + "</extra>",
         )
     _family_markers(fig, points, "total")
-    _current(fig, current)
+    _current(fig, current, log)
     axis = "log" if log else "linear"
     fig.update_xaxes(title_text=_x_title(field), type=axis)
     fig.update_yaxes(title_text="parameters", type=axis)
-    return _layout(fig, 440, title="Parameters", legend=dict(orientation="h"))
+    return _layout(fig, 440, title="Parameters", legend=_LEGEND)
 
 
 def sweep_share(rows: Sequence[dict[str, Any]], field: str, current: int | None = None, log: bool = True) -> go.Figure:
@@ -184,7 +190,7 @@ def sweep_share(rows: Sequence[dict[str, Any]], field: str, current: int | None 
         line=dict(color="#4c78a8"),
         hovertemplate="%{x:,}: %{y:.1f} %<extra></extra>",
     )
-    _current(fig, current)
+    _current(fig, current, log)
     fig.update_xaxes(title_text=_x_title(field), type="log" if log else "linear")
     fig.update_yaxes(title_text="% of all parameters", rangemode="tozero")
     return _layout(fig, 320, title="Embedding share", showlegend=False)
@@ -207,10 +213,10 @@ def sweep_kaplan(rows: Sequence[dict[str, Any]], field: str, current: int | None
             hovertemplate="%{x:,}: %{y:+.3f} %<extra>" + name + "</extra>",
         )
     fig.add_hline(y=0, line_color="#9ca3af")
-    _current(fig, current)
+    _current(fig, current, log)
     fig.update_xaxes(title_text=_x_title(field), type="log" if log else "linear")
     fig.update_yaxes(title_text="(12·L·d² − exact) / exact, %")
-    return _layout(fig, 340, title="Kaplan's approximation: error", legend=dict(orientation="h"))
+    return _layout(fig, 340, title="Kaplan's approximation: error", legend=_LEGEND)
 
 
 def sweep_costs(
@@ -248,12 +254,12 @@ def sweep_costs(
             hovertemplate="%{x:,}: %{y:.3s} FLOPs per token<extra></extra>",
             secondary_y=True,
         )
-    _current(fig, current)
+    _current(fig, current, log)
     axis = "log" if log else "linear"
     fig.update_xaxes(title_text=_x_title(field), type=axis)
     fig.update_yaxes(title_text="GB per GPU", type=axis, secondary_y=False)
     fig.update_yaxes(title_text="FLOPs per training token", type=axis, secondary_y=True)
-    return _layout(fig, 380, title="Memory and training compute", legend=dict(orientation="h"))
+    return _layout(fig, 380, title="Memory and training compute", legend=_LEGEND)
 
 
 # ------------------------------------------------------------------------------------- where it goes

@@ -305,6 +305,13 @@ def render_upload(on_use: Callable[[ReadResult], None] | None = None) -> ReadRes
 
 
 # ======================================================================================= compare
+def _big_as_text(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Training FLOPs (up to ~1e27) as text: the table would otherwise show them as long integers."""
+    return [
+        {k: (f"{v:.3e}" if k == "training_flops" and isinstance(v, float) else v) for k, v in r.items()} for r in rows
+    ]
+
+
 def _entry_label(entry: str) -> str:
     extra = st.session_state.get(_CMP_EXTRA, {})
     if entry in extra:
@@ -383,11 +390,11 @@ def render_compare(current_label: str, current_spec: Spec, settings: Any = None)
         "active": st.column_config.NumberColumn("Active per token", format="localized"),
         "inference_gb": st.column_config.NumberColumn("Inference memory (GB)", format="%.2f"),
         "training_gb": st.column_config.NumberColumn("Training memory (GB / GPU)", format="%.2f"),
-        "training_flops_per_token": st.column_config.NumberColumn("Training FLOPs / token", format="%.3e"),
-        "training_tokens": st.column_config.NumberColumn("Training tokens", format="%.3e"),
-        "training_flops": st.column_config.NumberColumn("Training FLOPs", format="%.3e"),
+        "training_flops_per_token": st.column_config.NumberColumn("Training FLOPs / token", format="scientific"),
+        "training_tokens": st.column_config.NumberColumn("Training tokens", format="scientific"),
+        "training_flops": st.column_config.TextColumn("Training FLOPs"),
     }
-    st.dataframe(headline, hide_index=True, column_config=config)
+    st.dataframe(_big_as_text(headline), hide_index=True, column_config=config)
     if not c.costs[0]:
         st.caption("Memory and compute columns appear when the memory and FLOPs modules are installed.")
     else:
@@ -502,7 +509,7 @@ def render_sweep(spec: Spec, preset: str | None = None, settings: Any = None) ->
         )
     with st.expander("The numbers"):
         st.dataframe(
-            rows,
+            _big_as_text(rows),
             hide_index=True,
             column_config={
                 "value": st.column_config.NumberColumn(name, format="localized"),
