@@ -256,3 +256,25 @@ def test_nearest_preset_keeps_the_model_type() -> None:
     """A model type with presets is matched within its own type, even when another type is closer in size."""
     spec = presets.load("gpt2").replace(model_type="llama")
     assert "llama" == presets.load(nearest_preset(spec)).model_type
+
+
+def test_python_api_exports() -> None:
+    """`import paramscope` offers the explore functions under names that do not shadow their modules."""
+    import paramscope
+
+    gpt2 = paramscope.preset("gpt2")
+    assert gpt2 == paramscope.decode_spec(paramscope.encode_spec(gpt2))
+    assert "gpt2-medium" == paramscope.nearest_preset(
+        gpt2.replace(
+            hidden_size=1024,
+            num_attention_heads=16,
+            num_key_value_heads=16,
+            num_hidden_layers=24,
+            intermediate_size=4096,
+        )
+    )
+    assert (124439808, 354823168) == paramscope.compare_models(
+        [("s", gpt2), ("m", paramscope.preset("gpt2-medium"))], with_costs=False
+    ).totals
+    assert "digraph" in paramscope.to_dot(gpt2, paramscope.count(gpt2))
+    assert [124439808] == [r["total"] for r in paramscope.sweep_dimension(gpt2, "layers", [12], with_costs=False)]
