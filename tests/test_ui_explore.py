@@ -10,7 +10,17 @@ from streamlit.testing.v1 import AppTest
 
 from paramscope import presets
 from paramscope.encode import encode_spec
-from paramscope.ui_explore import ExploreLink, editable, explore_from_query, explore_query, model_from_upload
+from paramscope.hfconfig import read as read_config
+from paramscope.params import summarize
+from paramscope.spec import validate
+from paramscope.ui_explore import (
+    ExploreLink,
+    editable,
+    explore_from_query,
+    explore_query,
+    model_from_upload,
+    upload_link,
+)
 
 UPLOAD_SCRIPT = """
 import streamlit as st
@@ -221,3 +231,26 @@ def test_model_from_upload_is_the_nearest_preset_plus_changes() -> None:
     assert "gpt2" == name
     assert dataclasses.replace(editable(presets.load("gpt2")), num_hidden_layers=24) == spec
     assert (None, None) == (spec.head_dim, spec.num_key_value_heads)
+
+
+def test_upload_link_uses_preset_plus_fields_when_exact() -> None:
+    """An uploaded TinyLlama links as the nearest Llama preset plus its changed fields, which rebuild it."""
+    from paramscope import state
+    from paramscope.hfconfig import read
+
+    result = read(TINYLLAMA)
+    assert TINYLLAMA_TOTAL == summarize(result.spec).total
+    name, spec = model_from_upload(result)
+    q = upload_link(name, spec)
+    assert "x_spec" not in q and "llama" == presets.load(q["preset"]).model_type
+    _, back, warnings = state.spec_from_query(q)
+    assert ([], validate(result.spec)) == (warnings, validate(back))
+
+
+def test_upload_link_falls_back_to_the_encoded_spec() -> None:
+    """An activation name a link field cannot carry makes the link carry the whole model instead."""
+    config = dict(TINYLLAMA, hidden_act="GELU Tanh (custom)")
+    name, spec = model_from_upload(read_config(config))
+    q = upload_link(name, spec)
+    assert {"preset", "x_spec"} == set(q)
+    assert explore_from_query(q).spec == validate(spec)

@@ -17,7 +17,8 @@ Share link (query keys, all prefixed ``x_`` so they never clash with Spec fields
 * ``x_cmp`` — the compared models besides the one in view, comma-separated; each a preset name or an
   encoded spec (``1.`` + base64url, see :mod:`paramscope.encode`);
 * ``x_sweep`` — the swept dimension (``layers``, ``width``, ``vocab``, ``experts``) when not ``layers``;
-* ``x_spec`` — a whole model, encoded (for a model no preset + changed fields can express).
+* ``x_spec`` — a whole model, encoded (for a model no preset + changed fields can express; see
+  :func:`upload_link`). When present, the page shows this model instead of ``preset`` + fields.
 
 :func:`explore_query` writes them and :func:`explore_from_query` reads them back (never raising);
 :func:`restore_from_query` seeds this module's widgets from a link once per session.
@@ -186,6 +187,21 @@ def model_from_upload(result: ReadResult) -> tuple[str, Spec]:
     preset plus the fields that differ (the preset shares the model_type whenever one exists)."""
     name = nearest_preset(result.spec) or "gpt2"
     return name, editable(result.spec)
+
+
+def upload_link(preset: str, spec: Spec) -> dict[str, str]:
+    """The share-link query for a model adopted from an upload: the page's own form (``preset`` plus the
+    changed fields, :mod:`paramscope.state`) when it rebuilds exactly this model, else ``preset`` plus the
+    whole model encoded under ``x_spec`` (say, an activation name a link field cannot carry)."""
+    try:
+        from . import state as page_state
+    except ImportError:
+        return {"preset": preset, Q_SPEC: encode_spec(spec)}
+    query = page_state.query_from_spec(preset, spec)
+    _, back, warnings = page_state.spec_from_query(query)
+    if not warnings and validate(back) == validate(spec):
+        return query
+    return {page_state.PRESET_KEY: preset, Q_SPEC: encode_spec(spec)}
 
 
 # ======================================================================================== upload
