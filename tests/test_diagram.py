@@ -13,23 +13,6 @@ from paramscope.diagram import esc, to_dot
 from paramscope.params import count
 from paramscope.spec import short
 
-MODELS = [
-    "gpt2",
-    "llama-3-8b",
-    "t5-small",
-    "bart-base",
-    "bert-base-uncased",
-    "albert-base-v2",
-    "opt-350m",
-    "mixtral-8x7b",
-    "qwen1.5-moe-a2.7b",
-    "deepseek-v2-lite",
-    "hybrid-rnn-transformer",
-    "palm-540b",
-    "qwen3-8b",
-    "phi-2",
-]
-
 
 def dot_of(name: str) -> str:
     spec = presets.load(name)
@@ -75,7 +58,7 @@ def balanced(toks: list[str]) -> bool:
     return depth == {"{": 0, "[": 0}
 
 
-@pytest.mark.parametrize("name", MODELS)
+@pytest.mark.parametrize("name", presets.names())
 def test_every_parameterized_part_is_drawn_with_its_count(name: str) -> None:
     """Every leaf with parameters appears with its per-copy count; repeated ones with their total too."""
     dot = dot_of(name)
@@ -87,7 +70,7 @@ def test_every_parameterized_part_is_drawn_with_its_count(name: str) -> None:
             assert f"× {leaf.repeat:,} = {leaf.count:,}" in dot, leaf.path
 
 
-@pytest.mark.parametrize("name", MODELS)
+@pytest.mark.parametrize("name", presets.names())
 def test_dot_is_balanced(name: str) -> None:
     """Strings terminate, braces and brackets balance, and the graph is one digraph block."""
     toks = tokens(dot_of(name))
@@ -97,7 +80,7 @@ def test_dot_is_balanced(name: str) -> None:
 
 
 @pytest.mark.skipif(shutil.which("dot") is None, reason="graphviz not installed")
-@pytest.mark.parametrize("name", MODELS[:6])
+@pytest.mark.parametrize("name", presets.names())
 def test_graphviz_accepts_the_source(name: str) -> None:
     """Graphviz itself parses and lays out the diagram without a warning."""
     out = subprocess.run(["dot", "-Tsvg"], input=dot_of(name), capture_output=True, text=True, timeout=60)

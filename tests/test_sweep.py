@@ -158,3 +158,16 @@ def test_training_compute_columns_when_flops_module_is_present() -> None:
     per_token = [r["training_flops_per_token"] for r in rows]
     assert per_token == sorted(per_token) and per_token[0] < per_token[-1]
     assert all(r["training_flops_per_token"] > 6 * r["total"] - 6 * r["embedding"] for r in rows)
+
+
+@pytest.mark.parametrize("name", presets.names())
+def test_every_preset_sweeps_through_its_own_value(name: str) -> None:
+    """For every preset and every dimension it has, the sweep passes through the preset itself: the row at
+    its own value carries the preset's reference total."""
+    spec = presets.load(name)
+    dims = ["layers", "width", "vocab"] + (["experts"] if spec.is_moe else [])
+    fields = {"layers": "num_hidden_layers", "width": "hidden_size", "vocab": "vocab_size", "experts": "num_experts"}
+    for dim in dims:
+        own = getattr(spec, fields[dim])
+        rows = sweep(spec, dim, default_values(spec, dim, points=25, span=64.0), with_costs=False)
+        assert presets.get(name).expected_total == next(r["total"] for r in rows if r["value"] == own), dim
