@@ -7,11 +7,13 @@ import shutil
 import subprocess
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from paramscope import presets
 from paramscope.diagram import esc, to_dot
 from paramscope.params import count
-from paramscope.spec import short
+from paramscope.spec import Spec, short
 
 
 def dot_of(name: str) -> str:
@@ -159,3 +161,50 @@ def test_graphviz_accepts_hostile_labels() -> None:
         ["dot", "-Tsvg"], input=to_dot(spec, count(spec), title=HOSTILE), capture_output=True, text=True, timeout=60
     )
     assert (0, "") == (out.returncode, out.stderr)
+
+
+@st.composite
+def odd_specs(draw: st.DrawFn) -> Spec:
+    kv = draw(st.integers(1, 3))
+    heads = kv * draw(st.integers(1, 3))
+    experts = draw(st.sampled_from([0, 4]))
+    layers = draw(st.integers(0, 3))
+    return Spec(
+        architecture=draw(st.sampled_from(["causal_lm", "masked_lm", "base"])),
+        vocab_size=draw(st.integers(0, 50)),
+        hidden_size=heads * draw(st.integers(1, 8)),
+        num_hidden_layers=layers,
+        num_attention_heads=heads,
+        num_key_value_heads=kv,
+        has_attention=draw(st.booleans()),
+        intermediate_size=draw(st.integers(0, 40)),
+        mlp_gated=draw(st.booleans()),
+        norms_per_layer=draw(st.integers(0, 3)),
+        final_norm=draw(st.booleans()),
+        position_embedding=draw(st.sampled_from(["learned", "rotary", "none"])),
+        max_position_embeddings=draw(st.integers(0, 64)),
+        tie_word_embeddings=draw(st.booleans()),
+        num_experts=experts,
+        num_experts_per_tok=min(2, experts) or 2,
+        first_k_dense_replace=draw(st.integers(0, layers)),
+        recurrent_units=draw(st.integers(0, 2)),
+        num_decoder_layers=draw(st.sampled_from([0, 0, 2])),
+        pooler=draw(st.booleans()),
+        parallel_attn=draw(st.booleans()),
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(odd_specs())
+def test_odd_models_draw_valid_dot(spec: Spec) -> None:
+    """No layers, no vocabulary, no attention, no head, pooler, experts, recurrence: the DOT stays valid
+    (graphviz parses it when installed) and every part with parameters is drawn."""
+    tree = count(spec)
+    dot = to_dot(spec, tree)
+    assert balanced(tokens(dot))
+    for leaf in tree.leaves():
+        if leaf.count:
+            assert f"{leaf.per_copy:,} params" in dot
+    if shutil.which("dot"):
+        out = subprocess.run(["dot", "-Tsvg"], input=dot, capture_output=True, text=True, timeout=60)
+        assert (0, "") == (out.returncode, out.stderr)
