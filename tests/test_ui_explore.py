@@ -254,3 +254,12 @@ def test_upload_link_falls_back_to_the_encoded_spec() -> None:
     q = upload_link(name, spec)
     assert {"preset", "x_spec"} == set(q)
     assert explore_from_query(q).spec == validate(spec)
+
+
+def test_example_button_fills_the_text_area() -> None:
+    """With nothing pasted, one click puts the example config in the box and counts it (TinyLlama-like)."""
+    at = _app(UPLOAD_SCRIPT)
+    at.button(key="x_example").click().run()
+    assert not at.exception and not at.error
+    assert "llama" == json.loads(at.text_area(key="x_paste").value)["model_type"]
+    assert "llama" == at.session_state["returned"]

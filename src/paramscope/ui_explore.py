@@ -253,6 +253,10 @@ def _copy_upload() -> None:
     st.session_state[PASTE] = st.session_state[_PASTE_SAVED] = text
 
 
+def _paste_example() -> None:
+    st.session_state[PASTE] = st.session_state[_PASTE_SAVED] = EXAMPLE
+
+
 def render_upload(on_use: Callable[[ReadResult], None] | None = None) -> ReadResult | None:
     """Upload or paste a config.json; returns what it reads as, or ``None`` (empty or unreadable)."""
     state = st.session_state
@@ -277,7 +281,8 @@ def render_upload(on_use: Callable[[ReadResult], None] | None = None) -> ReadRes
     if state.get("x_upload_error"):
         st.error(f"Could not use the uploaded file: {state['x_upload_error']}", icon="⚠️")
     if not (text or "").strip():
-        st.caption("Paste a config.json (for example the one above) or upload a file to count it.")
+        st.caption("Paste a config.json or upload a file to count it; the grey text is an example.")
+        st.button("Paste the example", key="x_example", on_click=_paste_example)
         return None
     try:
         result = read_json_text(text)
