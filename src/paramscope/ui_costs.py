@@ -246,7 +246,7 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
             }
         )
     right.dataframe(rows, hide_index=True)
-    _sweeps(spec, settings, seq, gpu)
+    _sweeps(spec, settings, seq, gpu, best)
     with st.expander("Conventions and formulas"):
         st.markdown(_MEMORY_NOTES)
         if settings.mode == "inference" and settings.dtype in QUANT:
@@ -256,26 +256,31 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
             )
 
 
-def _sweeps(spec: Spec, settings: RunSettings, seq: int, gpu: hardware.Accelerator) -> None:
-    top = max(4 * seq, 4 * spec.max_position_embeddings, 4096)
+def _trim(
+    xs: list[int], rows: list[dict[str, int]], capacity: int, keep: int
+) -> tuple[list[int], list[dict[str, int]]]:
+    """Drop the points after the first one above twice the capacity (so the GPU line stays readable),
+    but keep at least four points and the chosen value ``keep``."""
+    last = len(xs)
+    for i, r in enumerate(rows):
+        if r["total"] > 2 * capacity:
+            last = i + 1
+            break
+    last = max(last, min(4, len(xs)), xs.index(keep) + 1 if keep in xs else 0)
+    return xs[:last], rows[:last]
+
+
+def _sweeps(spec: Spec, settings: RunSettings, seq: int, gpu: hardware.Accelerator, best: int | None) -> None:
+    top = max(4 * seq, 4 * spec.max_position_embeddings, 4096, 2 * best if best and best < MAX_SEQ else 0)
     xs = sorted({min(2**k, MAX_SEQ) for k in range(7, 40) if 2**k <= top} | {seq})
-    batches = sorted({2**k for k in range(0, 10)} | {settings.batch})
+    batches = sorted({2**k for k in range(0, 11)} | {settings.batch})
+    cap = gpu.memory_bytes
+    xs, seq_rows = _trim(xs, sweep(spec, settings, "seq", xs), cap, seq)
+    batches, batch_rows = _trim(batches, sweep(spec, settings, "batch", batches), cap, settings.batch)
     a, b = st.columns(2)
-    a.plotly_chart(
-        C.memory_sweep(
-            xs, sweep(spec, settings, "seq", xs), "context length (tokens)", gpu.memory_bytes, gpu.name, marker=seq
-        ),
-        config=_CHART,
-    )
+    a.plotly_chart(C.memory_sweep(xs, seq_rows, "context length (tokens)", cap, gpu.name, marker=seq), config=_CHART)
     b.plotly_chart(
-        C.memory_sweep(
-            batches,
-            sweep(spec, settings, "batch", batches),
-            "batch (sequences per GPU)",
-            gpu.memory_bytes,
-            gpu.name,
-            marker=settings.batch,
-        ),
+        C.memory_sweep(batches, batch_rows, "batch (sequences per GPU)", cap, gpu.name, marker=settings.batch),
         config=_CHART,
     )
 
