@@ -40,39 +40,50 @@ POSITION_NAMES = {
     "relative": "relative bias (T5)",
     "sinusoidal": "sinusoidal table",
 }
+TABS = ("Parameters", "Memory", "Compute")
+TAB_KEY = state.TAB_KEY  # the open tab is part of the link (?tab=Memory) when it is not the first
 WIDGET = "f."  # session-state key prefix of the model controls: "f." + Spec field name
 
 
 # ================================================================================================ the page
 def page() -> None:
-    st.set_page_config(page_title="ParamScope", page_icon="🔭", layout="wide", initial_sidebar_state="expanded")
+    st.set_page_config(
+        page_title="ParamScope", page_icon=":material/data_usage:", layout="wide", initial_sidebar_state="auto"
+    )
     st.title("ParamScope", anchor=False)
-    st.markdown("**Exact parameter count of a transformer, component by component:** pick a preset, "
-                "move a control, share the link.")
+    st.markdown(
+        "**Exact parameter count of a transformer, component by component:** pick a preset, "
+        "move a control, share the link."
+    )
 
     restore_from_link_once()
-    with st.sidebar:
-        preset_picker()
-        error = model_controls()
-        settings = run_controls()
+    error, culprit = apply_controls()
     preset, spec = st.session_state.preset, st.session_state.spec
     summary = summarize(spec)
-
     show_link_warnings(preset, spec)
     if error:
-        st.error(f"Not applied: {error.rstrip('.')}. The page shows the last valid model.", icon="⚠️")
-    link = share_link(preset, spec, settings)
+        st.error(f"Not applied: {error.rstrip('.')}. The page shows the last valid model.", icon=":material/error:")
+    link_slot = st.container()  # filled at the end, once the run settings are known
 
-    parameters, memory, compute = st.tabs(["Parameters", "Memory", "Compute"])
-    with parameters:
-        headline_numbers(preset, spec, summary)
-        breakdown_charts(spec)
-        component_table(spec, summary)
-        downloads(preset, spec, summary, link)
-    with memory:
-        cost_tab("render_memory_tab", spec, settings)
-    with compute:
-        cost_tab("render_compute_tab", spec, settings)
+    parameters, memory, compute = st.tabs(TABS, key=TAB_KEY, default=st.session_state.first_tab, on_change="rerun")
+    if parameters.open:  # only the open tab runs
+        with parameters:
+            headline_numbers(preset, spec, summary)
+            breakdown_charts(spec)
+            component_table(spec, summary)
+            downloads(preset, spec, summary)
+    with st.sidebar:  # drawn after the numbers, so that they reach the browser first
+        preset_picker()
+        model_controls(error, culprit)
+        settings = run_controls(shown=not parameters.open)
+    if memory.open:
+        with memory:
+            cost_tab("render_memory_tab", spec, settings)
+    if compute.open:
+        with compute:
+            cost_tab("render_compute_tab", spec, settings)
+    with link_slot:
+        link = share_link(preset, spec, settings)
     keep_url_in_sync(link)
 
 
@@ -90,6 +101,10 @@ def restore_from_link_once() -> None:
         settings, run_warnings = run_settings.settings_from_query(query)
         st.session_state.run_settings = settings
         warnings += run_warnings
+    tab = query.get(TAB_KEY, TABS[0])
+    st.session_state.first_tab = tab if tab in TABS else TABS[0]
+    if tab not in TABS:
+        warnings.append(f"{TAB_KEY}: no tab named {tab[:40]!r}; showing {TABS[0]}")
     st.session_state.link_warnings = warnings
 
 
@@ -106,7 +121,7 @@ def show_link_warnings(preset: str, spec: Spec) -> None:
     if st.session_state.get("link_spec") != (preset, spec):
         st.session_state.link_warnings = []
     for warning in st.session_state.get("link_warnings", []):
-        st.warning(f"Link: {warning}", icon="🔗")
+        st.warning(f"Link: {warning}", icon=":material/link:")
 
 
 def share_link(preset: str, spec: Spec, settings: object) -> dict[str, str]:
@@ -114,6 +129,9 @@ def share_link(preset: str, spec: Spec, settings: object) -> dict[str, str]:
     query = state.query_from_spec(preset, spec)
     if run_settings is not None and settings is not None:
         query.update(run_settings.settings_to_query(settings))
+    tab = st.session_state.get(TAB_KEY) or st.session_state.first_tab
+    if tab != TABS[0]:
+        query[TAB_KEY] = tab
     base = (st.context.url or "").split("?", 1)[0]
     base = base if not base or base.endswith("/") else base + "/"
     st.caption("Link to exactly this model (copy button on the right):")
@@ -129,10 +147,7 @@ def keep_url_in_sync(query: dict[str, str]) -> None:
 
 # ============================================================================================ sidebar
 def preset_picker() -> None:
-    families = presets.by_family()
-    names = [n for members in families.values() for n in members]
-    if st.session_state.preset not in names:  # a preset file disappeared while the page was open
-        st.session_state.preset = state.DEFAULT_PRESET
+    names = [n for members in presets.by_family().values() for n in members]
     st.selectbox(
         "Model preset",
         names,
@@ -152,22 +167,38 @@ def preset_label(name: str) -> str:
     return f"{p.family} › {p.title}"
 
 
-def model_controls() -> str:
-    """Every control in plain words with its Hugging Face name; returns the error that blocks the edit."""
-    spec: Spec = st.session_state.spec
-    draft, error, culprit = edited_spec(spec)
+def apply_controls() -> tuple[str, str]:
+    """Turn the controls' values (already in the session state when the script starts) into the model.
+
+    Returns the error that blocks an impossible edit and the field it names; the last valid model stays.
+    """
+    if st.session_state.preset not in presets.names():  # a preset file disappeared while the page was open
+        st.session_state.preset = state.DEFAULT_PRESET
+        load_preset()
+    draft, error, culprit = edited_spec(st.session_state.spec)
     if not error:
-        st.session_state.spec = spec = draft
+        st.session_state.spec = draft
+    return error, culprit
+
+
+def model_controls(error: str, culprit: str) -> None:
+    """Every control in plain words with its Hugging Face name; an error shows under the control it names."""
+    spec: Spec = st.session_state.spec
     show = Spot(error, culprit)
-    view = draft if not error else dataclasses.replace(spec, **_typed_edits(spec))
+    view = spec if not error else dataclasses.replace(spec, **_typed_edits(spec))
 
     st.subheader("Size", anchor=False)
     number("vocab_size", "Vocabulary size", "Rows of the token embedding (and of an untied LM head).", show)
     number("hidden_size", "Hidden size (embedding width)", "Width of every token vector between blocks.", show)
     layers_slider(view, show)
     if view.is_encoder_decoder:
-        number("num_decoder_layers", "Decoder layers", "Blocks in the decoder stack (with cross-attention).",
-               show, minimum=0)
+        number(
+            "num_decoder_layers",
+            "Decoder layers",
+            "Blocks in the decoder stack (with cross-attention).",
+            show,
+            minimum=0,
+        )
 
     st.subheader("Attention", anchor=False)
     if not view.has_attention:
@@ -176,12 +207,22 @@ def model_controls() -> str:
         number("num_attention_heads", "Attention heads", "Query heads per layer.", show)
         st.caption("Multi-head latent attention: its low-rank sizes stay as in the preset.")
     else:
-        number("num_attention_heads", "Attention heads",
-               "Query heads per layer. Must divide the hidden size unless head dim is set.", show)
+        number(
+            "num_attention_heads",
+            "Attention heads",
+            "Query heads per layer. Must divide the hidden size unless head dim is set.",
+            show,
+        )
         heads = max(view.num_attention_heads, 1)
-        optional("num_key_value_heads", "Key/value heads",
-                 "Fewer than the heads is grouped-query attention (1 is multi-query). Must divide the heads. "
-                 "Empty: one per head.", f"same as heads ({heads})", show, maximum=heads)
+        optional(
+            "num_key_value_heads",
+            "Key/value heads",
+            "Fewer than the heads is grouped-query attention (1 is multi-query). Must divide the heads. "
+            "Empty: one per head.",
+            f"same as heads ({heads})",
+            show,
+            maximum=heads,
+        )
         derived = f"hidden ÷ heads ({view.hidden_size // heads})" if view.hidden_size % heads == 0 else "not whole"
         optional("head_dim", "Head dim", "Width of one head. Empty: hidden size ÷ heads.", derived, show)
         switch("attention_bias", "Attention biases", "Bias vectors on the query, key and value projections.", show)
@@ -191,58 +232,116 @@ def model_controls() -> str:
     if not dense:
         st.caption("Every layer uses experts: see *Mixture of experts* below.")
     ffn_controls(view, show, disabled=not dense)
-    switch("mlp_gated", "Gated MLP (SwiGLU / GeGLU)", "A third matrix, gate_proj, multiplies the up projection.",
-           show)
+    switch("mlp_gated", "Gated MLP (SwiGLU / GeGLU)", "A third matrix, gate_proj, multiplies the up projection.", show)
     switch("mlp_bias", "MLP biases", "Bias vectors on the feed-forward projections.", show)
 
     st.subheader("Norms and embeddings", anchor=False)
-    choice("norm_type", "Norm type", list(NORM_NAMES), NORM_NAMES, "LayerNorm has a weight and a bias per "
-           "channel, RMSNorm only a weight.", show)
-    switch("norm_bias", "Norm biases", "LayerNorm bias vectors (RMSNorm never has one).", show,
-           disabled=view.norm_type != "layernorm")
-    switch("tie_word_embeddings", "Tie LM head to embedding",
-           "The output projection reuses the token embedding, so it is counted once.", show,
-           disabled=not view.lm_head)
+    choice(
+        "norm_type",
+        "Norm type",
+        list(NORM_NAMES),
+        NORM_NAMES,
+        "LayerNorm has a weight and a bias per channel, RMSNorm only a weight.",
+        show,
+    )
+    switch(
+        "norm_bias",
+        "Norm biases",
+        "LayerNorm bias vectors (RMSNorm never has one).",
+        show,
+        disabled=view.norm_type != "layernorm",
+    )
+    switch(
+        "tie_word_embeddings",
+        "Tie LM head to embedding",
+        "The output projection reuses the token embedding, so it is counted once.",
+        show,
+        disabled=not view.lm_head,
+    )
     positions = ["learned", "rotary", "none"]
     if view.position_embedding not in positions:
         positions.append(view.position_embedding)
-    choice("position_embedding", "Position embedding", positions, POSITION_NAMES,
-           "Only a learned (or stored sinusoidal) table holds parameters.", show)
-    number("max_position_embeddings", "Context length",
-           "Longest sequence; a learned position table has this many rows.", show, minimum=0)
+    choice(
+        "position_embedding",
+        "Position embedding",
+        positions,
+        POSITION_NAMES,
+        "Only a learned (or stored sinusoidal) table holds parameters.",
+        show,
+    )
+    number(
+        "max_position_embeddings",
+        "Context length",
+        "Longest sequence; a learned position table has this many rows.",
+        show,
+        minimum=0,
+    )
 
     with st.expander("Mixture of experts", expanded=view.is_moe):
         number("num_experts", "Experts", "Routed expert MLPs per MoE layer; 0 is a dense model.", show, minimum=0)
         if view.is_moe:
-            number("num_experts_per_tok", "Experts per token", "How many experts each token is routed to.", show,
-                   maximum=max(view.num_experts, 1))
-            optional("moe_intermediate_size", "Expert intermediate size", "Hidden width of one expert MLP.",
-                     f"same as intermediate size ({view.ffn_size})", show, minimum=0)
+            number(
+                "num_experts_per_tok",
+                "Experts per token",
+                "How many experts each token is routed to.",
+                show,
+                maximum=max(view.num_experts, 1),
+            )
+            optional(
+                "moe_intermediate_size",
+                "Expert intermediate size",
+                "Hidden width of one expert MLP.",
+                f"same as intermediate size ({view.ffn_size})",
+                show,
+                minimum=0,
+            )
     with st.expander("Recurrent units", expanded=view.recurrent_units > 0):
-        number("recurrent_units", "Recurrent units per channel",
-               "A small RNN of this hidden size on every embedding channel, in every block (teaching model).",
-               show, minimum=0)
+        number(
+            "recurrent_units",
+            "Recurrent units per channel",
+            "A small RNN of this hidden size on every embedding channel, in every block (teaching model).",
+            show,
+            minimum=0,
+        )
     show.rest()
-    return error
 
 
-def run_controls() -> object:
-    """The run settings (batch, precision, GPUs ...) that the Memory and Compute tabs use."""
+def run_controls(shown: bool) -> object:
+    """The run settings (batch, precision, GPUs ...), shown while the Memory or Compute tab is open.
+
+    On the Parameters tab they do not apply and are not drawn; the settings stay in the session and the link.
+    """
     settings = st.session_state.get("run_settings")
-    if ui_costs is None or settings is None:
+    if ui_costs is None or settings is None or not shown:
         return settings
-    with st.expander("Run settings (memory and compute)"):
-        settings = ui_costs.render_run_controls(settings)
+    st.subheader("Run (memory and compute)", anchor=False)
+    settings = ui_costs.render_run_controls(settings)
     st.session_state.run_settings = settings
     return settings
 
 
 # ---------------------------------------------------------------------------------- control helpers
 CONTROL_FIELDS = (
-    "vocab_size", "hidden_size", "num_hidden_layers", "num_decoder_layers", "num_attention_heads",
-    "num_key_value_heads", "head_dim", "attention_bias", "intermediate_size", "mlp_gated", "mlp_bias",
-    "norm_type", "norm_bias", "tie_word_embeddings", "position_embedding", "max_position_embeddings",
-    "num_experts", "num_experts_per_tok", "moe_intermediate_size", "recurrent_units",
+    "vocab_size",
+    "hidden_size",
+    "num_hidden_layers",
+    "num_decoder_layers",
+    "num_attention_heads",
+    "num_key_value_heads",
+    "head_dim",
+    "attention_bias",
+    "intermediate_size",
+    "mlp_gated",
+    "mlp_bias",
+    "norm_type",
+    "norm_bias",
+    "tie_word_embeddings",
+    "position_embedding",
+    "max_position_embeddings",
+    "num_experts",
+    "num_experts_per_tok",
+    "moe_intermediate_size",
+    "recurrent_units",
 )
 
 
@@ -275,12 +374,12 @@ class Spot:
 
     def after(self, name: str) -> None:
         if self.error and name == self.field:
-            st.error(self.error, icon="⚠️")
+            st.error(self.error, icon=":material/error:")
             self.shown = True
 
     def rest(self) -> None:
         if self.error and not self.shown:
-            st.error(self.error, icon="⚠️")
+            st.error(self.error, icon=":material/error:")
 
 
 def _label(text: str, name: str) -> str:
@@ -298,18 +397,28 @@ def _current(name: str) -> object:
 def number(name: str, text: str, help: str, show: Spot, *, minimum: int = 1, maximum: int | None = None) -> None:
     value = _current(name)
     top = max(maximum or LIMITS[name], int(value or 0))
-    st.number_input(_label(text, name), min_value=min(minimum, int(value or 0)), max_value=top, step=1,
-                    key=WIDGET + name, help=help)
+    st.number_input(
+        _label(text, name), min_value=min(minimum, int(value or 0)), max_value=top, step=1, key=WIDGET + name, help=help
+    )
     show.after(name)
 
 
-def optional(name: str, text: str, help: str, placeholder: str, show: Spot, *, minimum: int = 1,
-             maximum: int | None = None) -> None:
+def optional(
+    name: str, text: str, help: str, placeholder: str, show: Spot, *, minimum: int = 1, maximum: int | None = None
+) -> None:
     """A size that may be left empty to derive it (``None``), as transformers does."""
     value = _current(name)
     top = max(maximum or LIMITS[name], int(value or 0))
-    st.number_input(_label(text, name), min_value=min(minimum, int(value or minimum)), max_value=top, value=None,
-                    step=1, key=WIDGET + name, help=help, placeholder=placeholder)
+    st.number_input(
+        _label(text, name),
+        min_value=min(minimum, int(value or minimum)),
+        max_value=top,
+        value=None,
+        step=1,
+        key=WIDGET + name,
+        help=help,
+        placeholder=placeholder,
+    )
     show.after(name)
 
 
@@ -332,8 +441,13 @@ def layers_slider(view: Spec, show: Spot) -> None:
     while top < value:
         top *= 2
     text = "Encoder layers" if view.is_encoder_decoder else "Layers"
-    st.slider(_label(text, name), 0, top, key=WIDGET + name, help="Transformer blocks in the stack. "
-              "Arrow keys move it by one.")
+    st.slider(
+        _label(text, name),
+        0,
+        top,
+        key=WIDGET + name,
+        help="Transformer blocks in the stack. Arrow keys move it by one.",
+    )
     show.after(name)
 
 
@@ -341,11 +455,18 @@ def ffn_controls(view: Spec, show: Spot, *, disabled: bool) -> None:
     """FFN multiplier and exact intermediate size, two views of one field kept consistent."""
     size = int(_current("intermediate_size"))
     st.session_state["f_ffn_multiplier"] = round(size / view.hidden_size, 4) if view.hidden_size else 0.0
-    st.number_input("FFN multiplier (× hidden size)", min_value=0.0, max_value=1024.0, step=0.25, format="%.2f",
-                    key="f_ffn_multiplier", on_change=_multiplier_moved, disabled=disabled,
-                    help="Sets the intermediate size to this multiple of the hidden size (rounded).")
-    number("intermediate_size", "Intermediate size (FFN width)", "Exact hidden width of the MLP.", show,
-           minimum=0)
+    st.number_input(
+        "FFN multiplier (× hidden size)",
+        min_value=0.0,
+        max_value=1024.0,
+        step=0.25,
+        format="%.2f",
+        key="f_ffn_multiplier",
+        on_change=_multiplier_moved,
+        disabled=disabled,
+        help="Sets the intermediate size to this multiple of the hidden size (rounded).",
+    )
+    number("intermediate_size", "Intermediate size (FFN width)", "Exact hidden width of the MLP.", show, minimum=0)
 
 
 def _multiplier_moved() -> None:
@@ -362,23 +483,35 @@ def headline_numbers(preset: str, spec: Spec, summary: Summary) -> None:
     delta = f"{diff:+,} ({diff / base_total:+.1%})" if diff and base_total else None
     share = summary.embedding / summary.total if summary.total else 0
     first = st.columns(3)
-    first[0].metric("Total parameters", f"{summary.total:,}", delta=delta, delta_color="off",
-                    help=f"Change against the preset {preset}" if delta else None)
+    first[0].metric(
+        "Total parameters",
+        f"{summary.total:,}",
+        delta=delta,
+        delta_color="off",
+        help=f"Change against the preset {preset}" if delta else None,
+    )
     first[1].metric("Short form", short(summary.total))
     if spec.is_moe:
-        first[2].metric("Active per token", f"{summary.active:,}",
-                        help=f"{validate(spec).num_experts_per_tok} of {spec.num_experts} experts per MoE layer")
+        first[2].metric(
+            "Active per token",
+            f"{summary.active:,}",
+            help=f"{validate(spec).num_experts_per_tok} of {spec.num_experts} experts per MoE layer",
+        )
+    else:
+        kinds = charts.layer_kinds(summary)
+        if len(kinds) == 1:
+            first[2].metric("One layer", f"{sum(n for _, n in kinds[0][2]):,}", help="Parameters of one block")
     second = st.columns(3)
     second[0].metric("Embedding", f"{summary.embedding:,}", help=EMBEDDING_CONVENTION)
     second[1].metric("Non-embedding", f"{summary.non_embedding:,}")
     second[2].metric("Embedding share", f"{share:.1%}")
-    st.caption(f"Convention: {EMBEDDING_CONVENTION}. "
-               "Tied weights are counted once.")
+    st.caption(f"Convention: {EMBEDDING_CONVENTION}. Tied weights are counted once.")
     changed = state.changed_fields(preset, spec)
     if changed:
         base = state.base_spec(preset)
-        moves = ", ".join(f"`{f}` {state.format_value(getattr(base, f))} → {state.format_value(getattr(spec, f))}"
-                          for f in changed)
+        moves = ", ".join(
+            f"`{f}` {state.format_value(getattr(base, f))} → {state.format_value(getattr(spec, f))}" for f in changed
+        )
         st.caption(f"Changed from **{preset}**: {moves}")
 
 
@@ -399,35 +532,44 @@ def figures(spec: Spec) -> tuple:
 
 
 def component_table(spec: Spec, summary: Summary) -> None:
-    rows = charts.component_rows(summary)
-    st.dataframe(
-        [dataclasses.asdict(r) for r in rows],
-        hide_index=True,
-        column_order=["component", "params", "share", "formula", "note"],
-        column_config={
-            "component": st.column_config.TextColumn("Component"),
-            "params": st.column_config.NumberColumn("Parameters", format="localized"),
-            "share": st.column_config.ProgressColumn("Share", format="%.2f%%", min_value=0, max_value=100),
-            "formula": st.column_config.TextColumn("Formula (Hugging Face names)", width="large"),
-            "note": st.column_config.TextColumn("Note"),
-        },
-    )
+    """Every component with its count, share and formula; then the total written out, symbol by symbol."""
+    rows = [
+        {
+            "Component": r.component,
+            "Parameters": f"{r.params:,}",
+            "Share": f"{r.share:.2f}%",
+            "Formula (Hugging Face names)": f"`{r.formula}`",
+            "Note": r.note,
+        }
+        for r in charts.component_rows(summary)
+    ]
+    st.table(rows, hide_index=True, border="horizontal")
     tex, used = charts.total_latex(summary)
-    st.latex(tex)
-    legend = " · ".join(f"${sym}$ = `{name}` = {value:,}" for sym, name, value in charts.symbol_values(spec, used))
-    st.caption(legend)
+    legend = charts.legend_latex(charts.symbol_values(spec, used))
+    st.latex(r"\begin{gathered}" + tex + r"\\[1em]" + legend + r"\end{gathered}")
 
 
-def downloads(preset: str, spec: Spec, summary: Summary, link: dict[str, str]) -> None:
+def downloads(preset: str, spec: Spec, summary: Summary) -> None:
     stem = preset if not state.changed_fields(preset, spec) else f"{preset}-edited"
     a, b, c = st.columns(3)
-    a.download_button("Breakdown (CSV)", charts.breakdown_csv(summary), f"{stem}-params.csv", "text/csv",
-                      on_click="ignore")
-    b.download_button("Breakdown (JSON)", charts.breakdown_json(summary, preset, link), f"{stem}-params.json",
-                      "application/json", on_click="ignore")
-    c.download_button("config.json (Hugging Face)", json.dumps(to_config(spec), indent=2), f"{stem}-config.json",
-                      "application/json", on_click="ignore",
-                      help="Reads back (here or in transformers) to the same model and the same total.")
+    a.download_button(
+        "Breakdown (CSV)", charts.breakdown_csv(summary), f"{stem}-params.csv", "text/csv", on_click="ignore"
+    )
+    b.download_button(
+        "Breakdown (JSON)",
+        charts.breakdown_json(summary, preset, state.query_from_spec(preset, spec)),
+        f"{stem}-params.json",
+        "application/json",
+        on_click="ignore",
+    )
+    c.download_button(
+        "config.json (Hugging Face)",
+        json.dumps(to_config(spec), indent=2),
+        f"{stem}-config.json",
+        "application/json",
+        on_click="ignore",
+        help="Reads back (here or in transformers) to the same model and the same total.",
+    )
 
 
 def cost_tab(name: str, spec: Spec, settings: object) -> None:

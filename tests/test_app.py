@@ -168,8 +168,14 @@ def test_share_link_round_trip():
     move(at, "toggle", "f.tie_word_embeddings", False)
     move(at, "selectbox", "f.norm_type", "rmsnorm")
     link = dict(at.query_params)
-    assert {"preset", "hidden_size", "num_hidden_layers", "num_attention_heads", "tie_word_embeddings",
-            "norm_type"} <= set(link)
+    assert {
+        "preset",
+        "hidden_size",
+        "num_hidden_layers",
+        "num_attention_heads",
+        "tie_word_embeddings",
+        "norm_type",
+    } <= set(link)
     again = fresh(link)
     assert total(at) == total(again)
     assert [] == [w.value for w in again.warning]
@@ -221,9 +227,10 @@ def test_change_against_the_preset_is_shown():
     """After an edit, the total carries the change against the preset and the edited fields are listed."""
     at = move(fresh(), "slider", "f.num_hidden_layers", 13)
     metric = next(m for m in at.metric if m.label == "Total parameters")
-    diff = summarize(dataclasses.replace(state.base_spec("gpt2"), num_hidden_layers=13)).total - presets.get(
-        "gpt2"
-    ).expected_total
+    diff = (
+        summarize(dataclasses.replace(state.base_spec("gpt2"), num_hidden_layers=13)).total
+        - presets.get("gpt2").expected_total
+    )
     assert metric.delta.startswith(f"{diff:+,}")
     assert any("num_hidden_layers" in c.value and "12 → 13" in c.value for c in at.caption)
 
@@ -231,10 +238,10 @@ def test_change_against_the_preset_is_shown():
 def test_table_and_formula():
     """The component table sums to the total, and the written-out formula ends in the exact total."""
     at = fresh()
-    table = at.dataframe[0].value
-    assert presets.get("gpt2").expected_total == int(table["params"].sum())
-    tex = at.latex[0].value.strip("$\n ").replace("{,}", ",")
-    assert tex.endswith(f"= {presets.get('gpt2').expected_total:,}\\end{{aligned}}")
+    table = at.table[0].value
+    assert presets.get("gpt2").expected_total == sum(int(v.replace(",", "")) for v in table["Parameters"])
+    tex = at.latex[0].value.replace("{,}", ",")
+    assert f"&= {presets.get('gpt2').expected_total:,}\\end{{aligned}}" in tex
 
 
 def test_downloads_and_config_round_trip():
@@ -247,12 +254,22 @@ def test_downloads_and_config_round_trip():
     assert total(at) == f"{summarize(read_json_text(text).spec).total:,}"
 
 
-def test_cost_tabs_render_without_error():
-    """The Memory and Compute tabs render (their module or a coming-soon note) without an exception."""
-    at = fresh({"preset": "gpt2", "run_batch": "4"})
+@pytest.mark.parametrize("tab", ["Parameters", "Memory", "Compute"])
+def test_each_tab_opens_from_the_link(tab):
+    """?tab=NAME opens that tab (its content runs, the others do not) and the link keeps it."""
+    at = fresh({"preset": "gpt2", "tab": tab, "run_batch": "4"})
     assert not at.exception
-    assert 3 == len(at.tabs)
-    assert all(len(t.children) > 0 for t in at.tabs)
+    children = {t.label: len(t.children) for t in at.tabs}
+    assert [tab] == [label for label, n in children.items() if n], children
+    expected_link = {"preset": "gpt2", "run_batch": "4"} | ({} if tab == "Parameters" else {"tab": tab})
+    assert expected_link == at.query_params
+
+
+def test_unknown_tab_warns():
+    """A link naming a tab that does not exist warns and opens the first tab."""
+    at = fresh({"preset": "gpt2", "tab": "Nope"})
+    assert any(w.value.startswith("Link: tab:") for w in at.warning)
+    assert {"preset": "gpt2"} == at.query_params
 
 
 def test_sessions_are_isolated():

@@ -66,7 +66,7 @@ _KIND_COLOURS = {
 }
 _STACKS = {"encoder": ("Encoder", 0.0), "decoder": ("Decoder", 0.35)}  # decoder shades are lighter
 _FALLBACK = ("#4c78a8", "#f58518", "#e45756", "#72b7b2", "#54a24b", "#eeca3b", "#b279a2", "#ff9da6", "#9d755d")
-GROUP_COLOUR = "#d9d9d9"
+GROUP_COLOUR = "rgba(128, 128, 128, 0.22)"
 
 
 def _lighten(hex_colour: str, amount: float) -> str:
@@ -244,6 +244,15 @@ def symbol_values(spec: Spec, names: list[str]) -> list[tuple[str, str, int]]:
     return rows
 
 
+def legend_latex(rows: list[tuple[str, str, int]]) -> str:
+    """What the symbols stand for, as one LaTeX table: symbol, field name, value."""
+    body = r" \\ ".join(
+        rf"{sym} & \texttt{{{name.replace('_', chr(92) + '_')}}} & {value:,}".replace(",", "{,}")
+        for sym, name, value in rows
+    )
+    return r"\begin{array}{lll}" + body + r"\end{array}"
+
+
 def total_latex(summary: Summary) -> tuple[str, list[str]]:
     """The total as a sum over components, one per line, ending in the exact number."""
     lines = []
@@ -318,6 +327,12 @@ def spec_fields(spec: Spec) -> dict[str, object]:
 _FONT = dict(family="Source Sans Pro, sans-serif")
 
 
+def _figure(*traces: object) -> go.Figure:
+    """A figure without Plotly's own template: Streamlit themes it in the browser (light or dark), and the
+    default template would add ~6 kB and most of the build time to every figure."""
+    return go.Figure(data=list(traces), layout={"template": "none"})
+
+
 def _layout(fig: go.Figure, height: int, **kw: object) -> go.Figure:
     fig.update_layout(height=height, margin=dict(l=8, r=8, t=36, b=8), font=_FONT, **kw)
     return fig
@@ -326,7 +341,7 @@ def _layout(fig: go.Figure, height: int, **kw: object) -> go.Figure:
 def pie(summary: Summary) -> go.Figure:
     """Where the parameters go: one slice per component (tied copies have no slice)."""
     comps = [c for c in components(summary.tree) if c.count]
-    fig = go.Figure(
+    fig = _figure(
         go.Pie(
             labels=[label(c.path) for c in comps],
             values=[c.count for c in comps],
@@ -354,7 +369,7 @@ def pie(summary: Summary) -> go.Figure:
 def bars(summary: Summary) -> go.Figure:
     """Parameters by component, largest first."""
     comps = sorted((c for c in components(summary.tree) if c.count), key=lambda c: c.count)
-    fig = go.Figure(
+    fig = _figure(
         go.Bar(
             x=[c.count for c in comps],
             y=[label(c.path) for c in comps],
@@ -404,7 +419,7 @@ def layer_bars(summary: Summary) -> go.Figure | None:
     paths = []
     for _, _, parts in kinds:
         paths += [p for p, _ in parts if p not in paths]
-    fig = go.Figure()
+    fig = _figure()
     by_kind = [dict(parts) for _, _, parts in kinds]
     seen: set[str] = set()
     for p in paths:
@@ -447,7 +462,7 @@ def treemap(summary: Summary) -> go.Figure:
         colours.append(colour(comp) if comp else GROUP_COLOUR)
         copies = f" ({n.repeat:,} copies)" if n.repeat > 1 else ""
         hover.append(f"{n.path or 'total'}<br>{n.count:,} parameters{copies}<br>{n.shape}")
-    fig = go.Figure(
+    fig = _figure(
         go.Treemap(
             ids=ids,
             parents=parents,

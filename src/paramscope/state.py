@@ -31,6 +31,8 @@ AUTO = "auto"
 LINK_FIELDS: tuple[str, ...] = tuple(n for n in FIELDS if n != "model_type")
 #: Query keys owned by other parts of the page (run settings) or by Streamlit itself: not ours to judge.
 FOREIGN_PREFIXES = ("run_", "embed")
+#: The page's open tab (``?tab=Memory``), read by the page itself.
+TAB_KEY = "tab"
 
 MAX_KEYS = 64  # a link with more keys is cut here (there are fewer fields than this)
 MAX_VALUE_CHARS = 40  # longest value for a single field
@@ -184,7 +186,7 @@ def spec_from_query(q: Mapping[str, str]) -> tuple[str, Spec, list[str]]:
     base = base_spec(name)
     changes: dict[str, object] = {}
     for key, value in query.items():
-        if key == PRESET_KEY or key.startswith(FOREIGN_PREFIXES):
+        if key in (PRESET_KEY, TAB_KEY) or key.startswith(FOREIGN_PREFIXES):
             continue
         if key not in LINK_FIELDS:
             warnings.append(f"{_shown(key)[1:-1]}: not a model field ParamScope knows; ignored")

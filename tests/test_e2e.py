@@ -1,0 +1,188 @@
+"""End to end: the real Streamlit server, driven in headless Chromium (playwright).
+
+Starts ``streamlit run app.py`` on a free port on 127.0.0.1, moves the layers slider, checks the total and
+the chart against the engine, opens a share link in a new page, and saves screenshots: artifacts/ (not
+committed) and docs/screenshots/{light,dark,phone}.png (committed). Skipped locally only when
+/usr/bin/chromium is missing; under CI (the CI variable set) it always runs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from paramscope import presets, state
+from paramscope.params import summarize
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+ARTIFACTS = ROOT / "artifacts"
+SCREENSHOTS = ROOT / "docs" / "screenshots"
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(
+        not Path(CHROMIUM).exists() and not os.environ.get("CI"), reason="needs /usr/bin/chromium (always runs in CI)"
+    ),
+]
+
+TOTAL = "[data-testid='stMetric']:has-text('Total parameters') [data-testid='stMetricValue']"
+TOTAL_JS = (
+    "[...document.querySelectorAll('[data-testid=stMetric]')].find(m => m.innerText.includes('Total parameters'))"
+    "?.querySelector('[data-testid=stMetricValue]')?.innerText"
+)
+PIE_VALUES = "Array.from(document.querySelectorAll('.js-plotly-plot')[0].data[0].values)"
+
+
+def engine_total(name: str, **changes: object) -> str:
+    return f"{summarize(dataclasses.replace(state.base_spec(name), **changes)).total:,}"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    port = _free_port()
+    cmd = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(ROOT / "app.py"),
+        "--server.headless",
+        "true",
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--browser.gatherUsageStats",
+        "false",
+    ]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 40
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                out = proc.stdout.read().decode(errors="replace") if proc.stdout else ""
+                pytest.fail(f"streamlit did not start:\n{out[-3000:]}")
+            time.sleep(0.3)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def open_page(browser, url: str, **context):
+    page = browser.new_context(**context).new_page()
+    page.goto(url)
+    page.locator(TOTAL).wait_for(timeout=30_000)
+    page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 3", timeout=30_000)
+    return page
+
+
+def shoot(page, name: str, *, docs: bool = False) -> None:
+    page.wait_for_timeout(600)  # let the charts finish their transitions
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+    if docs:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+
+
+def test_slider_moves_total_chart_and_link(server, browser):
+    """Moving the layers slider by one updates the exact total, the pie chart and the address bar."""
+    page = open_page(browser, f"{server}/?preset=gpt2", viewport={"width": 1400, "height": 1800})
+    assert f"{presets.get('gpt2').expected_total:,}" == page.locator(TOTAL).inner_text()
+    before = page.evaluate(PIE_VALUES)
+    shoot(page, "light", docs=True)
+
+    page.get_by_role("slider").first.focus()
+    page.keyboard.press("ArrowRight")
+    want = engine_total("gpt2", num_hidden_layers=13)
+    page.wait_for_function(f"(want) => {TOTAL_JS} === want", arg=want, timeout=10_000)
+    page.wait_for_function(
+        f"(old) => JSON.stringify({PIE_VALUES}) !== old", arg=json.dumps(before, separators=(",", ":")), timeout=10_000
+    )
+    page.wait_for_url("**num_hidden_layers=13**", timeout=10_000)
+    assert before != page.evaluate(PIE_VALUES)
+    shoot(page, "after-slider")
+    page.context.close()
+
+
+def test_share_link_opens_the_same_model(server, browser):
+    """A share link opened in a fresh page shows exactly that model: total, controls and link."""
+    query = "preset=gpt2&hidden_size=1024&num_hidden_layers=24&num_attention_heads=16&tie_word_embeddings=false"
+    page = open_page(browser, f"{server}/?{query}", viewport={"width": 1400, "height": 1000}, color_scheme="dark")
+    want = engine_total(
+        "gpt2", hidden_size=1024, num_hidden_layers=24, num_attention_heads=16, tie_word_embeddings=False
+    )
+    assert want == page.locator(TOTAL).inner_text()
+    assert (
+        "1024"
+        == page.locator("[data-testid='stNumberInput']").filter(has_text="hidden_size").locator("input").input_value()
+    )
+    assert query in page.locator("[data-testid='stCode']").first.inner_text()
+    assert 0 == page.locator("[data-testid='stAlertContentWarning']").count()
+    shoot(page, "dark", docs=True)
+    page.context.close()
+
+
+def test_bad_link_warns_on_a_phone(server, browser):
+    """On a 390 px phone, a link with a bad value warns naming the field and shows the preset's total."""
+    page = open_page(
+        browser,
+        f"{server}/?preset=gpt2&num_hidden_layers=lots",
+        viewport={"width": 390, "height": 844},
+        device_scale_factor=2,
+        is_mobile=True,
+        has_touch=True,
+    )
+    assert f"{presets.get('gpt2').expected_total:,}" == page.locator(TOTAL).inner_text()
+    warning = page.locator("[data-testid='stAlertContentWarning']").first.inner_text()
+    assert "num_hidden_layers" in warning
+    page.wait_for_url(lambda u: "num_hidden_layers" not in u, timeout=10_000)
+    shoot(page, "phone", docs=True)
+    page.context.close()
