@@ -43,6 +43,7 @@ POSITION_NAMES = {
 TABS = ("Parameters", "Memory", "Compute")
 TAB_KEY = state.TAB_KEY  # the open tab is part of the link (?tab=Memory) when it is not the first
 WIDGET = "f."  # session-state key prefix of the model controls: "f." + Spec field name
+DETAILS = "The whole tree, every component and the total's formula"
 
 
 # ================================================================================================ the page
@@ -70,12 +71,16 @@ def page() -> None:
         with parameters:
             headline_numbers(preset, spec, summary)
             breakdown_charts(spec)
-            component_table(spec, summary)
+            details = st.expander(DETAILS, key="details", on_change="rerun")
+            if details.open:  # drawn only while open: it is the heaviest part of the page
+                with details:
+                    tree_chart(spec)
+                    component_table(spec, summary)
             downloads(preset, spec, summary)
     with st.sidebar:  # drawn after the numbers, so that they reach the browser first
         preset_picker()
-        model_controls(error, culprit)
         settings = run_controls(shown=not parameters.open)
+        model_controls(error, culprit)
     if memory.open:
         with memory:
             cost_tab("render_memory_tab", spec, settings)
@@ -135,7 +140,7 @@ def share_link(preset: str, spec: Spec, settings: object) -> dict[str, str]:
     base = (st.context.url or "").split("?", 1)[0]
     base = base if not base or base.endswith("/") else base + "/"
     st.caption("Link to exactly this model (copy button on the right):")
-    st.code(f"{base}?{urlencode(query)}", language=None)
+    st.code(f"{base}?{urlencode(query)}", language=None, wrap_lines=True)
     return query
 
 
@@ -314,8 +319,8 @@ def run_controls(shown: bool) -> object:
     settings = st.session_state.get("run_settings")
     if ui_costs is None or settings is None or not shown:
         return settings
-    st.subheader("Run (memory and compute)", anchor=False)
-    settings = ui_costs.render_run_controls(settings)
+    with st.expander("Run: precision, batch, context, GPUs", expanded=True, icon=":material/speed:"):
+        settings = ui_costs.render_run_controls(settings)
     st.session_state.run_settings = settings
     return settings
 
@@ -516,19 +521,28 @@ def headline_numbers(preset: str, spec: Spec, summary: Summary) -> None:
 
 
 def breakdown_charts(spec: Spec) -> None:
-    pie, bars, layers, tree = figures(spec)
+    """Where the parameters go (pie), by component (bars), and one layer of each kind when layers differ."""
+    pie, bars, layers = figures(spec)
     left, right = st.columns(2)
     left.plotly_chart(pie, config={"displaylogo": False})
     right.plotly_chart(bars, config={"displaylogo": False})
     if layers is not None:
         st.plotly_chart(layers, config={"displaylogo": False})
-    st.plotly_chart(tree, config={"displaylogo": False})
+
+
+def tree_chart(spec: Spec) -> None:
+    st.plotly_chart(treemap(spec), config={"displaylogo": False})
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
 def figures(spec: Spec) -> tuple:
     summary = summarize(spec)
-    return charts.pie(summary), charts.bars(summary), charts.layer_bars(summary), charts.treemap(summary)
+    return charts.pie(summary), charts.bars(summary), charts.layer_bars(summary)
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def treemap(spec: Spec) -> object:
+    return charts.treemap(summarize(spec))
 
 
 def component_table(spec: Spec, summary: Summary) -> None:

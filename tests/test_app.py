@@ -235,9 +235,18 @@ def test_change_against_the_preset_is_shown():
     assert any("num_hidden_layers" in c.value and "12 → 13" in c.value for c in at.caption)
 
 
-def test_table_and_formula():
-    """The component table sums to the total, and the written-out formula ends in the exact total."""
+def test_details_are_closed_until_opened():
+    """The tree, table and formula sit in an expander that draws nothing until it is opened."""
     at = fresh()
+    assert (0, 0) == (len(at.table), len(at.latex))
+    assert any(e.label.startswith("The whole tree") for e in at.expander)
+
+
+def test_table_and_formula():
+    """Opened, the component table sums to the total, and the written-out formula ends in the exact total."""
+    at = fresh()
+    at.session_state["details"] = True
+    at.run()
     table = at.table[0].value
     assert presets.get("gpt2").expected_total == sum(int(v.replace(",", "")) for v in table["Parameters"])
     tex = at.latex[0].value.replace("{,}", ",")

@@ -47,7 +47,7 @@ def test_bare_preset_link(name):
         ({"hidden_act": "silu"}, {"hidden_act": "silu"}),
         ({"vocab_size": " 50304 "}, {"vocab_size": 50304}),
         ({"num_hidden_layers": "12"}, {}),
-        ({"run_batch": "8", "embed": "true"}, {}),
+        ({"run_batch": "8", "embed": "true", "x_cmp": "gpt2", "tab": "Memory"}, {}),
     ],
 )
 def test_good_values_apply(query, changes):

@@ -30,7 +30,7 @@ AUTO = "auto"
 #: Fields a link may carry: every Spec field but the family (which the preset fixes).
 LINK_FIELDS: tuple[str, ...] = tuple(n for n in FIELDS if n != "model_type")
 #: Query keys owned by other parts of the page (run settings) or by Streamlit itself: not ours to judge.
-FOREIGN_PREFIXES = ("run_", "embed")
+FOREIGN_PREFIXES = ("run_", "x_", "embed")
 #: The page's open tab (``?tab=Memory``), read by the page itself.
 TAB_KEY = "tab"
 
