@@ -9,14 +9,12 @@ State lives in the URL and in this session's st.session_state, never in module g
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Callable
 from urllib.parse import urlencode
 
 import streamlit as st
 
 from paramscope import charts, presets, state
-from paramscope.hfconfig import to_config
 from paramscope.params import summarize
 from paramscope.spec import LIMITS, Spec, short, validate
 from paramscope.tree import Summary
@@ -442,8 +440,8 @@ def choice(name: str, text: str, options: list[str], names: dict[str, str], help
 def layers_slider(view: Spec, show: Spot) -> None:
     name = "num_hidden_layers"
     value = int(_current(name))
-    top = 64
-    while top < value:
+    top = 128  # wide enough to drag to any common depth; arrow keys move it by one
+    while top < 2 * value:
         top *= 2
     text = "Encoder layers" if view.is_encoder_decoder else "Layers"
     st.slider(
@@ -459,11 +457,12 @@ def layers_slider(view: Spec, show: Spot) -> None:
 def ffn_controls(view: Spec, show: Spot, *, disabled: bool) -> None:
     """FFN multiplier and exact intermediate size, two views of one field kept consistent."""
     size = int(_current("intermediate_size"))
-    st.session_state["f_ffn_multiplier"] = round(size / view.hidden_size, 4) if view.hidden_size else 0.0
+    ratio = round(size / view.hidden_size, 4) if view.hidden_size else 0.0
+    st.session_state["f_ffn_multiplier"] = ratio
     st.number_input(
         "FFN multiplier (× hidden size)",
         min_value=0.0,
-        max_value=1024.0,
+        max_value=max(1024.0, ratio),
         step=0.25,
         format="%.2f",
         key="f_ffn_multiplier",
@@ -576,13 +575,14 @@ def downloads(preset: str, spec: Spec, summary: Summary) -> None:
         "application/json",
         on_click="ignore",
     )
+    config, note = charts.config_json(spec)
     c.download_button(
         "config.json (Hugging Face)",
-        json.dumps(to_config(spec), indent=2),
+        config,
         f"{stem}-config.json",
         "application/json",
         on_click="ignore",
-        help="Reads back (here or in transformers) to the same model and the same total.",
+        help=note,
     )
 
 

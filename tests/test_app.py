@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import random
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from paramscope import presets, state
+from paramscope import charts, presets, state
 from paramscope.hfconfig import read_json_text, to_config
 from paramscope.params import summarize
 from paramscope.spec import short
@@ -263,6 +264,21 @@ def test_downloads_and_config_round_trip():
     assert total(at) == f"{summarize(read_json_text(text).spec).total:,}"
 
 
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"num_hidden_layers": 5},
+        {"hidden_size": 1, "head_dim": 64},  # gpt2's config keys cannot hold an explicit head_dim
+        {"num_experts": 4, "norm_type": "rmsnorm"},
+    ],
+)
+def test_config_download_reads_back_to_the_same_total(changes):
+    """The config.json offered for download reads back, through the importer, to the model's exact total."""
+    edited = dataclasses.replace(state.base_spec("gpt2"), **changes)
+    text, _ = charts.config_json(edited)
+    assert summarize(edited).total == summarize(read_json_text(text).spec).total
+
+
 @pytest.mark.parametrize("tab", ["Parameters", "Memory", "Compute"])
 def test_each_tab_opens_from_the_link(tab):
     """?tab=NAME opens that tab (its content runs, the others do not) and the link keeps it."""
@@ -287,3 +303,40 @@ def test_sessions_are_isolated():
     move(one, "slider", "f.num_hidden_layers", 30)
     two.run()
     assert f"{presets.get('gpt2').expected_total:,}" == total(two)
+
+
+RANDOM_MOVES = [
+    ("number_input", "f.vocab_size", [1, 256, 32000, 151936, 100_000_000]),
+    ("number_input", "f.hidden_size", [1, 5, 64, 768, 1000, 4096, 1_048_576]),
+    ("slider", "f.num_hidden_layers", [0, 1, 12, 48, 128]),
+    ("number_input", "f.num_attention_heads", [1, 3, 7, 12, 64]),
+    ("number_input", "f.num_key_value_heads", [None, 1, 2, 5, 12]),
+    ("number_input", "f.head_dim", [None, 1, 64, 256]),
+    ("number_input", "f_ffn_multiplier", [0.0, 1.0, 2.6875, 4.0, 1024.0]),
+    ("number_input", "f.intermediate_size", [0, 1, 3072, 16_777_216]),
+    ("toggle", "f.mlp_gated", [True, False]),
+    ("selectbox", "f.norm_type", ["layernorm", "rmsnorm"]),
+    ("selectbox", "f.position_embedding", ["learned", "rotary", "none"]),
+    ("number_input", "f.max_position_embeddings", [0, 1, 2048, 100_000_000]),
+    ("number_input", "f.num_experts", [0, 1, 8, 64]),
+    ("number_input", "f.recurrent_units", [0, 2, 4096]),
+    ("selectbox", "preset", presets.names()),
+]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_walk_never_crashes(seed):
+    """Thirty random moves (extreme and impossible values, preset switches) never raise; whenever no error is
+    shown, the total is the engine's count of the session's model and the link rebuilds exactly that model."""
+    rng = random.Random(seed)
+    at = fresh()
+    for _ in range(30):
+        kind, key, values = rng.choice(RANDOM_MOVES)
+        keys = [w.key for w in getattr(at, kind)]
+        if key not in keys or (kind != "selectbox" and getattr(at, kind)(key=key).disabled):
+            continue  # the control is hidden or disabled for the model in view
+        move(at, kind, key, rng.choice(values))
+        preset, spec = at.session_state["preset"], at.session_state["spec"]
+        assert f"{summarize(spec).total:,}" == total(at)
+        if not at.error:
+            assert (preset, spec, []) == state.spec_from_query(dict(at.query_params))

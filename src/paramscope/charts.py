@@ -8,6 +8,7 @@ pie, the bars and the treemap, for every model and on every rerun.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import re
@@ -17,7 +18,8 @@ from types import MappingProxyType
 
 import plotly.graph_objects as go
 
-from .spec import FIELDS, Spec, short, validate
+from .hfconfig import to_config
+from .spec import Spec, short, validate
 from .tree import Node, Summary
 
 # ------------------------------------------------------------------------------------------ components
@@ -319,8 +321,22 @@ def breakdown_json(summary: Summary, preset: str, link: dict[str, str]) -> str:
     return json.dumps(data, indent=1)
 
 
-def spec_fields(spec: Spec) -> dict[str, object]:
-    return {n: getattr(spec, n) for n in FIELDS}
+def config_json(spec: Spec) -> tuple[str, str]:
+    """The model as config.json text that reads back to the same total, and what to expect of the file.
+
+    In the family's own Hugging Face keys when they can express the model; otherwise (an edit the family's
+    config cannot hold, say a width its heads do not divide, with an explicit head_dim) in ParamScope's own
+    keys (model_type "paramscope"), which read back to the same spec.
+    """
+    try:
+        return json.dumps(to_config(spec), indent=2), "Reads back (here or in transformers) to the same total."
+    except ValueError:
+        own = to_config(dataclasses.replace(spec, model_type="paramscope"))
+        note = (
+            f"The {spec.model_type} config keys cannot express this edit, so the file uses ParamScope's own "
+            "keys (model_type paramscope); it reads back here to the same total."
+        )
+        return json.dumps(own, indent=2), note
 
 
 # ------------------------------------------------------------------------------------------ figures
