@@ -83,11 +83,14 @@ def start(script: str) -> tuple[subprocess.Popen, str]:
 class Page:
     """One page in its own headless Chromium, ready to have its first slider moved."""
 
-    def __init__(self, playwright, url: str) -> None:
+    def __init__(self, playwright, url: str, open_details: bool = False) -> None:
         self.browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
         self.page = self.browser.new_page(viewport={"width": 1400, "height": 1000})
         self.page.goto(url)
         self.page.wait_for_function(f"({TOTAL_JS}) && {CHART_JS} !== '[]'", timeout=60_000)
+        if open_details:  # ParamScope's expander with the treemap, the table and the formula
+            self.page.get_by_text("The whole tree, every component").click()
+            self.page.locator("[data-testid='stTable']").wait_for(timeout=30_000)
         self.page.wait_for_timeout(1500)  # everything drawn and idle
         self.page.get_by_role("slider").first.focus()
         self.moves = 0
@@ -111,13 +114,14 @@ def main() -> None:
     ap.add_argument("--moves", type=int, default=30)
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     ap.add_argument("--app", default="app.py", help="the page to measure (default: app.py)")
+    ap.add_argument("--details", action="store_true", help="open the page's tree/table/formula expander first")
     args = ap.parse_args()
     servers = [start(args.app), start("bench/bare_app.py")]
     app: list[float] = []
     bare: list[float] = []
     try:
         with sync_playwright() as p:
-            pages = Page(p, servers[0][1] + "/?preset=gpt2"), Page(p, servers[1][1])
+            pages = Page(p, servers[0][1] + "/?preset=gpt2", args.details), Page(p, servers[1][1])
             for i in range(args.moves + 2):  # alternate the two pages so that both see the same machine load
                 a, b = pages[0].move(), pages[1].move()
                 if i >= 2:  # the first two moves warm up
@@ -138,12 +142,13 @@ def main() -> None:
             "min_ms": round(xs[0], 1),
         }
 
-    result = {"moves": args.moves, "app": stats(app), "bare": stats(bare)}
+    result = {"moves": args.moves, "details_open": args.details, "app": stats(app), "bare": stats(bare)}
     result["ratio_median"] = round(result["app"]["median_ms"] / result["bare"]["median_ms"], 2)
     if args.json:
         print(json.dumps(result))
         return
-    print(f"slider move -> updated total and chart, {args.moves} moves each (headless Chromium)")
+    extra = ", details expander open" if args.details else ""
+    print(f"slider move -> updated total and chart, {args.moves} moves each (headless Chromium{extra})")
     for name in ("app", "bare"):
         s = result[name]
         print(f"  {name:<5} median {s['median_ms']:7.1f} ms   p90 {s['p90_ms']:7.1f} ms   min {s['min_ms']:7.1f} ms")
