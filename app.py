@@ -397,11 +397,19 @@ def _current(name: str) -> object:
     return st.session_state[key]
 
 
-def number(name: str, text: str, help: str, show: Spot, *, minimum: int = 1, maximum: int | None = None) -> None:
+def number(
+    name: str, text: str, help: str, show: Spot, *, minimum: int = 1, maximum: int | None = None, disabled: bool = False
+) -> None:
     value = _current(name)
     top = max(maximum or LIMITS[name], int(value or 0))
     st.number_input(
-        _label(text, name), min_value=min(minimum, int(value or 0)), max_value=top, step=1, key=WIDGET + name, help=help
+        _label(text, name),
+        min_value=min(minimum, int(value or 0)),
+        max_value=top,
+        step=1,
+        key=WIDGET + name,
+        help=help,
+        disabled=disabled,
     )
     show.after(name)
 
@@ -470,7 +478,14 @@ def ffn_controls(view: Spec, show: Spot, *, disabled: bool) -> None:
         disabled=disabled,
         help="Sets the intermediate size to this multiple of the hidden size (rounded).",
     )
-    number("intermediate_size", "Intermediate size (FFN width)", "Exact hidden width of the MLP.", show, minimum=0)
+    number(
+        "intermediate_size",
+        "Intermediate size (FFN width)",
+        "Exact hidden width of the MLP.",
+        show,
+        minimum=0,
+        disabled=disabled,
+    )
 
 
 def _multiplier_moved() -> None:

@@ -136,6 +136,33 @@ def test_decoder_layers_control_on_an_encoder_decoder():
     assert expected("t5-small", num_decoder_layers=3) == total(at)
 
 
+APPLICABILITY = [
+    ("gpt2", "f.num_experts_per_tok", "hidden"),
+    ("gpt2", "f.num_decoder_layers", "hidden"),
+    ("gpt2", "f.intermediate_size", "enabled"),
+    ("t5-small", "f.num_decoder_layers", "enabled"),
+    ("mixtral-8x7b", "f.intermediate_size", "disabled"),
+    ("mixtral-8x7b", "f_ffn_multiplier", "disabled"),
+    ("mixtral-8x7b", "f.num_experts_per_tok", "enabled"),
+    ("llama-3-8b", "f.norm_bias", "disabled"),
+    ("deepseek-v2-lite", "f.num_key_value_heads", "hidden"),
+    ("deepseek-v2-lite", "f.head_dim", "hidden"),
+    ("toy-feedforward-lm", "f.num_attention_heads", "hidden"),
+    ("toy-feedforward-lm", "f.attention_bias", "hidden"),
+]
+
+
+@pytest.mark.parametrize(("name", "key", "expected"), APPLICABILITY, ids=[f"{n}:{k}" for n, k, _ in APPLICABILITY])
+def test_controls_that_do_not_apply_are_hidden_or_disabled(name, key, expected):
+    """A control that does not apply to the architecture in view is hidden or disabled."""
+    if name not in presets.names():
+        pytest.skip(f"needs the {name} preset")
+    at = fresh({"preset": name})
+    widgets = {w.key: w for kind in ("number_input", "toggle", "slider", "selectbox") for w in getattr(at, kind)}
+    shown = "hidden" if key not in widgets else ("disabled" if widgets[key].disabled else "enabled")
+    assert expected == shown
+
+
 def test_norm_bias_is_disabled_for_rmsnorm():
     """RMSNorm has no bias, so the norm-bias switch is disabled once RMSNorm is picked."""
     at = move(fresh(), "selectbox", "f.norm_type", "rmsnorm")
