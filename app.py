@@ -143,7 +143,14 @@ def share_link(preset: str, spec: Spec, settings: object) -> dict[str, str]:
 
 
 def keep_url_in_sync(query: dict[str, str]) -> None:
-    """The address bar always shows the link to what is on screen (only when it changed)."""
+    """The address bar always shows the link to what is on screen (only when it changed).
+
+    One ``st.query_params.from_dict`` per change: one browser history entry, keys in a fixed order. Widget
+    ``bind="query-params"`` does not serve here: it clamps or silently drops a bad value (a link must warn
+    and keep the preset's value), lets the URL win over code on the first run (so a combination such as
+    heads that do not divide the width could not be refused), and a bound key cannot be written through
+    ``st.query_params``, so the link could no longer be written in one piece.
+    """
     if st.query_params.to_dict() != query:
         st.query_params.from_dict(query)
 

@@ -31,6 +31,13 @@ def total(at: AppTest) -> str:
     return next(m.value for m in at.metric if m.label == "Total parameters")
 
 
+def pie_total(at: AppTest) -> int:
+    """The sum of the slices of the page's pie chart."""
+    pie = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]
+    assert "pie" == pie["type"]
+    return sum(pie["values"])
+
+
 def expected(name: str, **changes: object) -> str:
     return f"{summarize(dataclasses.replace(state.base_spec(name), **changes)).total:,}"
 
@@ -103,6 +110,7 @@ def test_every_control_changes_the_total_as_the_engine_says(kind, key, value, ch
     """Moving one control on GPT-2 shows the engine's total for that edit, and the link records it."""
     at = move(fresh(), kind, key, value)
     assert expected("gpt2", **changes) == total(at)
+    assert expected("gpt2", **changes) == f"{pie_total(at):,}"  # the chart follows, not a cached older one
     edited = dataclasses.replace(state.base_spec("gpt2"), **changes)
     assert state.query_from_spec("gpt2", edited) == at.query_params
     assert [] == [e.value for e in at.error]
