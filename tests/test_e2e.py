@@ -2,8 +2,9 @@
 
 Starts ``streamlit run app.py`` on a free port on 127.0.0.1, moves the layers slider, checks the total and
 the chart against the engine, opens a share link in a new page, and saves screenshots: artifacts/ (not
-committed) and docs/screenshots/{light,dark,phone}.png (committed). Skipped locally only when
-/usr/bin/chromium is missing; under CI (the CI variable set) it always runs.
+committed) and docs/screenshots/{light,dark,phone}.png (committed; rewritten only when missing or with
+PARAMSCOPE_SCREENSHOTS=1). Skipped locally only when /usr/bin/chromium is missing; under CI (the CI variable
+set) it always runs.
 """
 
 from __future__ import annotations
@@ -124,12 +125,15 @@ def open_page(browser, url: str, **context):
 
 
 def shoot(page, name: str, *, docs: bool = False) -> None:
+    """Always into artifacts/; into docs/screenshots/ when that copy is missing or PARAMSCOPE_SCREENSHOTS=1
+    (so that an ordinary test run does not rewrite committed images)."""
     page.wait_for_timeout(600)  # let the charts finish their transitions
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
-    if docs:
+    target = SCREENSHOTS / f"{name}.png"
+    if docs and (not target.exists() or os.environ.get("PARAMSCOPE_SCREENSHOTS") == "1"):
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+        page.screenshot(path=str(target))
 
 
 def test_slider_moves_total_chart_and_link(server, browser):
