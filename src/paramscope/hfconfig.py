@@ -9,7 +9,6 @@ config.json files omit keys equal to their defaults. Keys the reader does not us
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 from collections.abc import Callable, Mapping
@@ -18,7 +17,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from .spec import FIELDS, Spec, validate
+from .spec import FIELDS, Spec, resolve, validate
 
 #: The largest config file accepted (bytes). Real ones are a few kB.
 MAX_CONFIG_BYTES = 1_000_000
@@ -513,7 +512,13 @@ def _paramscope(c: _Cfg) -> dict:
     """ParamScope's own vocabulary: the Spec's field names, for models transformers does not ship."""
     out: dict = {}
     for name, f in FIELDS.items():
-        if name == "model_type" or not c.has(name):
+        if name == "model_type" or name not in c.data:
+            continue
+        if c.data[name] is None and "None" in str(f.type):  # an explicit null: "derive it"
+            c.used.add(name)
+            out[name] = None
+            continue
+        if not c.has(name):
             continue
         value = c.get(name)
         if f.type in ("int", "int | None"):
@@ -578,6 +583,13 @@ def hf_defaults() -> dict[str, dict[str, Any]]:
     return json.loads(text)
 
 
+def _family_kwargs(data: Mapping[str, Any], mt: str) -> tuple[dict[str, Any], _Cfg]:
+    """The Spec fields a family reads from ``data`` (class defaults for missing keys), not yet validated."""
+    cfg = _Cfg(data, hf_defaults().get(mt, {}) if mt != "paramscope" else {})
+    kwargs = FAMILIES[mt](cfg)
+    return {k: v for k, v in kwargs.items() if v is not None or FIELDS[k].default is None}, cfg
+
+
 def read(data: Mapping[str, Any], model_type: str | None = None) -> ReadResult:
     """Turn a config mapping into a validated Spec; raise ``ValueError`` naming the bad key."""
     if not isinstance(data, Mapping):
@@ -592,16 +604,12 @@ def read(data: Mapping[str, Any], model_type: str | None = None) -> ReadResult:
     if not isinstance(mt, str) or mt not in FAMILIES:
         shown = repr(mt)[:60] if mt is not None else "missing"
         raise ValueError(f"model_type: {shown} is not supported; supported: {', '.join(sorted(FAMILIES))}")
-    defaults = hf_defaults().get(mt, {}) if mt != "paramscope" else {}
-    cfg = _Cfg(data, defaults)
-    kwargs = FAMILIES[mt](cfg)
-    kwargs = {k: v for k, v in kwargs.items() if v is not None or FIELDS[k].default is None}
-    spec = validate(Spec(model_type=mt, **kwargs))
-    # ParamScope-specific overrides written by to_config() for fields a family fixes
+    kwargs, cfg = _family_kwargs(data, mt)
+    # ParamScope-specific overrides written by to_config() for fields a family fixes in code
     overrides = data.get("_paramscope")
     if isinstance(overrides, Mapping) and overrides:
-        changed = _paramscope(_Cfg(overrides, {}))
-        spec = validate(dataclasses.replace(spec, **changed))
+        kwargs.update(_paramscope(_Cfg(overrides, {})))
+    spec = validate(Spec(model_type=mt, **kwargs))
     ignored = tuple(sorted(k for k in data if k not in cfg.used and k not in _METADATA))
     return ReadResult(spec=spec, ignored=ignored, model_type=mt)
 
@@ -648,8 +656,11 @@ def to_config(spec: Spec) -> dict:
     if spec.model_type == "paramscope":
         return {"model_type": "paramscope", **_plain_fields(spec)}
     cfg = _hf_keys(spec)
-    back = read(cfg).spec
-    diff = {k: v for k, v in _plain_fields(spec).items() if getattr(back, k) != getattr(spec, k)}
+    # What the family alone rebuilds (unvalidated: the family's keys may not express the spec on their own,
+    # e.g. GPT-2 with a head_dim that the heads do not divide); every field it gets wrong goes under _paramscope.
+    back = resolve(Spec(model_type=spec.model_type, **_family_kwargs(cfg, spec.model_type)[0]))
+    plain = _plain_fields(spec)
+    diff = {k: plain[k] for k in plain if getattr(back, k) != getattr(spec, k)}
     if diff:
         cfg["_paramscope"] = diff
     return cfg
