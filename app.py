@@ -27,6 +27,7 @@ try:
     from paramscope import ui_costs
 except ImportError:  # pragma: no cover
     ui_costs = None  # type: ignore[assignment]
+from paramscope import ui_explore
 
 EMBEDDING_CONVENTION = "embedding = token + position + token-type tables + untied LM head"
 NORM_NAMES = {"layernorm": "LayerNorm", "rmsnorm": "RMSNorm"}
@@ -38,8 +39,9 @@ POSITION_NAMES = {
     "relative": "relative bias (T5)",
     "sinusoidal": "sinusoidal table",
 }
-TABS = ("Parameters", "Memory", "Compute")
-TAB_KEY = state.TAB_KEY  # the open tab is part of the link (?tab=Memory) when it is not the first
+TABS = ("Parameters", "Memory", "Compute", "Your model", "Compare", "Architecture", "Why so big?")
+TAB_KEY = state.TAB_KEY  # the open tab is part of the link (?tab=Memory, ?tab=Why-so-big) when not the first
+RUN_TABS = ("Memory", "Compute", "Compare", "Why so big?")  # the tabs that use the run settings
 WIDGET = "f."  # session-state key prefix of the model controls: "f." + Spec field name
 DETAILS = "The whole tree, every component and the total's formula"
 
@@ -56,6 +58,7 @@ def page() -> None:
     )
 
     restore_from_link_once()
+    ui_explore.keep_state()
     error, culprit = apply_controls()
     preset, spec = st.session_state.preset, st.session_state.spec
     summary = summarize(spec)
@@ -64,9 +67,11 @@ def page() -> None:
         st.error(f"Not applied: {error.rstrip('.')}. The page shows the last valid model.", icon=":material/error:")
     link_slot = st.container()  # filled at the end, once the run settings are known
 
-    parameters, memory, compute = st.tabs(TABS, key=TAB_KEY, default=st.session_state.first_tab, on_change="rerun")
-    if parameters.open:  # only the open tab runs
-        with parameters:
+    tab = dict(
+        zip(TABS, st.tabs(TABS, key=TAB_KEY, default=st.session_state.first_tab, on_change="rerun"), strict=True)
+    )
+    if tab["Parameters"].open:  # only the open tab runs
+        with tab["Parameters"]:
             headline_numbers(preset, spec, summary)
             breakdown_charts(spec)
             details = st.expander(DETAILS, key="details", on_change="rerun")
@@ -77,14 +82,26 @@ def page() -> None:
             downloads(preset, spec, summary)
     with st.sidebar:  # drawn after the numbers, so that they reach the browser first
         preset_picker()
-        settings = run_controls(shown=not parameters.open)
+        settings = run_controls(shown=any(tab[name].open for name in RUN_TABS))
         model_controls(error, culprit)
-    if memory.open:
-        with memory:
+    if tab["Memory"].open:
+        with tab["Memory"]:
             cost_tab("render_memory_tab", spec, settings)
-    if compute.open:
-        with compute:
+    if tab["Compute"].open:
+        with tab["Compute"]:
             cost_tab("render_compute_tab", spec, settings)
+    if tab["Your model"].open:
+        with tab["Your model"]:
+            ui_explore.render_upload(on_use=use_uploaded_model)
+    if tab["Compare"].open:
+        with tab["Compare"]:
+            ui_explore.render_compare(model_label(preset, spec), spec, settings)
+    if tab["Architecture"].open:
+        with tab["Architecture"]:
+            ui_explore.render_diagram(spec, model_label(preset, spec))
+    if tab["Why so big?"].open:
+        with tab["Why so big?"]:
+            ui_explore.render_sweep(spec, preset, settings)
     with link_slot:
         link = share_link(preset, spec, settings)
     keep_url_in_sync(link)
@@ -100,21 +117,53 @@ def restore_from_link_once() -> None:
     st.session_state.preset = preset
     st.session_state.spec = spec
     st.session_state.link_spec = (preset, spec)
+    explore = ui_explore.restore_from_query(query)  # compare and sweep choices; a whole model under x_spec
+    if explore.spec is not None:
+        st.session_state.spec = spec = ui_explore.editable(explore.spec)
+        st.session_state.link_spec = (preset, spec)
+    warnings += explore.warnings
     if run_settings is not None:
         settings, run_warnings = run_settings.settings_from_query(query)
         st.session_state.run_settings = settings
         warnings += run_warnings
-    tab = query.get(TAB_KEY, TABS[0])
-    st.session_state.first_tab = tab if tab in TABS else TABS[0]
-    if tab not in TABS:
-        warnings.append(f"{TAB_KEY}: no tab named {tab[:40]!r}; showing {TABS[0]}")
+    tab = tab_from_link(query.get(TAB_KEY, TABS[0]))
+    st.session_state.first_tab = tab or TABS[0]
+    if tab is None:
+        warnings.append(f"{TAB_KEY}: no tab named {query[TAB_KEY][:40]!r}; showing {TABS[0]}")
     st.session_state.link_warnings = warnings
+
+
+def tab_slug(name: str) -> str:
+    """A tab's name as a link writes it: no spaces or question marks ("Why so big?" -> "Why-so-big")."""
+    return "-".join(name.replace("?", "").split())
+
+
+def tab_from_link(text: str) -> str | None:
+    """The tab a link names, by its slug or its name, in any letter case (``None`` when there is none)."""
+    wanted = tab_slug(str(text)).casefold()
+    return next((name for name in TABS if tab_slug(name).casefold() == wanted), None)
+
+
+def use_uploaded_model(result: object) -> None:
+    """ "Use this model" on the Your model tab: the nearest preset plus the uploaded model's fields."""
+    st.session_state.preset, st.session_state.spec = ui_explore.model_from_upload(result)
+    clear_controls()
+
+
+def model_label(preset: str, spec: Spec) -> str:
+    """The model in view, as the comparison names models: the preset, marked when the controls changed it."""
+    return preset if not state.changed_fields(preset, spec) else f"{preset} (edited)"
 
 
 def load_preset() -> None:
     """The preset picker moved: start from the new preset; every control re-reads it."""
     name = st.session_state.preset
     st.session_state.spec = state.base_spec(name)
+    clear_controls()
+
+
+def clear_controls() -> None:
+    """Every model control re-reads the session's model on its next draw."""
     for key in [k for k in st.session_state if str(k).startswith(WIDGET)]:
         del st.session_state[key]
 
@@ -128,13 +177,18 @@ def show_link_warnings(preset: str, spec: Spec) -> None:
 
 
 def share_link(preset: str, spec: Spec, settings: object) -> dict[str, str]:
-    """The query that rebuilds this page, and the full address with a copy button."""
-    query = state.query_from_spec(preset, spec)
+    """The query that rebuilds this page, and the full address with a copy button.
+
+    The model is the preset plus the changed fields, or the whole model encoded (``x_spec``) when those
+    cannot rebuild it (an uploaded model, say); then the run settings, the explore tabs' choices, the tab.
+    """
+    query = ui_explore.upload_link(preset, spec)
     if run_settings is not None and settings is not None:
         query.update(run_settings.settings_to_query(settings))
+    query.update(ui_explore.current_query())
     tab = st.session_state.get(TAB_KEY) or st.session_state.first_tab
     if tab != TABS[0]:
-        query[TAB_KEY] = tab
+        query[TAB_KEY] = tab_slug(tab)
     base = (st.context.url or "").split("?", 1)[0]
     base = base if not base or base.endswith("/") else base + "/"
     st.caption("Link to exactly this model (copy button on the right):")
@@ -317,9 +371,9 @@ def model_controls(error: str, culprit: str) -> None:
 
 
 def run_controls(shown: bool) -> object:
-    """The run settings (batch, precision, GPUs ...), shown while the Memory or Compute tab is open.
+    """The run settings (batch, precision, GPUs ...), shown while a tab that uses them is open (RUN_TABS).
 
-    On the Parameters tab they do not apply and are not drawn; the settings stay in the session and the link.
+    Elsewhere they do not apply and are not drawn; the settings stay in the session and the link.
     """
     settings = st.session_state.get("run_settings")
     if ui_costs is None or settings is None or not shown:

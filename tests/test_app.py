@@ -14,6 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from paramscope import charts, presets, state
+from paramscope.encode import decode_spec, encode_spec
 from paramscope.hfconfig import read_json_text, to_config
 from paramscope.params import summarize
 from paramscope.spec import short
@@ -66,7 +67,9 @@ def test_first_open_is_gpt2():
     assert {"preset": "gpt2"} == at.query_params
     assert "gpt2" == at.selectbox(key="preset").value
     assert [] == [w.value for w in at.warning] + [e.value for e in at.error]
-    assert ["Parameters", "Memory", "Compute"] == [t.label for t in at.tabs]
+    assert ["Parameters", "Memory", "Compute", "Your model", "Compare", "Architecture", "Why so big?"] == [
+        t.label for t in at.tabs
+    ]
 
 
 @pytest.mark.parametrize("name", presets.names())
@@ -314,15 +317,48 @@ def test_config_download_reads_back_to_the_same_total(changes):
     assert summarize(edited).total == summarize(read_json_text(text).spec).total
 
 
-@pytest.mark.parametrize("tab", ["Parameters", "Memory", "Compute"])
-def test_each_tab_opens_from_the_link(tab):
-    """?tab=NAME opens that tab (its content runs, the others do not) and the link keeps it."""
-    at = fresh({"preset": "gpt2", "tab": tab, "run_batch": "4"})
+TAB_LINKS = [
+    ("Parameters", "Parameters", None),
+    ("Memory", "Memory", "Memory"),
+    ("Compute", "Compute", "Compute"),
+    ("Your model", "Your-model", "Your-model"),
+    ("Compare", "Compare", "Compare"),
+    ("Architecture", "Architecture", "Architecture"),
+    ("Why so big?", "Why-so-big", "Why-so-big"),
+    ("Why so big?", "why so big?", "Why-so-big"),  # the name itself, any case, is read too
+    ("Your model", "YOUR-MODEL", "Your-model"),
+]
+
+
+@pytest.mark.parametrize(("tab", "asked", "written"), TAB_LINKS, ids=[t[1] for t in TAB_LINKS])
+def test_each_tab_opens_from_the_link(tab, asked, written):
+    """?tab=NAME opens that tab (its content runs, the others do not) and the link keeps it, written without
+    spaces or question marks."""
+    at = fresh({"preset": "gpt2", "tab": asked, "run_batch": "4"})
     assert not at.exception
     children = {t.label: len(t.children) for t in at.tabs}
     assert [tab] == [label for label, n in children.items() if n], children
-    expected_link = {"preset": "gpt2", "run_batch": "4"} | ({} if tab == "Parameters" else {"tab": tab})
+    expected_link = {"preset": "gpt2", "run_batch": "4"} | ({"tab": written} if written else {})
     assert expected_link == at.query_params
+    assert [] == [w.value for w in at.warning]
+
+
+@pytest.mark.parametrize(
+    ("tab", "shown"),
+    [
+        ("Parameters", False),
+        ("Memory", True),
+        ("Compute", True),
+        ("Your model", False),
+        ("Compare", True),
+        ("Architecture", False),
+        ("Why so big?", True),
+    ],
+)
+def test_run_settings_show_where_they_are_used(tab, shown):
+    """The run settings (batch, precision, GPUs) are drawn only on the tabs whose numbers use them."""
+    at = fresh({"preset": "gpt2", "tab": tab})
+    assert shown == any(e.label.startswith("Run:") for e in at.expander)
 
 
 def test_unknown_tab_warns():
@@ -375,3 +411,145 @@ def test_random_walk_never_crashes(seed):
         assert f"{summarize(spec).total:,}" == total(at)
         if not at.error:
             assert (preset, spec, []) == state.spec_from_query(dict(at.query_params))
+
+
+# ================================================================================== explore tabs
+def metric_help(at: AppTest, label: str) -> str:
+    return next(m.proto.help for m in at.metric if m.label == label)
+
+
+@pytest.mark.parametrize(("current", "other"), [("gpt2", "llama-2-7b"), ("llama-2-7b", "gpt2")])
+def test_compare_from_a_link_shows_both_published_totals(current, other):
+    """?tab=Compare&x_cmp=OTHER puts the preset in view beside OTHER, each with its published total."""
+    at = fresh({"preset": current, "tab": "Compare", "x_cmp": other})
+    assert not at.exception
+    assert f"{presets.get(current).expected_total:,} parameters" == metric_help(at, current)
+    assert f"{presets.get(other).expected_total:,} parameters" == metric_help(at, other)
+    assert {"preset": current, "tab": "Compare", "x_cmp": other} == at.query_params
+    assert [other] == at.multiselect(key="x_cmp").value
+
+
+def test_compare_follows_an_edit_of_the_model_in_view():
+    """An edit in the sidebar shows in the comparison: the edited model's engine total, marked as edited."""
+    at = fresh({"preset": "gpt2", "tab": "Compare", "x_cmp": "gpt2-medium"})
+    move(at, "slider", "f.num_hidden_layers", 6)
+    want = summarize(dataclasses.replace(state.base_spec("gpt2"), num_hidden_layers=6)).total
+    assert f"{want:,} parameters" == metric_help(at, "gpt2 (edited)")
+    assert {"preset": "gpt2", "num_hidden_layers": "6", "tab": "Compare", "x_cmp": "gpt2-medium"} == at.query_params
+
+
+def test_compare_choice_survives_other_tabs_and_round_trips():
+    """The compared models stay in the link while another tab is open, and the link reopens the comparison."""
+    at = fresh({"preset": "gpt2", "tab": "Compare"})
+    at.multiselect(key="x_cmp").select("gpt2-medium").run()
+    assert "gpt2-medium" == at.query_params["x_cmp"]
+    at.tabs[0].proto  # noqa: B018 - the tab widget exists
+    at.session_state["tab"] = "Parameters"
+    at.run()
+    at.run()
+    assert {"preset": "gpt2", "x_cmp": "gpt2-medium"} == at.query_params
+    again = fresh(dict(at.query_params) | {"tab": "Compare"})
+    assert f"{presets.get('gpt2-medium').expected_total:,} parameters" == metric_help(again, "gpt2-medium")
+
+
+def test_sweep_choice_round_trips():
+    """?x_sweep=width opens the sweep on width and the link keeps it."""
+    at = fresh({"preset": "gpt2", "tab": "Why-so-big", "x_sweep": "width"})
+    assert "width" == at.radio(key="x_sweep").value
+    assert {"preset": "gpt2", "tab": "Why-so-big", "x_sweep": "width"} == at.query_params
+
+
+PARAMSCOPE_MODEL = {
+    "model_type": "paramscope",
+    "vocab_size": 5000,
+    "hidden_size": 320,
+    "num_hidden_layers": 7,
+    "num_attention_heads": 5,
+    "mlp_gated": True,
+    "norm_type": "rmsnorm",
+    "position_embedding": "rotary",
+}
+UPLOADS = [
+    {
+        "model_type": "llama",
+        "vocab_size": 32000,
+        "hidden_size": 2048,
+        "intermediate_size": 5632,
+        "num_hidden_layers": 22,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 4,
+        "tie_word_embeddings": False,
+    },
+    {"model_type": "gpt2", "vocab_size": 50257, "n_embd": 512, "n_layer": 4, "n_head": 8, "n_positions": 512},
+    {
+        "model_type": "mistral",
+        "vocab_size": 1000,
+        "hidden_size": 256,
+        "intermediate_size": 700,
+        "num_hidden_layers": 3,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "hidden_act": "gelu",
+    },
+]
+
+
+@pytest.mark.parametrize("config", [*UPLOADS, PARAMSCOPE_MODEL], ids=[c["model_type"] for c in UPLOADS] + ["own"])
+def test_pasted_config_becomes_the_model_in_view(config):
+    """Pasting a config.json in Your model and clicking Use this model shows the engine's count for that config
+    (read by the same reader as a preset); the link rebuilds the same model."""
+    want = summarize(read_json_text(json.dumps(config)).spec).total
+    at = fresh({"preset": "gpt2", "tab": "Your-model"})
+    at.text_area(key="x_paste").set_value(json.dumps(config)).run()
+    at.button(key="x_use").click().run()
+    assert not at.exception
+    at.session_state["tab"] = "Parameters"
+    at.run()
+    assert f"{want:,}" == total(at)
+    link = dict(at.query_params)
+    again = fresh(link)
+    assert f"{want:,}" == total(again)
+    assert [] == [w.value for w in again.warning]
+
+
+def test_a_whole_model_in_the_link_is_shown_and_kept():
+    """x_spec (a whole encoded model, here one whose family no preset has) is shown instead of the preset; the
+    link keeps it through an edit and rebuilds the edited model."""
+    spec = read_json_text(json.dumps(PARAMSCOPE_MODEL)).spec
+    at = fresh({"preset": "gpt2", "x_spec": encode_spec(spec)})
+    assert f"{summarize(spec).total:,}" == total(at)
+    assert [] == [w.value for w in at.warning]
+    move(at, "slider", "f.num_hidden_layers", 5)
+    edited = dataclasses.replace(spec, num_hidden_layers=5)
+    assert f"{summarize(edited).total:,}" == total(at)
+    assert "paramscope" == decode_spec(at.query_params["x_spec"]).model_type
+    assert f"{summarize(edited).total:,}" == total(fresh(dict(at.query_params)))
+
+
+def test_a_bad_whole_model_in_the_link_warns_and_keeps_the_preset():
+    """An x_spec that does not decode: a link warning, the preset's model, and the tab still works."""
+    at = fresh({"preset": "gpt2", "x_spec": "1.notbase64!!", "tab": "Architecture"})
+    assert any(w.value.startswith("Link: x_spec:") for w in at.warning), [w.value for w in at.warning]
+    assert 1 == len(at.get("graphviz_chart"))
+    assert {"preset": "gpt2", "tab": "Architecture"} == at.query_params
+
+
+@pytest.mark.parametrize("name", ["gpt2", "llama-2-7b", "mixtral-8x7b"])
+def test_architecture_draws_the_model(name):
+    """The Architecture tab draws a Graphviz chart that names the model's layer count."""
+    if name not in presets.names():
+        pytest.skip(f"needs the {name} preset")
+    at = fresh({"preset": name, "tab": "Architecture"})
+    charts_ = at.get("graphviz_chart")
+    assert 1 == len(charts_)
+    assert "digraph" in charts_[0].proto.spec
+    assert f"× {state.base_spec(name).num_hidden_layers}" in charts_[0].proto.spec
+
+
+def test_why_so_big_plots_the_sweep():
+    """The Why so big? tab plots the sweep; the first chart's curve passes through the model's exact total."""
+    at = fresh({"preset": "gpt2", "tab": "Why-so-big"})
+    figures_ = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    assert len(figures_) >= 4
+    ys = [y for trace in figures_[0]["data"] for y in (trace.get("y") or []) if isinstance(y, (int, float))]
+    assert presets.get("gpt2").expected_total in ys

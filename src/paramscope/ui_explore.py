@@ -11,6 +11,7 @@ Public (called by app.py; keep stable). Widget keys all start with ``x_``.
   or two others; returns the entries of the others (preset names or encoded specs) for the link.
 * ``render_diagram(spec, title="") -> None`` — the architecture as Graphviz boxes.
 * ``render_sweep(spec, preset=None, settings=None) -> str`` — sweep one dimension; returns it.
+* ``keep_state()`` — call at the top of every run so the compare / sweep choices survive a closed tab.
 
 Share link (query keys, all prefixed ``x_`` so they never clash with Spec fields or ``run_*``):
 
@@ -161,6 +162,18 @@ def restore_from_query(q: Mapping[str, Any]) -> ExploreLink:
         state[CMP] = list(link.compare)
         state[SWEEP] = link.sweep
     return link
+
+
+def keep_state() -> None:
+    """Call at the top of every run: keeps the compare and sweep choices while their tab is closed.
+
+    Streamlit forgets the value of a widget that a run does not draw (a closed lazy tab); writing the value
+    back before the widgets are drawn keeps it for the share link and for when the tab opens again.
+    """
+    state = st.session_state
+    for key in (CMP, CMP_LOG, SWEEP, SWEEP_RANGE, SWEEP_LOG):
+        if key in state:
+            state[key] = state[key]
 
 
 def current_query() -> dict[str, str]:
