@@ -57,8 +57,10 @@ async def user(browser, url: str, deadline: float, latencies: list[float], error
                 break
             latencies.append((time.perf_counter() - t0) * 1000)
             moves += 1
-            if await page.locator("[data-testid=stException]").count():
-                errors.append(f"user {uid}: an exception is shown on the page")
+            shown = page.locator("[data-testid=stException]")
+            if await shown.count():
+                text = (await shown.first.inner_text())[:400].replace("\n", " | ")
+                errors.append(f"user {uid}: an exception is shown on the page: {text}")
                 break
     except Exception as exc:  # the page never became usable: an error of the run
         errors.append(f"user {uid}: page did not load ({type(exc).__name__}: {str(exc)[:120]})")
@@ -67,8 +69,8 @@ async def user(browser, url: str, deadline: float, latencies: list[float], error
     return moves
 
 
-async def run(users: int, seconds: float) -> dict:
-    proc, url = start("app.py")
+async def run(users: int, seconds: float, script: str = "app.py") -> dict:
+    proc, url = start(script)
     latencies: list[float] = []
     errors: list[str] = []
     try:
@@ -88,6 +90,7 @@ async def run(users: int, seconds: float) -> dict:
     lat = sorted(latencies)
     pct = lambda q: round(lat[min(len(lat) - 1, int(q * (len(lat) - 1)))], 1) if lat else None  # noqa: E731
     return {
+        "script": script,
         "users": users,
         "seconds": round(wall, 1),
         "moves": sum(moves),
@@ -105,16 +108,25 @@ def main() -> None:
     ap.add_argument("--users", type=int, default=8)
     ap.add_argument("--seconds", type=float, default=60)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--no-floor", action="store_true", help="skip the same load on bench/bare_app.py")
     args = ap.parse_args()
-    result = asyncio.run(run(max(1, min(args.users, 32)), max(1.0, min(args.seconds, 600.0))))
+    users, seconds = max(1, min(args.users, 32)), max(1.0, min(args.seconds, 600.0))
+    results = [asyncio.run(run(users, seconds))]
+    if not args.no_floor:  # the same load on a bare one-slider page: what this machine itself costs
+        results.append(asyncio.run(run(users, seconds, "bench/bare_app.py")))
+    if results[1:] and results[0]["p50_ms"] and results[1]["p50_ms"]:
+        results[0]["p50_ratio_to_bare"] = round(results[0]["p50_ms"] / results[1]["p50_ms"], 2)
     if args.json:
-        print(json.dumps(result))
+        print(json.dumps(results))
         return
-    print(f"{result['users']} concurrent sessions for {result['seconds']} s on 127.0.0.1:")
-    print(f"  moves: {result['moves']} ({result['moves_per_user']})")
-    print(f"  errors: {result['errors']} {result['error_samples'] or ''}")
-    print(f"  slider move -> updated total: p50 {result['p50_ms']} ms, p95 {result['p95_ms']} ms")
-    print(f"  server peak memory (VmHWM): {result['server_peak_rss_mib']} MiB")
+    for result in results:
+        print(f"{result['script']}: {result['users']} concurrent sessions for {result['seconds']} s on 127.0.0.1")
+        print(f"  moves: {result['moves']} ({result['moves_per_user']})")
+        print(f"  errors: {result['errors']} {result['error_samples'] or ''}")
+        print(f"  slider move -> updated total: p50 {result['p50_ms']} ms, p95 {result['p95_ms']} ms")
+        print(f"  server peak memory (VmHWM): {result['server_peak_rss_mib']} MiB")
+    if "p50_ratio_to_bare" in results[0]:
+        print(f"p50 ratio app / bare page under the same load: {results[0]['p50_ratio_to_bare']}")
 
 
 if __name__ == "__main__":
