@@ -166,15 +166,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _error(exc: Exception) -> None:
+    """One line on stderr, whatever the message holds (control characters are shown escaped)."""
+    text = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in str(exc))
+    print(f"paramscope: error: {text[:2000]}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         return args.func(args)
     except UserError as exc:
-        print(f"paramscope: error: {exc}", file=sys.stderr)
+        _error(exc)
         return 2
     except ValueError as exc:  # a spec the engine rejects
-        print(f"paramscope: error: {exc}", file=sys.stderr)
+        _error(exc)
         return 2
     except BrokenPipeError:
         return 0
