@@ -2,9 +2,9 @@
 
 Starts ``streamlit run app.py`` on a free port on 127.0.0.1, moves the layers slider, checks the total and
 the chart against the engine, opens a share link in a new page, and saves screenshots: artifacts/ (not
-committed) and docs/screenshots/{light,dark,phone}.png (committed; rewritten only when missing or with
-PARAMSCOPE_SCREENSHOTS=1). Skipped locally only when /usr/bin/chromium is missing; under CI (the CI variable
-set) it always runs.
+committed) and docs/screenshots/{light,dark,phone,compare,architecture,sweep,upload}.png (committed; rewritten
+only when missing or with PARAMSCOPE_SCREENSHOTS=1). Skipped locally only when /usr/bin/chromium is missing;
+under CI (the CI variable set) it always runs.
 """
 
 from __future__ import annotations
@@ -192,4 +192,55 @@ def test_bad_link_warns_on_a_phone(server, browser):
     assert "num_hidden_layers" in warning
     page.wait_for_url(lambda u: "num_hidden_layers" not in u, timeout=10_000)
     shoot(page, "phone", docs=True)
+    page.context.close()
+
+
+def open_tab(browser, url: str, ready: str, **context):
+    """A page opened on a tab other than Parameters (no total there): wait for ``ready`` to show."""
+    page = browser.new_context(viewport={"width": 1400, "height": 1500}, **context).new_page()
+    page.goto(url)
+    page.locator(ready).first.wait_for(timeout=30_000)
+    return page
+
+
+def test_compare_link_shows_both_models(server, browser):
+    """?tab=Compare&x_cmp=llama-2-7b opens the comparison: GPT-2 and Llama 2 7B side by side with their totals."""
+    page = open_tab(browser, f"{server}/?preset=gpt2&tab=Compare&x_cmp=llama-2-7b", "[data-testid='stMetric']")
+    page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=30_000)
+    metrics = page.locator("[data-testid='stMetric']")
+    assert 2 == metrics.count()
+    labels = [metrics.nth(i).locator("[data-testid='stMetricLabel']").inner_text() for i in range(2)]
+    assert ["gpt2", "llama-2-7b"] == labels
+    values = [metrics.nth(i).locator("[data-testid='stMetricValue']").inner_text() for i in range(2)]
+    assert ["124.4M", "6.7B"] == values
+    assert "x_cmp=llama-2-7b" in page.url
+    shoot(page, "compare", docs=True)
+    page.context.close()
+
+
+@pytest.mark.parametrize(
+    ("query", "ready", "name"),
+    [
+        ("preset=llama-2-7b&tab=Architecture", "[data-testid='stGraphVizChart'] svg", "architecture"),
+        ("preset=gpt2&tab=Why-so-big", ".js-plotly-plot", "sweep"),
+    ],
+)
+def test_explore_views_draw(server, browser, query, ready, name):
+    """The architecture diagram and the sweep charts draw in the browser from their links."""
+    page = open_tab(browser, f"{server}/?{query}", ready)
+    if name == "sweep":
+        page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 4", timeout=30_000)
+    shoot(page, name, docs=True)
+    page.context.close()
+
+
+def test_pasted_config_is_counted(server, browser):
+    """On Your model, the example config pasted in is read and counted (TinyLlama's 1.1B)."""
+    page = open_tab(browser, f"{server}/?preset=gpt2&tab=Your-model", "button:has-text('Paste the example')")
+    page.get_by_role("button", name="Paste the example").click()
+    page.locator("[data-testid='stMetric']:has-text('Model type')").wait_for(timeout=15_000)
+    assert "1.1B" == (
+        page.locator("[data-testid='stMetric']:has-text('Parameters') [data-testid='stMetricValue']").inner_text()
+    )
+    shoot(page, "upload", docs=True)
     page.context.close()

@@ -412,7 +412,9 @@ def render_compare(current_label: str, current_spec: Spec, settings: Any = None)
         col.caption(f"non-embedding {short(s.non_embedding)} · active/token {short(s.active)}")
     log = st.toggle("Log scale", key=CMP_LOG, value=False)
     st.plotly_chart(CX.compare_bars(c, log=log), config=_CHART)
-    st.plotly_chart(CX.compare_totals(c), config=_CHART)
+    totals = CX.compare_totals(c)
+    totals.update_xaxes(title_text=None)  # the ticks say "B"; a title would sit on the legend below
+    st.plotly_chart(totals, config=_CHART)
 
     st.markdown("**Headline numbers**")
     headline = c.headline()
@@ -459,7 +461,7 @@ def render_diagram(spec: Spec, title: str = "") -> None:
         "One box per weight: its shape and parameters per copy, and × the layers (or experts) it repeats over. "
         "A dashed box is a tied weight, counted once where it lives."
     )
-    st.graphviz_chart(dot, width="stretch")
+    st.graphviz_chart(dot, width="content")  # natural size: stretched, a narrow model's boxes get huge
     st.download_button(
         "Diagram source (DOT)", dot, "model.dot", "text/vnd.graphviz", key="x_dot_download", on_click="ignore"
     )
