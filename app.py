@@ -15,6 +15,7 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from paramscope import charts, presets, state
+from paramscope.hfconfig import ReadResult
 from paramscope.params import summarize
 from paramscope.spec import LIMITS, Spec, short, validate
 from paramscope.tree import Summary
@@ -67,9 +68,8 @@ def page() -> None:
         st.error(f"Not applied: {error.rstrip('.')}. The page shows the last valid model.", icon=":material/error:")
     link_slot = st.container()  # filled at the end, once the run settings are known
 
-    tab = dict(
-        zip(TABS, st.tabs(TABS, key=TAB_KEY, default=st.session_state.first_tab, on_change="rerun"), strict=True)
-    )
+    tabs = st.tabs(TABS, key=TAB_KEY, default=st.session_state.first_tab, on_change="rerun")
+    tab = dict(zip(TABS, tabs, strict=True))
     if tab["Parameters"].open:  # only the open tab runs
         with tab["Parameters"]:
             headline_numbers(preset, spec, summary)
@@ -144,10 +144,11 @@ def tab_from_link(text: str) -> str | None:
     return next((name for name in TABS if tab_slug(name).casefold() == wanted), None)
 
 
-def use_uploaded_model(result: object) -> None:
-    """ "Use this model" on the Your model tab: the nearest preset plus the uploaded model's fields."""
+def use_uploaded_model(result: ReadResult) -> None:
+    """The Your model tab's button: show the uploaded model (nearest preset plus its fields) on every tab."""
     st.session_state.preset, st.session_state.spec = ui_explore.model_from_upload(result)
     clear_controls()
+    st.toast(f"Now showing your {result.model_type} model on every tab.", icon=":material/check_circle:")
 
 
 def model_label(preset: str, spec: Spec) -> str:

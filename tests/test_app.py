@@ -443,13 +443,27 @@ def test_compare_choice_survives_other_tabs_and_round_trips():
     at = fresh({"preset": "gpt2", "tab": "Compare"})
     at.multiselect(key="x_cmp").select("gpt2-medium").run()
     assert "gpt2-medium" == at.query_params["x_cmp"]
-    at.tabs[0].proto  # noqa: B018 - the tab widget exists
     at.session_state["tab"] = "Parameters"
     at.run()
     at.run()
     assert {"preset": "gpt2", "x_cmp": "gpt2-medium"} == at.query_params
     again = fresh(dict(at.query_params) | {"tab": "Compare"})
     assert f"{presets.get('gpt2-medium').expected_total:,} parameters" == metric_help(again, "gpt2-medium")
+
+
+@pytest.mark.parametrize(
+    ("query", "key"),
+    [
+        ({"x_cmp": "no-such-model", "tab": "Compare"}, "x_cmp"),
+        ({"x_sweep": "depthwise", "tab": "Why-so-big"}, "x_sweep"),
+    ],
+)
+def test_bad_explore_link_warns_and_is_dropped(query, key):
+    """A compare entry or sweep the page does not know: a link warning naming the key, and a cleaned link."""
+    at = fresh({"preset": "gpt2"} | query)
+    assert not at.exception
+    assert any(w.value.startswith(f"Link: {key}:") for w in at.warning), [w.value for w in at.warning]
+    assert key not in at.query_params
 
 
 def test_sweep_choice_round_trips():
