@@ -102,7 +102,7 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
     col1, col2 = st.columns(2)
     got["batch"] = col1.number_input("Batch (per GPU)", min_value=1, max_value=MAX_BATCH, step=1, key=KEY + "batch")
     got["seq"] = col2.number_input(
-        "Context (tokens)",
+        "Context (0 = auto)",
         min_value=0,
         max_value=MAX_SEQ,
         step=256,
@@ -149,7 +149,7 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
         help="Count only the keys each query can see (default: every key, as nanoGPT and PaLM do).",
     )
     got["tokens"] = st.number_input(
-        "Training tokens",
+        "Training tokens (0 = 20 per parameter)",
         min_value=0,
         max_value=min(MAX_TOKENS, 2**53 - 1),
         step=1_000_000_000,
