@@ -354,15 +354,30 @@ def _layout(fig: go.Figure, height: int, **kw: object) -> go.Figure:
     return fig
 
 
+SMALL_SHARE = 0.005  # pie slices below this share of the total are grouped
+OTHER_COLOUR = "#9d9d9d"
+
+
 def pie(summary: Summary) -> go.Figure:
     """Where the parameters go: one slice per component (tied copies have no slice)."""
     comps = [c for c in components(summary.tree) if c.count]
+    small = [c for c in comps if c.count < SMALL_SHARE * summary.total]
+    if len(small) > 1:  # slivers are grouped into one slice, so every slice can carry a label
+        comps = [c for c in comps if c not in small]
+    labels = [label(c.path) for c in comps]
+    values = [c.count for c in comps]
+    colours = [colour(c.path) for c in comps]
+    if len(small) > 1:
+        rest = sum(c.count for c in small)
+        labels.append(f"{len(small)} small parts (< {SMALL_SHARE:.1%} each)")
+        values.append(rest)
+        colours.append(OTHER_COLOUR)
     fig = _figure(
         go.Pie(
-            labels=[label(c.path) for c in comps],
-            values=[c.count for c in comps],
-            customdata=[[f"{c.count:,}", short(c.count)] for c in comps],
-            marker=dict(colors=[colour(c.path) for c in comps], line=dict(width=1, color="rgba(255,255,255,0.6)")),
+            labels=labels,
+            values=values,
+            customdata=[[f"{v:,}", short(v)] for v in values],
+            marker=dict(colors=colours, line=dict(width=1, color="rgba(255,255,255,0.6)")),
             hole=0.45,
             sort=False,
             direction="clockwise",
