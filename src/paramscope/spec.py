@@ -170,7 +170,12 @@ class Spec:
 
     @property
     def num_moe_layers(self) -> int:
-        return sum(1 for i in range(self.num_hidden_layers) if self.moe_layer(i)) if self.is_moe else 0
+        """Layers holding experts, in O(1) of depth: all but the first k and the listed dense ones."""
+        if not self.is_moe:
+            return 0
+        first = min(self.first_k_dense_replace, self.num_hidden_layers)
+        listed = {i for i in self.mlp_only_layers if first <= i < self.num_hidden_layers}
+        return self.num_hidden_layers - first - len(listed)
 
     @property
     def lm_head(self) -> bool:

@@ -80,26 +80,19 @@ class Node(NamedTuple):
 
 def group(path: str, children: list[Node] | tuple[Node, ...], formula: str = "", **kw: object) -> Node:
     """A parent node whose count is the sum of its (non-empty) children."""
-    kids = tuple(c for c in children if c.count or c.note)
+    kids = tuple([c for c in children if c.count or c.note])
     if not formula:
-        formula = " + ".join(c.name for c in kids if c.count)
-    return Node(path=path, count=sum(c.count for c in kids), formula=formula, children=kids, **kw)  # type: ignore[arg-type]
+        formula = " + ".join([c.path.rpartition("/")[2] for c in kids if c.count])
+    return Node(path, sum([c.count for c in kids]), formula, kids, **kw)  # type: ignore[arg-type]
 
 
 def repeated(node: Node, times: int, name: str) -> Node:
     """``node`` copied ``times`` times: every count in the subtree is multiplied, formulas are kept."""
 
     def scale(n: Node) -> Node:
-        return Node(
-            path=n.path,
-            count=n.count * times,
-            formula=n.formula,
-            children=tuple(scale(c) for c in n.children),
-            repeat=n.repeat * times,
-            repeat_name=name if n.repeat_name == "" else f"{name}*{n.repeat_name}",
-            shape=n.shape,
-            note=n.note,
-        )
+        kids = tuple([scale(c) for c in n.children]) if n.children else ()
+        rname = f"{name}*{n.repeat_name}" if n.repeat_name else name
+        return Node(n.path, n.count * times, n.formula, kids, n.repeat * times, rname, n.shape, n.note)
 
     return scale(node)
 
