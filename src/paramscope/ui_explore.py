@@ -278,7 +278,8 @@ def render_upload(on_use: Callable[[ReadResult], None] | None = None) -> ReadRes
         type=["json"],
         key=UPLOAD,
         max_upload_size=1,
-        help="A Hugging Face config.json (a few kB). It is read as plain JSON; nothing in it is executed.",
+        help=f"A Hugging Face config.json (a few kB; limit {MAX_CONFIG_BYTES // 1_000_000} MB). It is read as plain "
+        "JSON; nothing in it is executed.",
     )
     _copy_upload()
     if PASTE not in state:
@@ -294,7 +295,10 @@ def render_upload(on_use: Callable[[ReadResult], None] | None = None) -> ReadRes
     if state.get("x_upload_error"):
         st.error(f"Could not use the uploaded file: {state['x_upload_error']}", icon="⚠️")
     if not (text or "").strip():
-        st.caption("Paste a config.json or upload a file to count it; the grey text is an example.")
+        st.caption(
+            f"Paste a config.json or upload a file (plain JSON, at most {MAX_CONFIG_BYTES // 1_000_000} MB) to count "
+            "it; the grey text is an example."
+        )
         st.button("Paste the example", key="x_example", on_click=_paste_example)
         return None
     try:
