@@ -194,9 +194,12 @@ def _gemma2(c: _Cfg) -> dict:
     types = c.get("layer_types")
     n = d["num_hidden_layers"]
     if isinstance(types, list):
-        d["sliding_window_layers"] = sum(1 for t in types[:n] if t == "sliding_attention")
+        sliding = sum(1 for t in types[:n] if t == "sliding_attention")
     else:
-        d["sliding_window_layers"] = n // 2  # transformers: even layers slide
+        sliding = (n + 1) // 2  # transformers: layers 0, 2, 4, ... slide
+    d["sliding_window_layers"] = sliding
+    if sliding == 0:  # 0 would mean "every layer" (Mistral style): no layer slides here
+        d["sliding_window"] = None
     return d
 
 
@@ -463,11 +466,13 @@ def _t5(c: _Cfg) -> dict:
     gated = proj.startswith("gated-")
     heads = c.int("num_heads")
     layers = c.int("num_layers")
+    archs = c.get("architectures")
+    encoder_only = isinstance(archs, list) and bool(archs) and str(archs[0]).endswith("EncoderModel")
     return dict(
         vocab_size=c.int("vocab_size"),
         hidden_size=c.int("d_model"),
         num_hidden_layers=layers,
-        num_decoder_layers=c.int("num_decoder_layers", default=layers),
+        num_decoder_layers=0 if encoder_only else c.int("num_decoder_layers", default=layers),
         num_attention_heads=heads,
         head_dim=c.int("d_kv"),
         intermediate_size=c.int("d_ff"),

@@ -182,9 +182,15 @@ def layer_stack(prefix: str, spec: Spec, layers: int, layers_expr: str, cross: b
     return group(prefix, parts, note=note)
 
 
+def _albert_style(spec: Spec) -> bool:
+    """ALBERT factorizes every embedding table and maps it in with a bias (encoders with an MLM transform);
+    OPT-350m projects only the token table in and out, without biases."""
+    return spec.mlm_transform
+
+
 def _table_width(spec: Spec) -> tuple[int, str]:
     """Width of the position / token-type tables: ALBERT factorizes all of them, OPT only the token table."""
-    if spec.embedding_size is None or spec.architecture == "causal_lm":
+    if spec.embedding_size is None or not _albert_style(spec):
         return spec.hidden_size, "hidden_size"
     return spec.embedding_size, "embedding_size"
 
@@ -240,8 +246,7 @@ def _count(spec: Spec) -> Node:
     if spec.embedding_norm and not spec.is_encoder_decoder:
         emb.append(norm("embedding/norm", spec, t, t_expr))
     if factorized:
-        encoder_style = spec.architecture != "causal_lm"  # ALBERT maps in with a bias; OPT projects in and out
-        emb.append(linear("embedding/projection", e, "embedding_size", h, "hidden_size", encoder_style))
+        emb.append(linear("embedding/projection", e, "embedding_size", h, "hidden_size", _albert_style(spec)))
     top.append(group("embedding", emb))
 
     # ---- the stacks
@@ -259,13 +264,14 @@ def _count(spec: Spec) -> Node:
                 stack.append(norm(f"{name}/final_norm", spec, h, "hidden_size"))
             top.append(group(name, stack))
     else:
+        top += _relative_bias("layers", spec)  # an encoder-only T5 (T5EncoderModel)
         top.append(layer_stack("layers", spec, spec.num_hidden_layers, "num_hidden_layers"))
         if spec.final_norm:
             top.append(norm("final_norm", spec, h, "hidden_size"))
 
     # ---- heads
     head: list[Node] = []
-    if spec.architecture == "masked_lm" and spec.mlm_transform and v:
+    if spec.architecture in ("masked_lm", "causal_lm") and spec.mlm_transform and v:  # BertLMHeadModel too
         head.append(
             group(
                 "head/transform",
@@ -275,9 +281,9 @@ def _count(spec: Spec) -> Node:
                 ],
             )
         )
+    if factorized and not _albert_style(spec):  # OPT's project_out belongs to the decoder, head or not
+        head.append(linear("head/projection", h, "hidden_size", e, "embedding_size", False))
     if spec.lm_head:
-        if factorized and spec.architecture == "causal_lm":
-            head.append(linear("head/projection", h, "hidden_size", e, "embedding_size", False))
         if spec.tie_word_embeddings:
             head.append(Node("head/lm", 0, "0 (tied)", shape=f"{e}×{v}", note="tied to embedding/token: counted once"))
         else:
