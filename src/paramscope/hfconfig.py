@@ -428,6 +428,7 @@ def _bert_like(c: _Cfg, default_arch: str = "masked_lm") -> dict:
         pooler=arch == "base",
         mlm_transform=True,
         lm_head_bias=True,
+        lm_head_bias_pair=True,
     )
 
 

@@ -290,6 +290,10 @@ def _count(spec: Spec) -> Node:
             head.append(linear("head/lm", e, e_expr, v, "vocab_size", False))
         if spec.lm_head_bias:
             head.append(Node("head/lm_bias", v, "vocab_size", shape=f"{v}"))
+            if spec.lm_head_bias_pair and not spec.tie_word_embeddings:
+                head.append(
+                    Node("head/lm_decoder_bias", v, "vocab_size", shape=f"{v}", note="untied from head/lm_bias")
+                )
     if head:
         tied = next((n.note for n in head if n.note), "")
         top.append(group("head", head, note=tied))

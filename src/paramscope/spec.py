@@ -92,6 +92,9 @@ class Spec:
     embedding_norm: bool = False  # a norm right after the embeddings (BERT, BLOOM, BART)
     tie_word_embeddings: bool = True
     lm_head_bias: bool = False
+    # BERT-style MLM heads hold the output bias twice (head and decoder); the two are one tied parameter
+    # when the word embeddings are tied, two parameters when they are not (transformers' BertLMPredictionHead)
+    lm_head_bias_pair: bool = False
     parallel_attn: bool = False  # attention and MLP read the same input (GPT-J, NeoX, Falcon, PaLM)
     # encoder-only heads
     pooler: bool = False  # BERT-style pooler (dense + tanh) on the first token
