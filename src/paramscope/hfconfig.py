@@ -494,6 +494,7 @@ def _bart(c: _Cfg) -> dict:
         if c.get(enc) != c.get(dec):
             raise ValueError(f"{dec}: differing encoder and decoder sizes are not supported yet")
     layers = c.int("encoder_layers")
+    tie = c.bool("tie_word_embeddings", default=True)
     return dict(
         vocab_size=c.int("vocab_size"),
         hidden_size=c.int("d_model"),
@@ -509,7 +510,8 @@ def _bart(c: _Cfg) -> dict:
         position_embedding="learned",
         max_position_embeddings=c.int("max_position_embeddings"),
         position_offset=2,
-        tie_word_embeddings=c.bool("tie_word_embeddings", default=True),
+        tie_word_embeddings=tie,
+        share_stack_embeddings=tie,  # untied BART: each stack keeps its own token table too
         architecture=_arch_kind(c, "seq2seq_lm"),
     )
 

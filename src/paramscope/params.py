@@ -255,7 +255,10 @@ def _count(spec: Spec) -> Node:
             ("encoder", spec.num_hidden_layers, "num_hidden_layers", False),
             ("decoder", spec.num_decoder_layers, "num_decoder_layers", True),
         ):
-            stack: list[Node] = _positions(f"{name}/embedding", spec)
+            stack: list[Node] = []
+            if v and not spec.share_stack_embeddings:
+                stack.append(Node(f"{name}/embedding/token", v * h, "vocab_size*hidden_size", shape=f"{v}×{h}"))
+            stack += _positions(f"{name}/embedding", spec)
             if spec.embedding_norm:
                 stack.append(norm(f"{name}/embedding/norm", spec, h, "hidden_size"))
             stack += _relative_bias(name, spec)
@@ -318,7 +321,8 @@ def embedding_params(tree: Node) -> int:
     """Vocabulary and position tables: token, position and token-type embeddings, an untied LM head,
     and learned position tables of encoder/decoder stacks."""
     total = sum(tree.get(p) for p in _EMBEDDING_TABLES) + tree.get("head/lm")
-    total += tree.get("encoder/embedding/position") + tree.get("decoder/embedding/position")
+    for stack in ("encoder", "decoder"):
+        total += tree.get(f"{stack}/embedding/position") + tree.get(f"{stack}/embedding/token")
     return total
 
 

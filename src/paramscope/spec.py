@@ -113,6 +113,7 @@ class Spec:
     recurrent_units: int = 0
     # encoder-decoder
     num_decoder_layers: int = 0  # > 0 makes an encoder-decoder; num_hidden_layers is the encoder
+    share_stack_embeddings: bool = True  # encoder and decoder read embedding/token (False: each its own, untied BART)
     relative_attention_num_buckets: int = 0  # T5 relative attention bias (first layer of each stack)
     # sharing
     num_hidden_groups: int | None = None  # ALBERT: distinct parameter sets shared by the layers
