@@ -9,11 +9,9 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
+from .hardware import GB, GiB
 from .memory import PARTS
 from .tree import Node
-
-GB = 10**9
-GiB = 2**30
 
 PART_LABELS = {
     "weights": "Weights",

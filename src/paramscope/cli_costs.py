@@ -12,6 +12,7 @@ import math
 
 from . import flops as F
 from . import hardware
+from .hardware import GB, GiB
 from .memory import PARTS, max_fit, memory, parts
 from .run import (
     DTYPES,
@@ -26,9 +27,6 @@ from .run import (
 )
 from .spec import Spec, short
 from .tree import Node
-
-GB = 10**9
-GiB = 2**30
 
 
 def _count(text: str) -> int:

@@ -426,46 +426,14 @@ def activations(spec: Spec, settings: RunSettings, seq: int) -> Node:
     if settings.dropout:
         parts.append(Node("activations/embedding", h * tokens, "tokens*hidden_size", note="embedding dropout mask"))
     if spec.is_encoder_decoder:
-        parts.append(
-            _stack(
-                spec,
-                "activations/encoder/layers",
-                spec.num_hidden_layers,
-                "num_hidden_layers",
-                e,
-                seq,
-                tokens,
-                settings,
-                cross=False,
-            )
-        )
-        parts.append(
-            _stack(
-                spec,
-                "activations/decoder/layers",
-                spec.num_decoder_layers,
-                "num_decoder_layers",
-                e,
-                seq,
-                tokens,
-                settings,
-                cross=True,
-            )
-        )
+        stacks = [
+            ("activations/encoder/layers", spec.num_hidden_layers, "num_hidden_layers", False),
+            ("activations/decoder/layers", spec.num_decoder_layers, "num_decoder_layers", True),
+        ]
     else:
-        parts.append(
-            _stack(
-                spec,
-                "activations/layers",
-                spec.num_hidden_layers,
-                "num_hidden_layers",
-                e,
-                seq,
-                tokens,
-                settings,
-                cross=False,
-            )
-        )
+        stacks = [("activations/layers", spec.num_hidden_layers, "num_hidden_layers", False)]
+    for prefix, layers, layers_expr, cross in stacks:
+        parts.append(_stack(spec, prefix, layers, layers_expr, e, seq, tokens, settings, cross=cross))
     head: list[Node] = []
     if spec.final_norm:
         head.append(Node("activations/head/final_norm", e * h * tokens, f"tokens*{e}*hidden_size"))

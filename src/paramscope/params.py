@@ -328,14 +328,12 @@ def embedding_params(tree: Node) -> int:
 
 def active_params(spec: Spec, tree: Node) -> int:
     """Parameters that touch one token: all but the routed experts not chosen for it."""
-    spec = validate(spec)
-    if not spec.is_moe:
-        return tree.count
-    experts = tree.find("layers/moe/experts")
+    experts = tree.find("layers/moe/experts") if spec.is_moe else None
     if experts is None:
         return tree.count
-    per_expert = experts.count // (spec.num_experts * spec.num_moe_layers)
-    return tree.count - (spec.num_experts - spec.num_experts_per_tok) * spec.num_moe_layers * per_expert
+    # the experts node repeats one expert num_experts times in each MoE layer
+    idle = (spec.num_experts - spec.num_experts_per_tok) * (experts.repeat // spec.num_experts)
+    return tree.count - idle * experts.per_copy
 
 
 def summarize(spec: Spec) -> Summary:

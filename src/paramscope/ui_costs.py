@@ -19,6 +19,7 @@ import streamlit as st
 from . import charts_costs as C
 from . import flops as F
 from . import hardware
+from .hardware import GB, GiB
 from .memory import PARTS, QUANT, max_fit, memory, parts, sweep
 from .run import (
     DTYPES,
@@ -38,8 +39,6 @@ from .run import (
 )
 from .spec import Spec, short
 
-GB = 10**9
-GiB = 2**30
 KEY = "run_"  # widget keys: KEY + RunSettings field name
 _SEEN = "run__seen"  # the settings these widgets showed last (to notice settings changed from outside)
 _SHOWN = "run__shown"  # the fields whose widgets were on screen in the last run
