@@ -8,27 +8,17 @@ State lives in the URL and in this session's st.session_state, never in module g
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable
+import json
 from urllib.parse import urlencode
 
 import streamlit as st
 
-from paramscope import charts, presets, state
-from paramscope.hfconfig import ReadResult
+from paramscope import charts, presets, state, ui_costs, ui_explore
+from paramscope import run as run_settings
+from paramscope.model import Model
 from paramscope.params import summarize
-from paramscope.spec import LIMITS, Spec, short, validate
+from paramscope.spec import LIMITS, Spec, SpecError, short, validate
 from paramscope.tree import Summary
-
-try:  # run settings and the memory / compute tabs come from their own modules
-    from paramscope import run as run_settings
-except ImportError:  # pragma: no cover - only while those modules are being written
-    run_settings = None  # type: ignore[assignment]
-try:
-    from paramscope import ui_costs
-except ImportError:  # pragma: no cover
-    ui_costs = None  # type: ignore[assignment]
-from paramscope import ui_explore
 
 EMBEDDING_CONVENTION = "embedding = token + position + token-type tables + untied LM head"
 NORM_NAMES = {"layernorm": "LayerNorm", "rmsnorm": "RMSNorm"}
@@ -44,6 +34,8 @@ TABS = ("Parameters", "Memory", "Compute", "Your model", "Compare", "Architectur
 TAB_KEY = state.TAB_KEY  # the open tab is part of the link (?tab=Memory, ?tab=Why-so-big) when not the first
 RUN_TABS = ("Memory", "Compute", "Compare", "Why so big?")  # the tabs that use the run settings
 WIDGET = "f."  # session-state key prefix of the model controls: "f." + Spec field name
+#: Sizes a control may leave empty: the key is then deleted and the class derives (or defaults) the value.
+CLEARABLE = ("num_key_value_heads", "head_dim", "intermediate_size", "moe_intermediate_size")
 DETAILS = "The whole tree, every component and the total's formula"
 
 
@@ -61,9 +53,10 @@ def page() -> None:
     restore_from_link_once()
     ui_explore.keep_state()
     error, culprit = apply_controls()
-    preset, spec = st.session_state.preset, st.session_state.spec
+    model: Model = st.session_state.model
+    spec = model.spec
     summary = summarize(spec)
-    show_link_warnings(preset, spec)
+    show_link_warnings(model)
     if error:
         st.error(f"Not applied: {error.rstrip('.')}. The page shows the last valid model.", icon=":material/error:")
     link_slot = st.container()  # filled at the end, once the run settings are known
@@ -72,14 +65,14 @@ def page() -> None:
     tab = dict(zip(TABS, tabs, strict=True))
     if tab["Parameters"].open:  # only the open tab runs
         with tab["Parameters"]:
-            headline_numbers(preset, spec, summary)
+            headline_numbers(model, summary)
             breakdown_charts(spec)
             details = st.expander(DETAILS, key="details", on_change="rerun")
             if details.open:  # drawn only while open: it is the heaviest part of the page
                 with details:
                     tree_chart(spec)
                     component_table(spec, summary)
-            downloads(preset, spec, summary)
+            downloads(model, summary)
     with st.sidebar:  # drawn after the numbers, so that they reach the browser first
         preset_picker()
         settings = run_controls(shown=any(tab[name].open for name in RUN_TABS))
@@ -95,37 +88,34 @@ def page() -> None:
             ui_explore.render_upload(on_use=use_uploaded_model)
     if tab["Compare"].open:
         with tab["Compare"]:
-            ui_explore.render_compare(model_label(preset, spec), spec, settings)
+            ui_explore.render_compare(model_label(model), spec, settings)
     if tab["Architecture"].open:
         with tab["Architecture"]:
-            ui_explore.render_diagram(spec, model_label(preset, spec))
+            ui_explore.render_diagram(spec, model_label(model))
     if tab["Why so big?"].open:
         with tab["Why so big?"]:
-            ui_explore.render_sweep(spec, preset, settings)
+            ui_explore.render_sweep(spec, model.preset or None, settings)
     with link_slot:
-        link = share_link(preset, spec, settings)
+        link = share_link(model, settings)
     keep_url_in_sync(link)
 
 
 # ============================================================================================= state
 def restore_from_link_once() -> None:
     """On a session's first run, rebuild the model (and run settings) from the address bar's query."""
-    if "spec" in st.session_state:
+    if "model" in st.session_state:
         return
     query = st.query_params.to_dict()
-    preset, spec, warnings = state.spec_from_query(query)
-    st.session_state.preset = preset
-    st.session_state.spec = spec
-    st.session_state.link_spec = (preset, spec)
+    model, warnings = state.model_from_query(query)
     explore = ui_explore.restore_from_query(query)  # compare and sweep choices; a whole model under x_spec
-    if explore.spec is not None:
-        st.session_state.spec = spec = ui_explore.editable(explore.spec)
-        st.session_state.link_spec = (preset, spec)
+    if explore.model is not None:
+        model, warnings = state.edits_from_query(explore.model, query, [])
+    st.session_state.preset = model.preset or state.DEFAULT_PRESET
+    st.session_state.model = st.session_state.link_model = model
     warnings += explore.warnings
-    if run_settings is not None:
-        settings, run_warnings = run_settings.settings_from_query(query)
-        st.session_state.run_settings = settings
-        warnings += run_warnings
+    settings, run_warnings = run_settings.settings_from_query(query)
+    st.session_state.run_settings = settings
+    warnings += run_warnings
     tab = tab_from_link(query.get(TAB_KEY, TABS[0]))
     st.session_state.first_tab = tab or TABS[0]
     if tab is None:
@@ -144,22 +134,23 @@ def tab_from_link(text: str) -> str | None:
     return next((name for name in TABS if tab_slug(name).casefold() == wanted), None)
 
 
-def use_uploaded_model(result: ReadResult) -> None:
-    """The Your model tab's button: show the uploaded model (nearest preset plus its fields) on every tab."""
-    st.session_state.preset, st.session_state.spec = ui_explore.model_from_upload(result)
+def use_uploaded_model(text: str) -> None:
+    """The Your model tab's button: show the uploaded model on every tab, with every control."""
+    model = ui_explore.model_from_upload(text)
+    st.session_state.model = model
     clear_controls()
-    st.toast(f"Now showing your {result.model_type} model on every tab.", icon=":material/check_circle:")
+    st.toast(f"Now showing your {model.model_type} model on every tab.", icon=":material/check_circle:")
 
 
-def model_label(preset: str, spec: Spec) -> str:
+def model_label(model: Model) -> str:
     """The model in view, as the comparison names models: the preset, marked when the controls changed it."""
-    return preset if not state.changed_fields(preset, spec) else f"{preset} (edited)"
+    name = model.preset or f"your {model.model_type} model"
+    return name if not model.edits else f"{name} (edited)"
 
 
 def load_preset() -> None:
     """The preset picker moved: start from the new preset; every control re-reads it."""
-    name = st.session_state.preset
-    st.session_state.spec = state.base_spec(name)
+    st.session_state.model = presets.model(st.session_state.preset)
     clear_controls()
 
 
@@ -169,23 +160,22 @@ def clear_controls() -> None:
         del st.session_state[key]
 
 
-def show_link_warnings(preset: str, spec: Spec) -> None:
+def show_link_warnings(model: Model) -> None:
     """Problems with the link the page was opened with, shown until the model is changed."""
-    if st.session_state.get("link_spec") != (preset, spec):
+    if st.session_state.get("link_model") != model:
         st.session_state.link_warnings = []
     for warning in st.session_state.get("link_warnings", []):
         st.warning(f"Link: {warning}", icon=":material/link:")
 
 
-def share_link(preset: str, spec: Spec, settings: object) -> dict[str, str]:
+def share_link(model: Model, settings: object) -> dict[str, str]:
     """The query that rebuilds this page, and the full address with a copy button.
 
-    The model is the preset plus the changed fields, or the whole model encoded (``x_spec``) when those
-    cannot rebuild it (an uploaded model, say); then the run settings, the explore tabs' choices, the tab.
+    The model is the preset plus the edited keys, or the whole config encoded (``x_spec``) plus the edits
+    for a model that started elsewhere (an upload); then the run settings, the explore tabs' choices, the tab.
     """
-    query = ui_explore.upload_link(preset, spec)
-    if run_settings is not None and settings is not None:
-        query.update(run_settings.settings_to_query(settings))
+    query = ui_explore.upload_link(model)
+    query.update(run_settings.settings_to_query(settings))
     query.update(ui_explore.current_query())
     tab = st.session_state.get(TAB_KEY) or st.session_state.first_tab
     if tab != TABS[0]:
@@ -233,24 +223,45 @@ def preset_label(name: str) -> str:
 
 
 def apply_controls() -> tuple[str, str]:
-    """Turn the controls' values (already in the session state when the script starts) into the model.
+    """Turn the controls' values (already in the session state when the script starts) into edits of the
+    config: only the controls that moved write their key, so everything else stays as stated or derived.
 
     Returns the error that blocks an impossible edit and the field it names; the last valid model stays.
     """
     if st.session_state.preset not in presets.names():  # a preset file disappeared while the page was open
         st.session_state.preset = state.DEFAULT_PRESET
         load_preset()
-    draft, error, culprit = edited_spec(st.session_state.spec)
-    if not error:
-        st.session_state.spec = draft
-    return error, culprit
+    model: Model = st.session_state.model
+    edits = {
+        name: st.session_state[WIDGET + name]
+        for name in CONTROL_FIELDS
+        if WIDGET + name in st.session_state and st.session_state[WIDGET + name] != control_value(model, name)
+    }
+    if not edits:
+        return "", ""
+    try:
+        edited = model.edit(**edits)
+    except SpecError as exc:
+        return str(exc), exc.field
+    st.session_state.model = edited
+    for name in CONTROL_FIELDS:  # derived values follow the edit (GPT-2's MLP width follows its width)
+        if WIDGET + name in st.session_state and name not in edits:
+            st.session_state[WIDGET + name] = control_value(edited, name)
+    return "", ""
+
+
+def control_value(model: Model, name: str) -> object:
+    """What a control shows: the value, or nothing for a size the config leaves to derive (or default)."""
+    if name in CLEARABLE and model.origin_of(name).kind in ("derived", "default"):
+        return None
+    return getattr(model.spec, name)
 
 
 def model_controls(error: str, culprit: str) -> None:
     """Every control in plain words with its Hugging Face name; an error shows under the control it names."""
-    spec: Spec = st.session_state.spec
-    show = Spot(error, culprit)
-    view = spec if not error else dataclasses.replace(spec, **_typed_edits(spec))
+    model: Model = st.session_state.model
+    show = Spot(error, culprit, model)
+    view = model.spec
 
     st.subheader("Size", anchor=False)
     number("vocab_size", "Vocabulary size", "Rows of the token embedding (and of an untied LM head).", show)
@@ -293,10 +304,9 @@ def model_controls(error: str, culprit: str) -> None:
         switch("attention_bias", "Attention biases", "Bias vectors on the query, key and value projections.", show)
 
     st.subheader("Feed-forward", anchor=False)
-    dense = not view.is_moe or view.num_moe_layers < view.num_hidden_layers
-    if not dense:
-        st.caption("Every layer uses experts: see *Mixture of experts* below.")
-    ffn_controls(view, show, disabled=not dense)
+    if view.is_moe and view.num_moe_layers == view.num_hidden_layers:
+        st.caption("Every layer uses experts: see *Mixture of experts* below (an expert's width may follow this).")
+    ffn_controls(view, show)
     switch("mlp_gated", "Gated MLP (SwiGLU / GeGLU)", "A third matrix, gate_proj, multiplies the up projection.", show)
     switch("mlp_bias", "MLP biases", "Bias vectors on the feed-forward projections.", show)
 
@@ -377,7 +387,7 @@ def run_controls(shown: bool) -> object:
     Elsewhere they do not apply and are not drawn; the settings stay in the session and the link.
     """
     settings = st.session_state.get("run_settings")
-    if ui_costs is None or settings is None or not shown:
+    if not shown:
         return settings
     with st.expander("Run: precision, batch, context, GPUs", expanded=True, icon=":material/speed:"):
         settings = ui_costs.render_run_controls(settings)
@@ -410,36 +420,22 @@ CONTROL_FIELDS = (
 )
 
 
-def _typed_edits(spec: Spec) -> dict[str, object]:
-    """The values the controls hold now (a control not on screen holds the spec's value)."""
-    out = {}
-    for name in CONTROL_FIELDS:
-        key = WIDGET + name
-        if key in st.session_state:
-            out[name] = st.session_state[key]
-    return out
-
-
-def edited_spec(spec: Spec) -> tuple[Spec, str, str]:
-    """The spec with the controls' values, or the error that stops it (and the field the error names)."""
-    draft = dataclasses.replace(spec, **_typed_edits(spec))
-    try:
-        validate(draft)
-    except ValueError as exc:
-        message = str(exc)
-        return spec, message, message.split(":", 1)[0]
-    return draft, "", ""
-
-
 class Spot:
     """Shows the blocking error right under the control it concerns (or at the end when none shows it)."""
 
-    def __init__(self, error: str, field: str) -> None:
-        self.error, self.field, self.shown = error, field, False
+    def __init__(self, error: str, field: str, model: Model) -> None:
+        self.error, self.field, self.shown, self.model = error, field, False, model
+
+    def fixed(self, name: str) -> bool:
+        """Whether the family's classes fix ``name`` (no key of the config can change it)."""
+        return self.model.family.key_for(name, self.model.config) is None
 
     def after(self, name: str) -> None:
-        if self.error and name == self.field:
-            st.error(self.error, icon=":material/error:")
+        """Where the value comes from, and the error that blocks this control's edit."""
+        st.caption(self.model.origin_of(name).text)
+        key = self.model.family.key_for(name, self.model.config)
+        if self.error and self.field in (name, key):
+            st.error(f"Pending: {self.error}", icon=":material/error:")
             self.shown = True
 
     def rest(self) -> None:
@@ -452,10 +448,10 @@ def _label(text: str, name: str) -> str:
 
 
 def _current(name: str) -> object:
-    """Put the spec's value into a control that has none yet (first run, new preset, re-shown control)."""
+    """Put the model's value into a control that has none yet (first run, new preset, re-shown control)."""
     key = WIDGET + name
     if key not in st.session_state:
-        st.session_state[key] = getattr(st.session_state.spec, name)
+        st.session_state[key] = control_value(st.session_state.model, name)
     return st.session_state[key]
 
 
@@ -471,7 +467,7 @@ def number(
         step=1,
         key=WIDGET + name,
         help=help,
-        disabled=disabled,
+        disabled=disabled or show.fixed(name),
     )
     show.after(name)
 
@@ -491,19 +487,27 @@ def optional(
         key=WIDGET + name,
         help=help,
         placeholder=placeholder,
+        disabled=show.fixed(name),
     )
     show.after(name)
 
 
 def switch(name: str, text: str, help: str, show: Spot, *, disabled: bool = False) -> None:
     _current(name)
-    st.toggle(_label(text, name), key=WIDGET + name, help=help, disabled=disabled)
+    st.toggle(_label(text, name), key=WIDGET + name, help=help, disabled=disabled or show.fixed(name))
     show.after(name)
 
 
 def choice(name: str, text: str, options: list[str], names: dict[str, str], help: str, show: Spot) -> None:
     _current(name)
-    st.selectbox(_label(text, name), options, key=WIDGET + name, format_func=lambda o: names.get(o, o), help=help)
+    st.selectbox(
+        _label(text, name),
+        options,
+        key=WIDGET + name,
+        format_func=lambda o: names.get(o, o),
+        help=help,
+        disabled=show.fixed(name),
+    )
     show.after(name)
 
 
@@ -520,14 +524,14 @@ def layers_slider(view: Spec, show: Spot) -> None:
         top,
         key=WIDGET + name,
         help="Transformer blocks in the stack. Arrow keys move it by one.",
+        disabled=show.fixed(name),
     )
     show.after(name)
 
 
-def ffn_controls(view: Spec, show: Spot, *, disabled: bool) -> None:
+def ffn_controls(view: Spec, show: Spot) -> None:
     """FFN multiplier and exact intermediate size, two views of one field kept consistent."""
-    size = int(_current("intermediate_size"))
-    ratio = round(size / view.hidden_size, 4) if view.hidden_size else 0.0
+    ratio = round(view.ffn_size / view.hidden_size, 4) if view.hidden_size else 0.0
     st.session_state["f_ffn_multiplier"] = ratio
     st.number_input(
         "FFN multiplier (× hidden size)",
@@ -537,29 +541,30 @@ def ffn_controls(view: Spec, show: Spot, *, disabled: bool) -> None:
         format="%.2f",
         key="f_ffn_multiplier",
         on_change=_multiplier_moved,
-        disabled=disabled,
+        disabled=show.fixed("intermediate_size"),
         help="Sets the intermediate size to this multiple of the hidden size (rounded).",
     )
-    number(
+    optional(
         "intermediate_size",
         "Intermediate size (FFN width)",
-        "Exact hidden width of the MLP.",
+        "Exact hidden width of the MLP. Empty: what the model's class derives or defaults to.",
+        f"{view.ffn_size:,} ({show.model.origin_of('intermediate_size').kind})",
         show,
         minimum=0,
-        disabled=disabled,
     )
 
 
 def _multiplier_moved() -> None:
-    hidden = st.session_state.get(WIDGET + "hidden_size", st.session_state.spec.hidden_size)
+    hidden = st.session_state.get(WIDGET + "hidden_size", st.session_state.model.spec.hidden_size)
     size = round(st.session_state["f_ffn_multiplier"] * hidden)
     st.session_state[WIDGET + "intermediate_size"] = min(size, LIMITS["intermediate_size"])
 
 
 # ======================================================================================= main area
-def headline_numbers(preset: str, spec: Spec, summary: Summary) -> None:
+def headline_numbers(model: Model, summary: Summary) -> None:
     """The exact total, its short form, embedding vs non-embedding, active per token, change vs preset."""
-    base_total = summarize(state.base_spec(preset)).total
+    spec, preset = model.spec, model_label(model.reset())
+    base_total = summarize(model.reset().spec).total
     diff = summary.total - base_total
     delta = f"{diff:+,} ({diff / base_total:+.1%})" if diff and base_total else None
     share = summary.embedding / summary.total if summary.total else 0
@@ -587,13 +592,10 @@ def headline_numbers(preset: str, spec: Spec, summary: Summary) -> None:
     second[1].metric("Non-embedding", f"{summary.non_embedding:,}")
     second[2].metric("Embedding share", f"{share:.1%}")
     st.caption(f"Convention: {EMBEDDING_CONVENTION}. Tied weights are counted once.")
-    changed = state.changed_fields(preset, spec)
+    changed = state.changed(model)
     if changed:
-        base = state.base_spec(preset)
-        moves = ", ".join(
-            f"`{f}` {state.format_value(getattr(base, f))} → {state.format_value(getattr(spec, f))}" for f in changed
-        )
-        st.caption(f"Changed from **{preset}**: {moves}")
+        moves = ", ".join(f"`{name}` {before} → {after}" for name, before, after in changed)
+        st.caption(f"Changed from **{preset}** (keys of its config.json): {moves}")
 
 
 def breakdown_charts(spec: Spec) -> None:
@@ -639,36 +641,31 @@ def component_table(spec: Spec, summary: Summary) -> None:
     st.latex(r"\begin{gathered}" + tex + r"\\[1em]" + legend + r"\end{gathered}")
 
 
-def downloads(preset: str, spec: Spec, summary: Summary) -> None:
-    stem = preset if not state.changed_fields(preset, spec) else f"{preset}-edited"
+def downloads(model: Model, summary: Summary) -> None:
+    stem = (model.preset or model.model_type) + ("-edited" if model.edits else "")
     a, b, c = st.columns(3)
     a.download_button(
         "Breakdown (CSV)", charts.breakdown_csv(summary), f"{stem}-params.csv", "text/csv", on_click="ignore"
     )
     b.download_button(
         "Breakdown (JSON)",
-        charts.breakdown_json(summary, preset, state.query_from_spec(preset, spec)),
+        charts.breakdown_json(summary, model.preset, ui_explore.upload_link(model)),
         f"{stem}-params.json",
         "application/json",
         on_click="ignore",
     )
-    config, note = charts.config_json(spec)
     c.download_button(
         "config.json (Hugging Face)",
-        config,
+        json.dumps(model.config, indent=2),
         f"{stem}-config.json",
         "application/json",
         on_click="ignore",
-        help=note,
+        help="The config the model was read from, with your edits: transformers builds the same total from it.",
     )
 
 
 def cost_tab(name: str, spec: Spec, settings: object) -> None:
-    render: Callable | None = getattr(ui_costs, name, None) if ui_costs is not None else None
-    if render is None or settings is None:
-        st.info("Coming soon: memory and compute estimates for this model.")
-        return
-    render(validate(spec), settings)
+    getattr(ui_costs, name)(validate(spec), settings)
 
 
 page()

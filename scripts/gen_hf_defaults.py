@@ -1,4 +1,4 @@
-"""Regenerate src/paramscope/hf_defaults.json: the defaults of each supported transformers config class.
+"""Regenerate src/paramscope/families/hf_defaults.json: the defaults of each supported transformers config class.
 
 config.json files omit keys that equal their class's defaults, so the reader needs those defaults. They are
 read here from the installed transformers (a dev requirement) and committed as plain data, so the runtime
@@ -11,7 +11,7 @@ import pathlib
 
 from transformers.models.auto.configuration_auto import CONFIG_MAPPING
 
-from paramscope.hfconfig import FAMILIES
+from paramscope.families import FAMILIES
 
 out = {}
 for model_type in sorted(FAMILIES):
@@ -32,6 +32,6 @@ for model_type in sorted(FAMILIES):
         if isinstance(v, (int, float, str, bool)) or v is None or (isinstance(v, list) and len(v) < 64):
             keep[k] = v
     out[model_type] = keep
-path = pathlib.Path(__file__).resolve().parents[1] / "src" / "paramscope" / "hf_defaults.json"
+path = pathlib.Path(__file__).resolve().parents[1] / "src" / "paramscope" / "families" / "hf_defaults.json"
 path.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
 print(f"wrote {path} ({len(out)} model types)")

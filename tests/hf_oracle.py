@@ -9,10 +9,15 @@ import torch
 
 def hf_count(config: dict) -> int:
     """sum(p.numel() for p in model.parameters()) of the transformers class named by the config."""
+    return hf_build(config)[1]
+
+
+def hf_build(config: dict) -> tuple[object, int]:
+    """The transformers config object built from ``config``, and the parameter count of its model class."""
     import transformers
     from transformers import AutoConfig
 
-    from paramscope.hfconfig import architecture_class, read
+    from paramscope.families import architecture_class, read
 
     cfg_dict = dict(config)
     model_type = cfg_dict.pop("model_type")
@@ -32,4 +37,4 @@ def hf_count(config: dict) -> int:
             # tie_word_embeddings=True); the released T5 v1.1 / Flan-T5 checkpoints store a separate
             # lm_head.weight. The released model wins: untie it as transformers 4 did.
             model.lm_head.weight = torch.nn.Parameter(torch.empty_like(model.lm_head.weight))
-    return sum(p.numel() for p in model.parameters())
+    return hf_cfg, sum(p.numel() for p in model.parameters())

@@ -1,11 +1,11 @@
 """The Streamlit page, driven headlessly with streamlit.testing.v1.AppTest.
 
-Every expected number comes from the engine (summarize of the edited spec), never from the page.
+Every expected number comes from the preset's config.json edited by hand in the test and read by the reader
+(tests/test_edits.py checks those edited files against transformers), never from the page.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import random
 from pathlib import Path
@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from paramscope import charts, presets, state
-from paramscope.encode import decode_spec, encode_spec
-from paramscope.hfconfig import read_json_text, to_config
+from paramscope import presets, state
+from paramscope.encode import decode_config, encode_config
+from paramscope.io.config_json import read_json_text
 from paramscope.params import summarize
-from paramscope.spec import short
+from paramscope.spec import Spec, short
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
@@ -39,8 +39,13 @@ def pie_total(at: AppTest) -> int:
     return sum(pie["values"])
 
 
-def expected(name: str, **changes: object) -> str:
-    return f"{summarize(dataclasses.replace(state.base_spec(name), **changes)).total:,}"
+def edited(name: str, **keys: object) -> Spec:
+    """Preset ``name``'s config.json with ``keys`` set, as the reader (and transformers) reads the file."""
+    return read_json_text(json.dumps({**presets.get(name).config, **keys})).spec
+
+
+def expected(name: str, **keys: object) -> str:
+    return f"{summarize(edited(name, **keys)).total:,}"
 
 
 def move(at: AppTest, kind: str, key: str, value: object) -> AppTest:
@@ -79,44 +84,74 @@ def test_each_preset_loads(session, name):
     assert f"{presets.get(name).expected_total:,}" == total(session)
     assert {"preset": name} == session.query_params
     assert [] == [e.value for e in session.error]
-    base = state.base_spec(name)
+    base = presets.load(name)
     assert base.hidden_size == session.number_input(key="f.hidden_size").value
     assert base.num_hidden_layers == session.slider(key="f.num_hidden_layers").value
 
 
+# (kind, widget key, value, the config keys the edit writes, the link it leaves)
 GPT2_MOVES = [
-    ("number_input", "f.vocab_size", 32000, {"vocab_size": 32000}),
-    ("number_input", "f.hidden_size", 1536, {"hidden_size": 1536}),
-    ("slider", "f.num_hidden_layers", 24, {"num_hidden_layers": 24}),
-    ("slider", "f.num_hidden_layers", 0, {"num_hidden_layers": 0}),
-    ("number_input", "f.num_attention_heads", 8, {"num_attention_heads": 8}),
-    ("number_input", "f.num_key_value_heads", 4, {"num_key_value_heads": 4}),
-    ("number_input", "f.head_dim", 32, {"head_dim": 32}),
-    ("toggle", "f.attention_bias", False, {"attention_bias": False}),
-    ("number_input", "f_ffn_multiplier", 2.5, {"intermediate_size": 1920}),
-    ("number_input", "f.intermediate_size", 2000, {"intermediate_size": 2000}),
-    ("toggle", "f.mlp_gated", True, {"mlp_gated": True}),
-    ("toggle", "f.mlp_bias", False, {"mlp_bias": False}),
-    ("selectbox", "f.norm_type", "rmsnorm", {"norm_type": "rmsnorm"}),
-    ("toggle", "f.norm_bias", False, {"norm_bias": False}),
-    ("toggle", "f.tie_word_embeddings", False, {"tie_word_embeddings": False}),
-    ("selectbox", "f.position_embedding", "rotary", {"position_embedding": "rotary"}),
-    ("selectbox", "f.position_embedding", "none", {"position_embedding": "none"}),
-    ("number_input", "f.max_position_embeddings", 2048, {"max_position_embeddings": 2048}),
-    ("number_input", "f.num_experts", 8, {"num_experts": 8}),
-    ("number_input", "f.recurrent_units", 4, {"recurrent_units": 4}),
+    ("number_input", "f.vocab_size", 32000, {"vocab_size": 32000}, {"vocab_size": "32000"}),
+    ("number_input", "f.hidden_size", 1536, {"n_embd": 1536}, {"hidden_size": "1536"}),
+    ("slider", "f.num_hidden_layers", 24, {"n_layer": 24}, {"num_hidden_layers": "24"}),
+    ("slider", "f.num_hidden_layers", 0, {"n_layer": 0}, {"num_hidden_layers": "0"}),
+    ("number_input", "f.num_attention_heads", 8, {"n_head": 8}, {"num_attention_heads": "8"}),
+    ("number_input", "f_ffn_multiplier", 2.5, {"n_inner": 1920}, {"intermediate_size": "1920"}),
+    ("number_input", "f.intermediate_size", 2000, {"n_inner": 2000}, {"intermediate_size": "2000"}),
+    ("toggle", "f.tie_word_embeddings", False, {"tie_word_embeddings": False}, {"tie_word_embeddings": "false"}),
+    ("number_input", "f.max_position_embeddings", 2048, {"n_positions": 2048}, {"max_position_embeddings": "2048"}),
 ]
 
 
-@pytest.mark.parametrize(("kind", "key", "value", "changes"), GPT2_MOVES, ids=[f"{m[1]}={m[2]}" for m in GPT2_MOVES])
-def test_every_control_changes_the_total_as_the_engine_says(kind, key, value, changes):
-    """Moving one control on GPT-2 shows the engine's total for that edit, and the link records it."""
+@pytest.mark.parametrize(
+    ("kind", "key", "value", "keys", "link"), GPT2_MOVES, ids=[f"{m[1]}={m[2]}" for m in GPT2_MOVES]
+)
+def test_every_control_edits_the_config(kind, key, value, keys, link):
+    """Moving one control on GPT-2 shows the total of GPT-2's config.json with that key edited, and the link
+    records the edit."""
     at = move(fresh(), kind, key, value)
-    assert expected("gpt2", **changes) == total(at)
-    assert expected("gpt2", **changes) == f"{pie_total(at):,}"  # the chart follows, not a cached older one
-    edited = dataclasses.replace(state.base_spec("gpt2"), **changes)
-    assert state.query_from_spec("gpt2", edited) == at.query_params
+    assert expected("gpt2", **keys) == total(at)
+    assert expected("gpt2", **keys) == f"{pie_total(at):,}"  # the chart follows, not a cached older one
+    assert {"preset": "gpt2", **link} == at.query_params
     assert [] == [e.value for e in at.error]
+
+
+def test_width_on_gpt2_moves_the_derived_mlp():
+    """GPT-2's n_inner is null: widening moves the MLP with the width (multiplier stays 4) and says why."""
+    at = move(fresh(), "number_input", "f.hidden_size", 1536)
+    assert 4.0 == at.number_input(key="f_ffn_multiplier").value
+    assert any(c.value == "derived: 4*hidden_size = 6,144" for c in at.caption)
+
+
+TOY = "toy-transformer-lm"  # ParamScope's own vocabulary: every structural switch is a key
+TOY_MOVES = [
+    ("toggle", "f.attention_bias", False),
+    ("toggle", "f.mlp_gated", True),
+    ("toggle", "f.mlp_bias", False),
+    ("selectbox", "f.norm_type", "rmsnorm"),
+    ("toggle", "f.norm_bias", False),
+    ("selectbox", "f.position_embedding", "rotary"),
+    ("number_input", "f.num_experts", 8),
+    ("number_input", "f.recurrent_units", 4),
+]
+
+
+@pytest.mark.parametrize(("kind", "key", "value"), TOY_MOVES, ids=[f"{m[1]}={m[2]}" for m in TOY_MOVES])
+def test_structural_switches_edit_a_model_of_our_own_vocabulary(kind, key, value):
+    """A model in ParamScope's own vocabulary has a key for every switch: each edits the config."""
+    at = move(fresh({"preset": TOY}), kind, key, value)
+    name = key.removeprefix("f.")
+    assert expected(TOY, **{name: value}) == total(at)
+    assert {"preset": TOY, name: state.format_value(value)} == at.query_params
+
+
+@pytest.mark.parametrize("key", ["f.attention_bias", "f.mlp_gated", "f.norm_type", "f.num_key_value_heads"])
+def test_what_gpt2_classes_fix_is_shown_not_editable(key):
+    """GPT-2's classes fix its biases, gating, norm and kv heads: the control is disabled and says so."""
+    at = fresh()
+    widgets = {w.key: w for kind in ("number_input", "toggle", "selectbox") for w in getattr(at, kind)}
+    assert widgets[key].disabled
+    assert any(c.value.startswith("fixed by the GPT2 classes") for c in at.caption)
 
 
 def test_ffn_multiplier_follows_the_exact_size():
@@ -127,14 +162,14 @@ def test_ffn_multiplier_follows_the_exact_size():
 
 def test_moe_controls_appear_with_experts():
     """Experts per token and expert width show only for a mixture of experts, and count as the engine says."""
-    at = fresh()
+    at = fresh({"preset": TOY})
     assert "f.num_experts_per_tok" not in [w.key for w in at.number_input]
     move(at, "number_input", "f.num_experts", 8)
     move(at, "number_input", "f.num_experts_per_tok", 1)
     move(at, "number_input", "f.moe_intermediate_size", 1024)
     changes = {"num_experts": 8, "num_experts_per_tok": 1, "moe_intermediate_size": 1024}
-    assert expected("gpt2", **changes) == total(at)
-    spec = dataclasses.replace(state.base_spec("gpt2"), **changes)
+    assert expected(TOY, **changes) == total(at)
+    spec = edited(TOY, **changes)
     active = next(m.value for m in at.metric if m.label == "Active per token")
     assert f"{summarize(spec).active:,}" == active
 
@@ -152,8 +187,10 @@ APPLICABILITY = [
     ("gpt2", "f.num_decoder_layers", "hidden"),
     ("gpt2", "f.intermediate_size", "enabled"),
     ("t5-small", "f.num_decoder_layers", "enabled"),
-    ("mixtral-8x7b", "f.intermediate_size", "disabled"),
-    ("mixtral-8x7b", "f_ffn_multiplier", "disabled"),
+    ("mixtral-8x7b", "f.intermediate_size", "enabled"),  # Mixtral's experts are intermediate_size wide
+    ("mixtral-8x7b", "f_ffn_multiplier", "enabled"),
+    ("gpt2", "f.norm_type", "disabled"),
+    ("bloom-560m", "f.intermediate_size", "disabled"),
     ("mixtral-8x7b", "f.num_experts_per_tok", "enabled"),
     ("llama-3-8b", "f.norm_bias", "disabled"),
     ("deepseek-v2-lite", "f.num_key_value_heads", "hidden"),
@@ -176,7 +213,7 @@ def test_controls_that_do_not_apply_are_hidden_or_disabled(name, key, expected):
 
 def test_norm_bias_is_disabled_for_rmsnorm():
     """RMSNorm has no bias, so the norm-bias switch is disabled once RMSNorm is picked."""
-    at = move(fresh(), "selectbox", "f.norm_type", "rmsnorm")
+    at = move(fresh({"preset": TOY}), "selectbox", "f.norm_type", "rmsnorm")
     assert at.toggle(key="f.norm_bias").disabled
 
 
@@ -184,7 +221,6 @@ def test_norm_bias_is_disabled_for_rmsnorm():
     ("key", "value", "field"),
     [
         ("f.num_attention_heads", 7, "num_attention_heads"),
-        ("f.num_key_value_heads", 5, "num_key_value_heads"),
         ("f.hidden_size", 1000, "num_attention_heads"),
     ],
 )
@@ -192,9 +228,9 @@ def test_impossible_combination_is_explained_and_the_last_model_kept(key, value,
     """An impossible edit shows the engine's message on the spot and keeps the last valid total."""
     at = move(fresh(), "slider", "f.num_hidden_layers", 6)
     move(at, "number_input", key, value)
-    assert expected("gpt2", num_hidden_layers=6) == total(at)
+    assert expected("gpt2", n_layer=6) == total(at)
     errors = [e.value for e in at.error]
-    assert any(e.startswith(f"{field}:") for e in errors), errors
+    assert any(e.startswith(f"Pending: {field}:") for e in errors), errors
     assert {"preset": "gpt2", "num_hidden_layers": "6"} == at.query_params
 
 
@@ -205,16 +241,8 @@ def test_share_link_round_trip():
     move(at, "number_input", "f.hidden_size", 1024)
     move(at, "number_input", "f.num_attention_heads", 16)
     move(at, "toggle", "f.tie_word_embeddings", False)
-    move(at, "selectbox", "f.norm_type", "rmsnorm")
     link = dict(at.query_params)
-    assert {
-        "preset",
-        "hidden_size",
-        "num_hidden_layers",
-        "num_attention_heads",
-        "tie_word_embeddings",
-        "norm_type",
-    } <= set(link)
+    assert {"preset", "hidden_size", "num_hidden_layers", "num_attention_heads", "tie_word_embeddings"} <= set(link)
     again = fresh(link)
     assert total(at) == total(again)
     assert [] == [w.value for w in again.warning]
@@ -251,7 +279,7 @@ def test_unknown_preset_falls_back_to_gpt2():
     warnings = [w.value for w in at.warning]
     assert any("no-such-model" in w for w in warnings), warnings
     assert "gpt2" == at.selectbox(key="preset").value
-    assert expected("gpt2", num_hidden_layers=6) == total(at)
+    assert expected("gpt2", n_layer=6) == total(at)
 
 
 def test_link_warning_goes_away_after_an_edit():
@@ -266,10 +294,7 @@ def test_change_against_the_preset_is_shown():
     """After an edit, the total carries the change against the preset and the edited fields are listed."""
     at = move(fresh(), "slider", "f.num_hidden_layers", 13)
     metric = next(m for m in at.metric if m.label == "Total parameters")
-    diff = (
-        summarize(dataclasses.replace(state.base_spec("gpt2"), num_hidden_layers=13)).total
-        - presets.get("gpt2").expected_total
-    )
+    diff = summarize(edited("gpt2", n_layer=13)).total - presets.get("gpt2").expected_total
     assert metric.delta.startswith(f"{diff:+,}")
     assert any("num_hidden_layers" in c.value and "12 → 13" in c.value for c in at.caption)
 
@@ -293,28 +318,15 @@ def test_table_and_formula():
 
 
 def test_downloads_and_config_round_trip():
-    """Three downloads are offered; the config.json of an edited model reads back to the shown total."""
+    """Three downloads are offered; the config.json of an edited model is the preset's file with the edits,
+    and reads back to the shown total."""
     at = move(fresh(), "slider", "f.num_hidden_layers", 7)
-    move(at, "toggle", "f.mlp_gated", True)
+    move(at, "number_input", "f.intermediate_size", 1000)
     labels = [b.proto.label for b in at.download_button]
     assert ["Breakdown (CSV)", "Breakdown (JSON)", "config.json (Hugging Face)"] == labels
-    text = json.dumps(to_config(at.session_state["spec"]))
-    assert total(at) == f"{summarize(read_json_text(text).spec).total:,}"
-
-
-@pytest.mark.parametrize(
-    "changes",
-    [
-        {"num_hidden_layers": 5},
-        {"hidden_size": 1, "head_dim": 64},  # gpt2's config keys cannot hold an explicit head_dim
-        {"num_experts": 4, "norm_type": "rmsnorm"},
-    ],
-)
-def test_config_download_reads_back_to_the_same_total(changes):
-    """The config.json offered for download reads back, through the importer, to the model's exact total."""
-    edited = dataclasses.replace(state.base_spec("gpt2"), **changes)
-    text, _ = charts.config_json(edited)
-    assert summarize(edited).total == summarize(read_json_text(text).spec).total
+    config = at.session_state["model"].config
+    assert {**presets.get("gpt2").config, "n_layer": 7, "n_inner": 1000} == config
+    assert total(at) == expected("gpt2", n_layer=7, n_inner=1000)
 
 
 TAB_LINKS = [
@@ -404,13 +416,14 @@ def test_random_walk_never_crashes(seed):
     for _ in range(30):
         kind, key, values = rng.choice(RANDOM_MOVES)
         keys = [w.key for w in getattr(at, kind)]
-        if key not in keys or (kind != "selectbox" and getattr(at, kind)(key=key).disabled):
+        if key not in keys or (key != "preset" and getattr(at, kind)(key=key).disabled):
             continue  # the control is hidden or disabled for the model in view
         move(at, kind, key, rng.choice(values))
-        preset, spec = at.session_state["preset"], at.session_state["spec"]
-        assert f"{summarize(spec).total:,}" == total(at)
+        model = at.session_state["model"]
+        assert f"{summarize(model.spec).total:,}" == total(at)
         if not at.error:
-            assert (preset, spec, []) == state.spec_from_query(dict(at.query_params))
+            back, warnings = state.model_from_query(dict(at.query_params))
+            assert (model.config, []) == (back.config, warnings)
 
 
 # ================================================================================== explore tabs
@@ -433,7 +446,7 @@ def test_compare_follows_an_edit_of_the_model_in_view():
     """An edit in the sidebar shows in the comparison: the edited model's engine total, marked as edited."""
     at = fresh({"preset": "gpt2", "tab": "Compare", "x_cmp": "gpt2-medium"})
     move(at, "slider", "f.num_hidden_layers", 6)
-    want = summarize(dataclasses.replace(state.base_spec("gpt2"), num_hidden_layers=6)).total
+    want = summarize(edited("gpt2", n_layer=6)).total
     assert f"{want:,} parameters" == metric_help(at, "gpt2 (edited)")
     assert {"preset": "gpt2", "num_hidden_layers": "6", "tab": "Compare", "x_cmp": "gpt2-medium"} == at.query_params
 
@@ -530,14 +543,15 @@ def test_a_whole_model_in_the_link_is_shown_and_kept():
     """x_spec (a whole encoded model, here one whose family no preset has) is shown instead of the preset; the
     link keeps it through an edit and rebuilds the edited model."""
     spec = read_json_text(json.dumps(PARAMSCOPE_MODEL)).spec
-    at = fresh({"preset": "gpt2", "x_spec": encode_spec(spec)})
+    at = fresh({"preset": "gpt2", "x_spec": encode_config(PARAMSCOPE_MODEL)})
     assert f"{summarize(spec).total:,}" == total(at)
     assert [] == [w.value for w in at.warning]
     move(at, "slider", "f.num_hidden_layers", 5)
-    edited = dataclasses.replace(spec, num_hidden_layers=5)
-    assert f"{summarize(edited).total:,}" == total(at)
-    assert "paramscope" == decode_spec(at.query_params["x_spec"]).model_type
-    assert f"{summarize(edited).total:,}" == total(fresh(dict(at.query_params)))
+    five = read_json_text(json.dumps({**PARAMSCOPE_MODEL, "num_hidden_layers": 5})).spec
+    assert f"{summarize(five).total:,}" == total(at)
+    assert PARAMSCOPE_MODEL == decode_config(at.query_params["x_spec"]).config
+    assert "5" == at.query_params["num_hidden_layers"]
+    assert f"{summarize(five).total:,}" == total(fresh(dict(at.query_params)))
 
 
 def test_a_bad_whole_model_in_the_link_warns_and_keeps_the_preset():
@@ -557,7 +571,7 @@ def test_architecture_draws_the_model(name):
     charts_ = at.get("graphviz_chart")
     assert 1 == len(charts_)
     assert "digraph" in charts_[0].proto.spec
-    assert f"× {state.base_spec(name).num_hidden_layers}" in charts_[0].proto.spec
+    assert f"× {presets.load(name).num_hidden_layers}" in charts_[0].proto.spec
 
 
 def test_why_so_big_plots_the_sweep():

@@ -49,8 +49,9 @@ def test_memory_training_zero(capsys: pytest.CaptureFixture[str], stage: str, gb
     """`memory llama-2-7b --mode training --zero Z --gpus 64 --json`: AdamW mixed precision is 16 bytes per
     parameter (ZeRO paper); stage 1 shards the 12 optimizer bytes, stage 3 all 16 over 64 GPUs
     (ceil(6,738,415,616 / 64) = 105,287,744 parameters per GPU)."""
-    code, out, err = call(capsys, "memory", "llama-2-7b", "--mode", "training", "--zero", stage, "--gpus", "64",
-                          "--seq", "1024", "--json")
+    code, out, err = call(
+        capsys, "memory", "llama-2-7b", "--mode", "training", "--zero", stage, "--gpus", "64", "--seq", "1024", "--json"
+    )
     assert code == 0, err
     data = json.loads(out)
     assert gb == data["weights"] + data["gradients"] + data["optimizer"]
@@ -61,8 +62,9 @@ def test_memory_training_zero(capsys: pytest.CaptureFixture[str], stage: str, gb
 def test_memory_korthikanti_through_cli(capsys: pytest.CaptureFixture[str]) -> None:
     """`memory gpt3-175b --mode training --seq 2048 --batch 1 --dropout`: the layers' activations are
     96 × sbh(34 + 5as/h) = 96 × 2,868,903,936 bytes (Korthikanti et al. 2022, Table 2)."""
-    code, out, err = call(capsys, "memory", "gpt3-175b", "--mode", "training", "--seq", "2048", "--batch", "1",
-                          "--dropout", "--json")
+    code, out, err = call(
+        capsys, "memory", "gpt3-175b", "--mode", "training", "--seq", "2048", "--batch", "1", "--dropout", "--json"
+    )
     assert code == 0, err
     rows = {r["path"]: r["bytes"] for r in json.loads(out)["breakdown"]}
     assert 96 * 2_868_903_936 == rows["activations/layers"]
@@ -81,9 +83,16 @@ def test_memory_table_labels_gb_and_gib(capsys: pytest.CaptureFixture[str]) -> N
 def test_memory_hf_config_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """`memory --hf-config FILE` reads a config.json: a 2-layer GQA model's KV cache is
     2·layers·kv_heads·head_dim·tokens·batch·2 bytes."""
-    config = {"model_type": "llama", "hidden_size": 256, "num_hidden_layers": 2, "num_attention_heads": 8,
-              "num_key_value_heads": 2, "intermediate_size": 512, "vocab_size": 1000,
-              "max_position_embeddings": 4096}
+    config = {
+        "model_type": "llama",
+        "hidden_size": 256,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 8,
+        "num_key_value_heads": 2,
+        "intermediate_size": 512,
+        "vocab_size": 1000,
+        "max_position_embeddings": 4096,
+    }
     path = tmp_path / "config.json"
     path.write_text(json.dumps(config))
     code, out, err = call(capsys, "memory", "--hf-config", str(path), "--seq", "100", "--batch", "3", "--json")
@@ -167,9 +176,23 @@ def test_defaults_write_no_query() -> None:
 @pytest.mark.parametrize(
     "settings",
     [
-        RunSettings(mode="training", dtype="fp16", batch=8, seq=4096, optimizer="adam8bit", zero=3, gpus=64,
-                    gpu="tpu-v5p", recompute="selective", flash=True, dropout=True, causal=True,
-                    tokens=1_400_000_000_000, mfu=0.55, tokens_per_second=12345.5),
+        RunSettings(
+            mode="training",
+            dtype="fp16",
+            batch=8,
+            seq=4096,
+            optimizer="adam8bit",
+            zero=3,
+            gpus=64,
+            gpu="tpu-v5p",
+            recompute="selective",
+            flash=True,
+            dropout=True,
+            causal=True,
+            tokens=1_400_000_000_000,
+            mfu=0.55,
+            tokens_per_second=12345.5,
+        ),
         RunSettings(dtype="int4", kv_dtype="fp8", batch=32, seq=131072),
     ],
 )
@@ -191,9 +214,17 @@ def test_query_keys_never_clash_with_spec_fields() -> None:
 @pytest.mark.parametrize(
     ("key", "value"),
     [
-        ("run_batch", "0"), ("run_batch", "many"), ("run_seq", "-1"), ("run_dtype", "fp64"),
-        ("run_zero", "4"), ("run_gpu", "h900"), ("run_flash", "maybe"), ("run_mfu", "1.5"),
-        ("run_mfu", "nan"), ("run_tokens", "1.5"), ("run_mode", "x" * 1000),
+        ("run_batch", "0"),
+        ("run_batch", "many"),
+        ("run_seq", "-1"),
+        ("run_dtype", "fp64"),
+        ("run_zero", "4"),
+        ("run_gpu", "h900"),
+        ("run_flash", "maybe"),
+        ("run_mfu", "1.5"),
+        ("run_mfu", "nan"),
+        ("run_tokens", "1.5"),
+        ("run_mode", "x" * 1000),
     ],
 )
 def test_bad_query_values_keep_defaults_and_warn(key: str, value: str) -> None:
@@ -208,4 +239,3 @@ def test_query_training_with_inference_dtype_falls_back() -> None:
     settings, warnings = settings_from_query({"run_mode": "training", "run_dtype": "int4"})
     assert ("training", "bf16") == (settings.mode, settings.dtype)
     assert 1 == len(warnings) and "run_dtype" in warnings[0]
-

@@ -9,7 +9,6 @@ under CI (the CI variable set) it always runs.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import socket
@@ -22,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from paramscope import presets, state
+from paramscope import presets, read
 from paramscope.params import summarize
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,8 +53,9 @@ TOTAL_JS = (
 PIE_VALUES = "Array.from(document.querySelectorAll('.js-plotly-plot')[0].data[0].values)"
 
 
-def engine_total(name: str, **changes: object) -> str:
-    return f"{summarize(dataclasses.replace(state.base_spec(name), **changes)).total:,}"
+def engine_total(name: str, **keys: object) -> str:
+    """The total of preset ``name``'s config.json with ``keys`` edited, as the reader reads the file."""
+    return f"{summarize(read({**presets.get(name).config, **keys}).spec).total:,}"
 
 
 def _free_port() -> int:
@@ -148,7 +148,7 @@ def test_slider_moves_total_chart_and_link(server, browser):
 
     page.get_by_role("slider").first.focus()
     page.keyboard.press("ArrowRight")
-    want = engine_total("gpt2", num_hidden_layers=13)
+    want = engine_total("gpt2", n_layer=13)
     page.wait_for_function(f"(want) => {TOTAL_JS} === want", arg=want, timeout=10_000)
     page.wait_for_function(
         f"(old) => JSON.stringify({PIE_VALUES}) !== old", arg=json.dumps(before, separators=(",", ":")), timeout=10_000
@@ -161,11 +161,9 @@ def test_slider_moves_total_chart_and_link(server, browser):
 
 def test_share_link_opens_the_same_model(server, browser):
     """A share link opened in a fresh page shows exactly that model: total, controls and link."""
-    query = "preset=gpt2&hidden_size=1024&num_hidden_layers=24&num_attention_heads=16&tie_word_embeddings=false"
+    query = "preset=gpt2&hidden_size=1024&num_attention_heads=16&num_hidden_layers=24&tie_word_embeddings=false"
     page = open_page(browser, f"{server}/?{query}", viewport={"width": 1400, "height": 1000}, color_scheme="dark")
-    want = engine_total(
-        "gpt2", hidden_size=1024, num_hidden_layers=24, num_attention_heads=16, tie_word_embeddings=False
-    )
+    want = engine_total("gpt2", n_embd=1024, n_layer=24, n_head=16, tie_word_embeddings=False)
     assert want == page.locator(TOTAL).inner_text()
     assert (
         "1024"

@@ -511,7 +511,7 @@ def test_family_matches_transformers(name: str) -> None:
 
 def test_every_family_is_covered() -> None:
     """Every supported model_type except ParamScope's own has at least one differential case."""
-    from paramscope.hfconfig import FAMILIES
+    from paramscope.families import FAMILIES
 
     expected = set(FAMILIES) - {"paramscope"}
     actual = {c["model_type"] for c in CASES.values()}

@@ -163,8 +163,7 @@ def test_encoder_decoder_counts_both_stacks_and_cross_attention() -> None:
     """t5-small: the encoder reads seq source tokens, the decoder writes seq target tokens with
     self-attention and cross-attention over the source; every part is present."""
     tree = forward(presets.load("t5-small"), 512)
-    for path in ("encoder/layers/attention", "decoder/layers/attention", "decoder/layers/cross_attention",
-                 "head/lm"):
+    for path in ("encoder/layers/attention", "decoder/layers/attention", "decoder/layers/cross_attention", "head/lm"):
         assert tree.get(path) > 0, path
 
 

@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from paramscope import count, read, read_json_text
-from paramscope.hfconfig import FAMILIES, MAX_CONFIG_BYTES, hf_defaults
+from paramscope.families import FAMILIES, hf_defaults
+from paramscope.io.config_json import MAX_CONFIG_BYTES
 
 # Every key any family reads, plus a few that are not.
 KEYS = sorted({k for d in hf_defaults().values() for k in d} | {"n_inner", "num_local_experts", "_paramscope"})
@@ -81,7 +82,10 @@ CASES = {
     "missing type": ('{"foo": 1}', "model_type: missing is not supported"),
     "zero sparse step": ('{"model_type": "qwen2_moe", "decoder_sparse_step": 0}', "decoder_sparse_step"),
     "bad architecture": ('{"model_type": "bert", "architectures": ["BertForQuestionAnswering"]}', "architectures"),
-    "dict activation": ('{"model_type": "gpt2", "activation_function": {"a": 1}}', "hidden_act: expected a short text"),
+    "dict activation": (
+        '{"model_type": "gpt2", "activation_function": {"a": 1}}',
+        "activation_function: expected a short text",
+    ),
     "negative layer index": ('{"model_type": "qwen2_moe", "mlp_only_layers": [-1]}', "mlp_only_layers"),
     "control chars": ('{"model_type": "gpt2\\u0000\\u0007"}', "is not supported"),
     "zip-bomb-like text": ('{"model_type": "gpt2", "x": "' + "A" * 900_000 + '"}', ""),

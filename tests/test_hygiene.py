@@ -37,7 +37,7 @@ def test_engine_has_no_ui_imports(path: Path) -> None:
 FORBIDDEN_CALLS = {"eval", "exec", "compile", "__import__"}
 FORBIDDEN_MODULES = {"pickle", "marshal", "shelve", "dill", "cloudpickle", "yaml"}
 FORBIDDEN_TEXT = ("trust_remote_code", "unsafe_allow_html", "from_pretrained")
-SHIPPED = sorted(SRC.glob("*.py")) + [p for p in [ROOT / "app.py"] if p.exists()]
+SHIPPED = sorted(SRC.rglob("*.py")) + [p for p in [ROOT / "app.py"] if p.exists()]
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)

@@ -10,7 +10,8 @@ import pytest
 from hf_oracle import hf_count
 
 from paramscope import presets
-from paramscope.hfconfig import read, read_json_text
+from paramscope.families import read
+from paramscope.io.config_json import read_json_text
 from paramscope.params import count
 
 NAMES = presets.names()

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import ast
-import dataclasses
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from paramscope import presets, state
+from paramscope import presets, read
 from paramscope.params import summarize
 
+GPT2 = presets.get("gpt2").config
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 
@@ -32,13 +32,13 @@ def test_concurrent_sessions_keep_their_own_models() -> None:
     parallel sessions are exercised by bench/many_users.py against the real server.)"""
     a = open_page({"preset": "gpt2", "num_hidden_layers": "24"})
     b = open_page({"preset": "llama-3.2-1b"})
-    gpt2_24 = summarize(dataclasses.replace(state.base_spec("gpt2"), num_hidden_layers=24)).total
+    gpt2_24 = summarize(read({**GPT2, "n_layer": 24}).spec).total
     assert f"{gpt2_24:,}" == total(a)
     assert f"{presets.get('llama-3.2-1b').expected_total:,}" == total(b)
 
     a.number_input(key="f.hidden_size").set_value(1536).run()
     b.run()
-    changed = summarize(dataclasses.replace(state.base_spec("gpt2"), num_hidden_layers=24, hidden_size=1536)).total
+    changed = summarize(read({**GPT2, "n_layer": 24, "n_embd": 1536}).spec).total
     assert f"{changed:,}" == total(a)
     assert f"{presets.get('llama-3.2-1b').expected_total:,}" == total(b)
     assert "1536" in str(a.query_params["hidden_size"])

@@ -72,7 +72,9 @@ def test_restored_settings_show_in_the_controls() -> None:
     """Settings handed in (from a share link) appear in the widgets."""
     at = _app("gpt2", RunSettings(batch=7, gpu="rtx-4090", mfu=0.5))
     assert (7, "rtx-4090", 50.0) == (
-        at.number_input(key="run_batch").value, at.selectbox(key="run_gpu").value, at.slider(key="run_mfu").value
+        at.number_input(key="run_batch").value,
+        at.selectbox(key="run_gpu").value,
+        at.slider(key="run_mfu").value,
     )
 
 

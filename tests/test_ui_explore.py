@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from paramscope import presets
-from paramscope.encode import encode_spec
-from paramscope.hfconfig import read as read_config
+from paramscope.encode import encode_config
 from paramscope.params import summarize
-from paramscope.spec import validate
 from paramscope.ui_explore import (
     ExploreLink,
-    editable,
     explore_from_query,
     explore_query,
     model_from_upload,
@@ -26,8 +22,9 @@ UPLOAD_SCRIPT = """
 import streamlit as st
 from paramscope import ui_explore as X
 
-def use(result):
-    st.session_state["used"] = (result.model_type, result.spec.num_hidden_layers)
+def use(text):
+    model = X.model_from_upload(text)
+    st.session_state["used"] = (model.model_type, model.spec.num_hidden_layers)
 
 result = X.render_upload(on_use=use)
 st.session_state["returned"] = None if result is None else result.model_type
@@ -163,11 +160,11 @@ def test_compare_renders_totals_and_tables() -> None:
     assert ["gpt2-medium"] == at.session_state["picked"]
 
 
-def test_compare_restores_a_link_with_an_encoded_spec() -> None:
+def test_compare_restores_a_link_with_an_encoded_config() -> None:
     """A link comparing a preset and an encoded model restores both in the picker and renders them."""
-    deeper = presets.load("gpt2").replace(num_hidden_layers=48)
+    deeper = dict(presets.get("gpt2").config, n_layer=48)
     at = AppTest.from_string(COMPARE_SCRIPT, default_timeout=60)
-    at.session_state["query"] = {"x_cmp": f"llama-3.2-1b,{encode_spec(deeper)}"}
+    at.session_state["query"] = {"x_cmp": f"llama-3.2-1b,{encode_config(deeper)}"}
     at.run()
     assert not at.exception
     assert 3 == len(at.metric)
@@ -192,12 +189,14 @@ def test_diagram_and_sweep_render() -> None:
 
 # ------------------------------------------------------------------------------- link helpers (pure)
 def test_explore_query_round_trip() -> None:
-    """Compare entries, the sweep and a whole spec survive explore_query -> explore_from_query."""
-    spec = presets.load("t5-small").replace(num_decoder_layers=3)
-    entries = ["gpt2", encode_spec(spec)]
-    q = explore_query(entries, "width", spec)
+    """Compare entries, the sweep and a whole model survive explore_query -> explore_from_query."""
+    model = presets.model("t5-small").edit(num_decoder_layers=3)
+    entries = ["gpt2", encode_config(model.config)]
+    q = explore_query(entries, "width", model)
     assert {"x_cmp", "x_sweep", "x_spec"} == set(q)
-    assert ExploreLink(spec, tuple(entries), "width", ()) == explore_from_query(q)
+    back = explore_from_query(q)
+    assert ExploreLink(back.model, tuple(entries), "width", ()) == back
+    assert model.spec == back.model.spec
 
 
 def test_defaults_write_nothing() -> None:
@@ -208,9 +207,10 @@ def test_defaults_write_nothing() -> None:
 @pytest.mark.parametrize(
     ("query", "warning"),
     [
-        ({"x_spec": "1.garbage"}, "x_spec: spec:"),
-        ({"x_cmp": "no-such-model"}, "neither a preset name nor an encoded spec"),
-        ({"x_cmp": "1.AAAA"}, "x_cmp: spec:"),
+        ({"x_spec": "2.garbage"}, "x_spec: link:"),
+        ({"x_spec": "1.eNqrrgUAAXUA-Q"}, "x_spec: link:"),
+        ({"x_cmp": "no-such-model"}, "neither a preset name nor an encoded model"),
+        ({"x_cmp": "2.AAAA"}, "x_cmp: link:"),
         ({"x_sweep": "heads"}, "not one of layers, width, vocab, experts"),
         ({"x_spec": ["a", "b"]}, "x_spec"),
     ],
@@ -218,42 +218,25 @@ def test_defaults_write_nothing() -> None:
 def test_bad_links_warn_and_fall_back(query: dict, warning: str) -> None:
     """A bad part of a link is dropped with a warning naming it; nothing raises."""
     link = explore_from_query(query)
-    assert (None, (), "layers") == (link.spec, link.compare, link.sweep)
+    assert (None, (), "layers") == (link.model, link.compare, link.sweep)
     assert 1 == len(link.warnings) and warning in link.warnings[0]
 
 
-def test_model_from_upload_is_the_nearest_preset_plus_changes() -> None:
-    """An uploaded GPT-2 with 24 layers becomes the gpt2 preset plus that one change, sizes left to derive."""
-    from paramscope.hfconfig import read
-
-    config = dict(presets.get("gpt2").config, n_layer=24)
-    name, spec = model_from_upload(read(config))
-    assert "gpt2" == name
-    assert dataclasses.replace(editable(presets.load("gpt2")), num_hidden_layers=24) == spec
-    assert (None, None) == (spec.head_dim, spec.num_key_value_heads)
+def test_an_upload_is_its_own_config() -> None:
+    """An uploaded config is the model as its file says it: edits start from the file, not from a preset."""
+    model = model_from_upload(json.dumps(TINYLLAMA))
+    assert (TINYLLAMA, TINYLLAMA_TOTAL, "upload") == (model.config, summarize(model.spec).total, model.origin)
 
 
-def test_upload_link_uses_preset_plus_fields_when_exact() -> None:
-    """An uploaded TinyLlama links as the nearest Llama preset plus its changed fields, which rebuild it."""
+def test_upload_link_carries_the_config_and_the_edits() -> None:
+    """An edited upload links as its encoded config plus the edited keys; the link rebuilds the edited model."""
     from paramscope import state
-    from paramscope.hfconfig import read
 
-    result = read(TINYLLAMA)
-    assert TINYLLAMA_TOTAL == summarize(result.spec).total
-    name, spec = model_from_upload(result)
-    q = upload_link(name, spec)
-    assert "x_spec" not in q and "llama" == presets.load(q["preset"]).model_type
-    _, back, warnings = state.spec_from_query(q)
-    assert ([], validate(result.spec)) == (warnings, validate(back))
-
-
-def test_upload_link_falls_back_to_the_encoded_spec() -> None:
-    """An activation name a link field cannot carry makes the link carry the whole model instead."""
-    config = dict(TINYLLAMA, hidden_act="GELU Tanh (custom)")
-    name, spec = model_from_upload(read_config(config))
-    q = upload_link(name, spec)
-    assert {"preset", "x_spec"} == set(q)
-    assert explore_from_query(q).spec == validate(spec)
+    model = model_from_upload(json.dumps(TINYLLAMA)).edit(num_hidden_layers=4)
+    q = upload_link(model)
+    assert {"preset", "x_spec", "num_hidden_layers"} == set(q)
+    back, warnings = state.edits_from_query(explore_from_query(q).model, q, [])
+    assert ([], model.spec) == (warnings, back.spec)  # the link keeps the keys that count, not token ids
 
 
 def test_example_button_fills_the_text_area() -> None:

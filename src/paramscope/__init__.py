@@ -1,47 +1,64 @@
 """ParamScope: where do a transformer's parameters go, and what do they cost?
 
 >>> import paramscope
->>> s = paramscope.summarize(paramscope.preset("gpt2"))
->>> s.total
+>>> paramscope.summarize(paramscope.preset("gpt2")).total
 124439808
+>>> paramscope.summarize(paramscope.preset("gpt2").edit(hidden_size=1536)).total  # n_inner follows 4*n_embd
+418748928
 """
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
 
 from .compare import compare as compare_models
 from .diagram import to_dot
-from .encode import decode_spec, diff_fields, encode_spec, nearest_preset
-from .hfconfig import ReadResult, read, read_json_text, to_config
-from .params import count, summarize
+from .families import ReadResult, read
+from .io.config_json import read_json_text
+from .model import Model
+from .params import count
+from .params import summarize as _summarize
 from .presets import Preset
 from .presets import get as get_preset
-from .presets import load as preset
+from .presets import model as preset
 from .presets import names as preset_names
-from .spec import Spec, validate
+from .spec import Spec, SpecError, validate
 from .sweep import family_points, kaplan, varied, where_it_goes
 from .sweep import sweep as sweep_dimension
 from .tree import Node, Summary
 
+
+def from_config(config: Mapping[str, Any]) -> Model:
+    """The model a Hugging Face config.json (as a dict) builds, ready to edit."""
+    return Model.from_config(config, origin="config")
+
+
+def summarize(model: Model | Spec) -> Summary:
+    """Total, embedding, non-embedding and active-per-token counts, all read off one tree."""
+    return _summarize(model.spec if isinstance(model, Model) else model)
+
+
 __all__ = [
+    "Model",
     "Node",
     "Preset",
     "ReadResult",
     "Spec",
+    "SpecError",
     "Summary",
     "compare_models",
     "count",
-    "decode_spec",
-    "diff_fields",
-    "encode_spec",
     "family_points",
-    "kaplan",
-    "nearest_preset",
+    "from_config",
     "get_preset",
+    "kaplan",
     "preset",
     "preset_names",
     "read",
     "read_json_text",
     "summarize",
     "sweep_dimension",
-    "to_config",
     "to_dot",
     "validate",
     "varied",

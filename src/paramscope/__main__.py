@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from . import cli_costs, presets
-from .hfconfig import MAX_CONFIG_BYTES, read_json_text
+from .io.config_json import MAX_CONFIG_BYTES, read_json_text
 from .params import summarize
 from .spec import Spec, short
 

@@ -8,7 +8,6 @@ pie, the bars and the treemap, for every model and on every rerun.
 from __future__ import annotations
 
 import csv
-import dataclasses
 import io
 import json
 import re
@@ -18,7 +17,6 @@ from types import MappingProxyType
 
 import plotly.graph_objects as go
 
-from .hfconfig import to_config
 from .spec import Spec, short, validate
 from .tree import Node, Summary
 
@@ -319,24 +317,6 @@ def breakdown_json(summary: Summary, preset: str, link: dict[str, str]) -> str:
         "tree": summary.tree.to_dict(),
     }
     return json.dumps(data, indent=1)
-
-
-def config_json(spec: Spec) -> tuple[str, str]:
-    """The model as config.json text that reads back to the same total, and what to expect of the file.
-
-    In the family's own Hugging Face keys when they can express the model; otherwise (an edit the family's
-    config cannot hold, say a width its heads do not divide, with an explicit head_dim) in ParamScope's own
-    keys (model_type "paramscope"), which read back to the same spec.
-    """
-    try:
-        return json.dumps(to_config(spec), indent=2), "Reads back (here or in transformers) to the same total."
-    except ValueError:
-        own = to_config(dataclasses.replace(spec, model_type="paramscope"))
-        note = (
-            f"The {spec.model_type} config keys cannot express this edit, so the file uses ParamScope's own "
-            "keys (model_type paramscope); it reads back here to the same total."
-        )
-        return json.dumps(own, indent=2), note
 
 
 # ------------------------------------------------------------------------------------------ figures

@@ -206,8 +206,8 @@ def _positions(prefix: str, spec: Spec) -> list[Node]:
     return out
 
 
-def _relative_bias(prefix: str, spec: Spec) -> list[Node]:
-    if spec.position_embedding != "relative":
+def _relative_bias(prefix: str, spec: Spec, layers: int) -> list[Node]:
+    if spec.position_embedding != "relative" or not layers:  # held by the first layer: none without layers
         return []
     b, heads = spec.relative_attention_num_buckets, spec.num_attention_heads
     return [
@@ -261,13 +261,13 @@ def _count(spec: Spec) -> Node:
             stack += _positions(f"{name}/embedding", spec)
             if spec.embedding_norm:
                 stack.append(norm(f"{name}/embedding/norm", spec, h, "hidden_size"))
-            stack += _relative_bias(name, spec)
+            stack += _relative_bias(name, spec, n)
             stack.append(layer_stack(f"{name}/layers", spec, n, expr, cross=cross))
             if spec.final_norm:
                 stack.append(norm(f"{name}/final_norm", spec, h, "hidden_size"))
             top.append(group(name, stack))
     else:
-        top += _relative_bias("layers", spec)  # an encoder-only T5 (T5EncoderModel)
+        top += _relative_bias("layers", spec, spec.num_hidden_layers)  # an encoder-only T5 (T5EncoderModel)
         top.append(layer_stack("layers", spec, spec.num_hidden_layers, "num_hidden_layers"))
         if spec.final_norm:
             top.append(norm("final_norm", spec, h, "hidden_size"))

@@ -13,7 +13,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from .hfconfig import read
+from .families import read
+from .model import Model
 from .spec import Spec
 
 
@@ -30,6 +31,10 @@ class Preset:
     @property
     def spec(self) -> Spec:
         return load(self.name)
+
+    @property
+    def model(self) -> Model:
+        return model(self.name)
 
 
 @cache
@@ -76,6 +81,12 @@ def get(name: str) -> Preset:
 def load(name: str) -> Spec:
     """The Spec of preset ``name``, read through the config reader like any imported config.json."""
     return read(get(name).config).spec
+
+
+@cache
+def model(name: str) -> Model:
+    """Preset ``name`` as a model to edit: its config.json, as the file states it."""
+    return Model.from_config(get(name).config, origin=f"preset:{name}")
 
 
 def by_family() -> dict[str, list[str]]:

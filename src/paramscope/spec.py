@@ -1,7 +1,7 @@
 """The model specification: one frozen dataclass in Hugging Face config vocabulary.
 
 Every input (a preset, an uploaded ``config.json``, a share link) becomes a :class:`Spec` through
-:mod:`paramscope.hfconfig`. Fields keep the Hugging Face names where Hugging Face has one
+:mod:`paramscope.families`. Fields keep the Hugging Face names where Hugging Face has one
 (``vocab_size``, ``hidden_size``, ``num_key_value_heads`` ...); the few structural switches that
 Hugging Face encodes in the *class* rather than the config (``norm_type``, ``norms_per_layer``,
 ``mlp_gated`` ...) are explicit fields here so that one counting routine serves every family.
@@ -43,6 +43,15 @@ LIMITS = {
     "relative_attention_num_buckets": 1_000_000,
     "sliding_window": 100_000_000,
 }
+
+
+class SpecError(ValueError):
+    """A bad value, with the field (or config key) it concerns: ``str()`` reads "field: what is wrong"."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
 
 
 @dataclass(frozen=True)
@@ -211,74 +220,75 @@ def validate(spec: Spec) -> Spec:
         value = getattr(spec, name)
         if f.type in ("int", "int | None"):
             if value is None and f.type == "int":
-                raise ValueError(f"{name}: a whole number is required")
+                raise SpecError(name, "a whole number is required")
             if value is not None:
                 if isinstance(value, bool) or not isinstance(value, int):
-                    raise ValueError(f"{name}: expected a whole number, got {value!r}")
+                    raise SpecError(name, f"expected a whole number, got {value!r}")
                 if value < 0:
-                    raise ValueError(f"{name}: must not be negative (got {value})")
+                    raise SpecError(name, f"must not be negative (got {value})")
                 limit = LIMITS.get(name)
                 if limit is not None and value > limit:
-                    raise ValueError(f"{name}: {value:,} is larger than the supported maximum {limit:,}")
+                    raise SpecError(name, f"{value:,} is larger than the supported maximum {limit:,}")
         elif f.type == "str":
             if not isinstance(value, str) or len(value) > 64:
-                raise ValueError(f"{name}: expected a short text, got {str(value)[:40]!r}")
+                raise SpecError(name, f"expected a short text, got {str(value)[:40]!r}")
         elif f.type == "tuple[int, ...]":
             if not isinstance(value, tuple) or not all(type(i) is int and i >= 0 for i in value):
-                raise ValueError(f"{name}: expected a list of layer indices (whole numbers from 0)")
+                raise SpecError(name, "expected a list of layer indices (whole numbers from 0)")
         elif f.type in ("bool", "bool | None"):
             if not (isinstance(value, bool) or (value is None and f.type == "bool | None")):
-                raise ValueError(f"{name}: expected true or false, got {value!r}")
+                raise SpecError(name, f"expected true or false, got {value!r}")
     _choice(spec.architecture, ARCHITECTURES, "architecture")
     _choice(spec.norm_type, NORM_TYPES, "norm_type")
     _choice(spec.position_embedding, POSITION_EMBEDDINGS, "position_embedding")
     _choice(spec.qk_norm, QK_NORMS, "qk_norm")
     if spec.hidden_size < 1:
-        raise ValueError("hidden_size: must be at least 1")
+        raise SpecError("hidden_size", "must be at least 1")
     if spec.has_attention and spec.num_hidden_layers + spec.num_decoder_layers > 0:
         heads = spec.num_attention_heads
         if heads < 1:
-            raise ValueError("num_attention_heads: must be at least 1 (or switch attention off)")
+            raise SpecError("num_attention_heads", "must be at least 1 (or switch attention off)")
         if spec.head_dim is None and not spec.is_mla and spec.hidden_size % heads:
-            raise ValueError(
-                f"num_attention_heads: {heads} does not divide hidden_size {spec.hidden_size}; "
-                "choose a divisor or set head_dim explicitly"
+            raise SpecError(
+                "num_attention_heads",
+                f"{heads} does not divide hidden_size {spec.hidden_size}; choose a divisor or set head_dim explicitly",
             )
         kv = spec.kv_heads
         if kv < 1:
-            raise ValueError("num_key_value_heads: must be at least 1")
+            raise SpecError("num_key_value_heads", "must be at least 1")
         if heads % kv:
-            raise ValueError(
-                f"num_key_value_heads: {kv} does not divide num_attention_heads {heads}; "
-                "each key/value head must serve a whole group of query heads"
+            raise SpecError(
+                "num_key_value_heads",
+                f"{kv} does not divide num_attention_heads {heads}; "
+                "each key/value head must serve a whole group of query heads",
             )
         if spec.head_size < 1:
-            raise ValueError("head_dim: must be at least 1")
+            raise SpecError("head_dim", "must be at least 1")
     if spec.is_mla:
         for name in ("qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"):
             if getattr(spec, name) is None:
-                raise ValueError(f"{name}: required with kv_lora_rank (multi-head latent attention)")
+                raise SpecError(name, "required with kv_lora_rank (multi-head latent attention)")
     if spec.is_moe:
         if not 1 <= spec.num_experts_per_tok <= spec.num_experts:
-            raise ValueError(
-                f"num_experts_per_tok: must be between 1 and num_experts ({spec.num_experts}), "
-                f"got {spec.num_experts_per_tok}"
+            raise SpecError(
+                "num_experts_per_tok",
+                f"must be between 1 and num_experts ({spec.num_experts}), got {spec.num_experts_per_tok}",
             )
     if spec.num_hidden_groups is not None:
         if not 1 <= spec.num_hidden_groups <= max(spec.num_hidden_layers, 1):
-            raise ValueError("num_hidden_groups: must be between 1 and num_hidden_layers")
+            raise SpecError("num_hidden_groups", "must be between 1 and num_hidden_layers")
     if spec.position_embedding == "relative" and spec.relative_attention_num_buckets < 1:
-        raise ValueError("relative_attention_num_buckets: relative positions need at least one bucket")
+        raise SpecError("relative_attention_num_buckets", "relative positions need at least one bucket")
     if spec.sliding_window_layers > spec.num_hidden_layers:
-        raise ValueError("sliding_window_layers: cannot exceed num_hidden_layers")
+        raise SpecError("sliding_window_layers", "cannot exceed num_hidden_layers")
     if spec.sliding_window is not None and spec.sliding_window < 1:
-        raise ValueError("sliding_window: must be at least 1 token")
+        raise SpecError("sliding_window", "must be at least 1 token")
     return resolve(spec)
 
 
 def _choice(value: str, options: tuple[str, ...], name: str) -> None:
     if value not in options:
-        raise ValueError(f"{name}: {value!r} is not one of {', '.join(options)}")
+        raise SpecError(name, f"{value!r} is not one of {', '.join(options)}")
 
 
 def short(n: float) -> str:

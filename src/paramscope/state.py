@@ -1,123 +1,97 @@
-"""The page's state as a share link: ``?preset=NAME`` plus only the fields that differ from that preset.
+"""The page's model as a share link: ``?preset=NAME`` plus only the config keys that the user edited.
 
-Pure Python (no Streamlit). A link names a preset and overrides :class:`~paramscope.spec.Spec` fields by
-their own (Hugging Face) names, e.g. ``?preset=gpt2&num_hidden_layers=24``. Values are parsed strictly:
-whole numbers are plain digits, switches are ``true``/``false``, choices must be one of the listed words,
-and ``auto`` clears a derived size (``head_dim``, ``num_key_value_heads`` ...) so that it is derived again.
-Nothing is ever evaluated. A bad value never stops the page: it is dropped with a warning that names the
-field, and the preset's value is kept.
+Pure Python (no Streamlit). A link names a preset and edits its config, field by field, the way
+:meth:`paramscope.model.Model.edit` does: by Spec field name (``?preset=gpt2&hidden_size=1536`` writes
+GPT-2's ``n_embd``) or by the family's own key (``?preset=gpt2&n_embd=1536``); ``auto`` deletes the key so
+that the class derives it again. So a link means what transformers builds from the edited config.json.
 
-The spec kept by the page is the *editable* one: sizes that the preset derives (``head_dim`` = width /
-heads, ``num_key_value_heads`` = heads) stay ``None``, so that changing the width or the number of heads
-re-derives them as transformers does. :func:`paramscope.spec.validate` turns it into the resolved spec;
-both count the same.
+Values are parsed strictly: whole numbers are plain digits, switches are ``true``/``false``, text is a
+short lowercase word. Nothing is ever evaluated. A bad value never stops the page: it is dropped with a
+warning that names the field, and the preset's value is kept.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Mapping
-from functools import cache
+from typing import Any
 
 from . import presets
-from .spec import ARCHITECTURES, FIELDS, NORM_TYPES, POSITION_EMBEDDINGS, QK_NORMS, Spec, validate
+from .families import hf_defaults
+from .model import DELETED, Model, field_of_key
+from .spec import FIELDS, SpecError
 
 DEFAULT_PRESET = "gpt2"
 PRESET_KEY = "preset"
 AUTO = "auto"
-
-#: Fields a link may carry: every Spec field but the family (which the preset fixes).
-LINK_FIELDS: tuple[str, ...] = tuple(n for n in FIELDS if n != "model_type")
 #: Query keys owned by other parts of the page (run settings) or by Streamlit itself: not ours to judge.
 FOREIGN_PREFIXES = ("run_", "x_", "embed")
 #: The page's open tab (``?tab=Memory``), read by the page itself.
 TAB_KEY = "tab"
 
-MAX_KEYS = 64  # a link with more keys is cut here (there are fewer fields than this)
+MAX_KEYS = 64  # a link with more keys is cut here
 MAX_VALUE_CHARS = 40  # longest value for a single field
-MAX_LIST_CHARS = 4_000  # longest value for a list field (mlp_only_layers)
-_CHOICES: dict[str, tuple[str, ...]] = {
-    "architecture": ARCHITECTURES,
-    "norm_type": NORM_TYPES,
-    "position_embedding": POSITION_EMBEDDINGS,
-    "qk_norm": QK_NORMS,
-}
+MAX_LIST_CHARS = 4_000  # longest value for a list of layer indices
 _DIGITS = re.compile(r"[0-9]{1,12}")
-_WORD = re.compile(r"[a-z][a-z0-9_.]{0,31}")
+_WORD = re.compile(r"[a-z][a-z0-9_.-]{0,31}")
 _TRUE, _FALSE = ("true", "1", "yes", "on"), ("false", "0", "no", "off")
 
 
-@cache
-def base_spec(name: str) -> Spec:
-    """The editable spec of preset ``name``: the preset with derived sizes left to derive.
-
-    ``head_dim`` becomes ``None`` where it equals ``hidden_size // num_attention_heads`` and
-    ``num_key_value_heads`` where it equals ``num_attention_heads``; the count does not change.
-    """
-    spec = presets.load(name)
-    changes: dict[str, object] = {}
-    heads = spec.num_attention_heads
-    if spec.has_attention and heads and not spec.is_mla:
-        if spec.head_dim is not None and spec.hidden_size % heads == 0 and spec.head_dim == spec.hidden_size // heads:
-            changes["head_dim"] = None
-        if spec.num_key_value_heads == heads:
-            changes["num_key_value_heads"] = None
-    return dataclasses.replace(spec, **changes) if changes else spec
-
-
 def format_value(value: object) -> str:
-    """A field value as it appears in a link."""
+    """A config value as it appears in a link."""
     if value is None:
         return AUTO
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, tuple):
+    if isinstance(value, (list, tuple)):
         return ",".join(str(v) for v in value)
     return str(value)
 
 
-def parse_value(name: str, text: str) -> object:
-    """Parse the link text for field ``name``; ``ValueError`` saying what was expected."""
-    if name not in FIELDS or name == "model_type":
-        raise ValueError(f"{_shown(name)}: not a field ParamScope knows")
-    kind = FIELDS[name].type
+def parse_value(name: str, text: str, like: object = None) -> object:
+    """Parse the link text for Spec field (or config key) ``name``; ``SpecError`` saying what was expected.
+
+    A config key that is no Spec field takes the type of ``like`` (its value in the config or the class
+    defaults).
+    """
+    kind = FIELDS[name].type if name in FIELDS else _kind_of(like)
     limit = MAX_LIST_CHARS if kind.startswith("tuple") else MAX_VALUE_CHARS
     if not isinstance(text, str):
-        raise ValueError(f"{name}: expected text")
+        raise SpecError(name, "expected text")
     if len(text) > limit:
-        raise ValueError(f"{name}: the value is {len(text):,} characters long; at most {limit:,} are accepted")
+        raise SpecError(name, f"the value is {len(text):,} characters long; at most {limit:,} are accepted")
     raw = text.strip()
     word = raw.lower()
-    if kind in ("int", "int | None"):
-        if kind == "int | None" and word == AUTO:
-            return None
+    if word == AUTO:
+        return DELETED
+    if kind.startswith("int"):
         if not _DIGITS.fullmatch(raw):
-            hint = " or auto" if kind == "int | None" else ""
-            raise ValueError(f"{name}: expected a whole number{hint}, got {_shown(text)}")
+            raise SpecError(name, f"expected a whole number or auto, got {_shown(text)}")
         return int(raw)
-    if kind in ("bool", "bool | None"):
-        if kind == "bool | None" and word == AUTO:
-            return None
+    if kind.startswith("bool"):
         if word in _TRUE:
             return True
         if word in _FALSE:
             return False
-        raise ValueError(f"{name}: expected true or false, got {_shown(text)}")
+        raise SpecError(name, f"expected true, false or auto, got {_shown(text)}")
     if kind.startswith("tuple"):
-        if not raw:
-            return ()
-        parts = [p.strip() for p in raw.split(",")]
+        parts = [p.strip() for p in raw.split(",")] if raw else []
         if not all(_DIGITS.fullmatch(p) for p in parts):
-            raise ValueError(f"{name}: expected layer indices separated by commas, got {_shown(text)}")
-        return tuple(sorted({int(p) for p in parts}))
-    if name in _CHOICES:
-        if word not in _CHOICES[name]:
-            raise ValueError(f"{name}: expected one of {', '.join(_CHOICES[name])}, got {_shown(text)}")
-        return word
+            raise SpecError(name, f"expected layer indices separated by commas, got {_shown(text)}")
+        return sorted({int(p) for p in parts})
     if not _WORD.fullmatch(word):
-        raise ValueError(f"{name}: expected a short lowercase name, got {_shown(text)}")
+        raise SpecError(name, f"expected a short lowercase name or auto, got {_shown(text)}")
     return word
+
+
+def _kind_of(value: object) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, list):
+        return "tuple"
+    return "str"
 
 
 def _shown(text: object) -> str:
@@ -125,49 +99,60 @@ def _shown(text: object) -> str:
     return repr(s if len(s) <= MAX_VALUE_CHARS else s[:MAX_VALUE_CHARS] + "…")
 
 
-def _field_of(message: str) -> str:
-    """The field a ``validate`` message starts with ("num_attention_heads: ...")."""
-    return message.split(":", 1)[0].strip()
+def link_key(model: Model, key: str) -> str:
+    """The name a link writes for config key ``key``: its Spec field when the key states one, else the key."""
+    name = field_of_key(model.family, key)
+    return name if name in FIELDS and model.family.key_for(name, model.base) == key else key
 
 
-def apply_changes(base: Spec, changes: Mapping[str, object]) -> tuple[Spec, dict[str, str]]:
-    """``base`` with as many of ``changes`` as make a valid spec, and why each rejected change was dropped.
+def accepts(model: Model, name: str) -> bool:
+    """Whether a link may edit ``name`` of ``model``: a Spec field, or a key of its config or class defaults."""
+    return name in FIELDS or name in model.base or name in hf_defaults().get(model.model_type, {})
+
+
+def apply_edits(model: Model, changes: Mapping[str, object]) -> tuple[Model, dict[str, str]]:
+    """``model`` with as many of ``changes`` as make a valid model, and why each rejected change was dropped.
 
     All changes are tried together (so that ``hidden_size`` and ``num_attention_heads`` may move as a pair).
-    When the result is invalid, the field the error names is dropped if it was changed; otherwise the
-    change whose removal makes the spec valid is dropped; failing both, every change is dropped.
+    When the result is invalid, the change the error names is dropped if there is one; otherwise the last
+    change whose removal makes the model valid; failing both, every change is dropped.
     """
     kept = dict(changes)
     rejected: dict[str, str] = {}
     while kept:
         try:
-            validate(dataclasses.replace(base, **kept))
-            break
-        except ValueError as exc:
-            message = str(exc)
-        culprit = _field_of(message)
-        if culprit not in kept:
-            culprit = next((c for c in reversed(kept) if _valid_without(base, kept, c)), "")
+            return model.edit(**kept), rejected
+        except SpecError as exc:
+            error = exc
+        culprit = _culprit(model, kept, error.field)
         if not culprit:
-            for name in kept:
-                rejected[name] = message
-            kept = {}
+            culprit = next((c for c in reversed(kept) if _valid_without(model, kept, c)), "")
+        if not culprit:
+            rejected.update({name: str(error) for name in kept})
             break
-        rejected[culprit] = message
+        rejected[culprit] = str(error)
         del kept[culprit]
-    return (dataclasses.replace(base, **kept) if kept else base), rejected
+    return model, rejected
 
 
-def _valid_without(base: Spec, changes: Mapping[str, object], name: str) -> bool:
+def _culprit(model: Model, changes: Mapping[str, object], field: str) -> str:
+    """The change that a message about ``field`` (a Spec field or a config key) is about, if any."""
+    for name in changes:
+        if name == field or model.family.key_for(name, model.config) == field:
+            return name
+    return ""
+
+
+def _valid_without(model: Model, changes: Mapping[str, object], name: str) -> bool:
     try:
-        validate(dataclasses.replace(base, **{k: v for k, v in changes.items() if k != name}))
+        model.edit(**{k: v for k, v in changes.items() if k != name})
         return True
-    except ValueError:
+    except SpecError:
         return False
 
 
-def spec_from_query(q: Mapping[str, str]) -> tuple[str, Spec, list[str]]:
-    """The preset name, editable spec and warnings for a share link's query parameters.
+def model_from_query(q: Mapping[str, Any]) -> tuple[Model, list[str]]:
+    """The model and warnings for a share link's query parameters.
 
     Never raises on user input: an unknown preset falls back to :data:`DEFAULT_PRESET`, a bad value keeps
     the preset's value; each such case adds a warning that names the field.
@@ -180,30 +165,34 @@ def spec_from_query(q: Mapping[str, str]) -> tuple[str, Spec, list[str]]:
     query = {str(k): v for k, v in items}
     name = _text(query.get(PRESET_KEY, DEFAULT_PRESET))
     if name not in presets.names():
-        shown = _shown(name)
-        warnings.append(f"preset: no preset named {shown}; showing {DEFAULT_PRESET} instead")
+        warnings.append(f"preset: no preset named {_shown(name)}; showing {DEFAULT_PRESET} instead")
         name = DEFAULT_PRESET
-    base = base_spec(name)
+    return edits_from_query(presets.model(name), query, warnings)
+
+
+def edits_from_query(model: Model, query: Mapping[str, Any], warnings: list[str]) -> tuple[Model, list[str]]:
+    """``model`` with the edits a link's query holds (every other key is someone else's)."""
     changes: dict[str, object] = {}
+    config = model.config
     for key, value in query.items():
-        if key in (PRESET_KEY, TAB_KEY) or key.startswith(FOREIGN_PREFIXES):
+        if key in (PRESET_KEY, TAB_KEY) or key.startswith(FOREIGN_PREFIXES) or key in ("hf", "revision"):
             continue
-        if key not in LINK_FIELDS:
-            warnings.append(f"{_shown(key)[1:-1]}: not a model field ParamScope knows; ignored")
+        if key == "model_type" or not accepts(model, key):
+            warnings.append(f"{_shown(key)[1:-1]}: not a field of this model; ignored")
             continue
+        like = config.get(key, hf_defaults().get(model.model_type, {}).get(key))
         try:
-            parsed = parse_value(key, _text(value))
-        except ValueError as exc:
-            warnings.append(f"{exc}; kept the preset's value {format_value(getattr(base, key))}")
+            parsed = parse_value(key, _text(value), like)
+        except SpecError as exc:
+            warnings.append(f"{exc}; kept the preset's value")
             continue
-        if parsed != getattr(base, key):
-            changes[key] = parsed
-    spec, rejected = apply_changes(base, changes)
+        changes[key] = parsed
+    edited, rejected = apply_edits(model, changes)
     for key, message in rejected.items():
         shown = format_value(changes[key])
-        where = message if _field_of(message) == key else f"{key}={shown} makes the model invalid ({message})"
-        warnings.append(f"{where}; kept the preset's value {format_value(getattr(base, key))}")
-    return name, spec, warnings
+        where = message if message.startswith(f"{key}:") else f"{key}={shown} makes the model invalid ({message})"
+        warnings.append(f"{where}; kept the preset's value")
+    return edited, warnings
 
 
 def _text(value: object) -> str:
@@ -213,17 +202,18 @@ def _text(value: object) -> str:
     return value if isinstance(value, str) else str(value)
 
 
-def query_from_spec(preset_name: str, spec: Spec) -> dict[str, str]:
-    """``{"preset": name}`` plus, in Spec field order, the fields of ``spec`` that differ from the preset."""
-    base = base_spec(preset_name)
-    out = {PRESET_KEY: preset_name}
-    for name in LINK_FIELDS:
-        value = getattr(spec, name)
-        if value != getattr(base, name):
-            out[name] = format_value(value)
+def query_from_model(model: Model) -> dict[str, str]:
+    """``{"preset": name}`` plus the edited keys, in config order (a field's name where a key states one)."""
+    out = {PRESET_KEY: model.preset or DEFAULT_PRESET}
+    for key, value in sorted(model.edits.items()):
+        out[link_key(model, key)] = format_value(value)
     return out
 
 
-def changed_fields(preset_name: str, spec: Spec) -> list[str]:
-    """The fields of ``spec`` that differ from its preset, in Spec field order."""
-    return [k for k in query_from_spec(preset_name, spec) if k != PRESET_KEY]
+def changed(model: Model) -> list[tuple[str, str, str]]:
+    """The edits in words: ``(name, before, after)`` for each edited key."""
+    base = model.base
+    return [
+        (link_key(model, key), format_value(base.get(key)), format_value(value))
+        for key, value in sorted(model.edits.items())
+    ]

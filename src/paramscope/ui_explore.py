@@ -5,8 +5,8 @@ Public (called by app.py; keep stable). Widget keys all start with ``x_``.
 * ``render_upload(on_use=None) -> ReadResult | None`` — upload or paste a config.json. Shows what was
   read, the keys the count ignores, and a clear error (the pasted text is kept). Returns the read result
   while the text reads cleanly; ``on_use(result)`` is called (as a button callback, before the rerun)
-  when the user clicks "Use this model". :func:`model_from_upload` turns a result into the
-  ``(preset, editable spec)`` pair the page keeps, so the page's own link (preset + changed fields) works.
+  when the user clicks "Use this model"; :func:`model_from_upload` turns the pasted text into the model the
+  page keeps (its link carries the config, :func:`upload_link`).
 * ``render_compare(current_label, current_spec, settings=None) -> list[str]`` — the model in view and one
   or two others; returns the entries of the others (preset names or encoded specs) for the link.
 * ``render_diagram(spec, title="") -> None`` — the architecture as Graphviz boxes.
@@ -16,10 +16,10 @@ Public (called by app.py; keep stable). Widget keys all start with ``x_``.
 Share link (query keys, all prefixed ``x_`` so they never clash with Spec fields or ``run_*``):
 
 * ``x_cmp`` — the compared models besides the one in view, comma-separated; each a preset name or an
-  encoded spec (``1.`` + base64url, see :mod:`paramscope.encode`);
+  encoded config (``2.`` + base64url, see :mod:`paramscope.encode`);
 * ``x_sweep`` — the swept dimension (``layers``, ``width``, ``vocab``, ``experts``) when not ``layers``;
-* ``x_spec`` — a whole model, encoded (for a model no preset + changed fields can express; see
-  :func:`upload_link`). When present, the page shows this model instead of ``preset`` + fields.
+* ``x_spec`` — a whole model's config, encoded (for a model that no preset + edits name: an upload; see
+  :func:`upload_link`). When present, the page shows this model instead of ``preset`` + edits.
 
 :func:`explore_query` writes them and :func:`explore_from_query` reads them back (never raising);
 :func:`restore_from_query` seeds this module's widgets from a link once per session.
@@ -27,7 +27,6 @@ Share link (query keys, all prefixed ``x_`` so they never clash with Spec fields
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -39,8 +38,10 @@ from . import charts_explore as CX
 from . import presets
 from .compare import compare
 from .diagram import to_dot
-from .encode import PREFIX, decode_spec, diff_fields, encode_spec, nearest_preset
-from .hfconfig import FAMILIES, MAX_CONFIG_BYTES, ReadResult, read_json_text
+from .encode import PREFIX, decode_config, encode_config, link_config
+from .families import FAMILIES, ReadResult
+from .io.config_json import MAX_CONFIG_BYTES, parse
+from .model import Model
 from .params import count, summarize
 from .spec import Spec, short, validate
 from .sweep import DIMENSIONS, default_values, family_points, field_of, sweep, where_it_goes
@@ -81,8 +82,8 @@ EXAMPLE = """{
 class ExploreLink:
     """What a share link says about the explore tabs."""
 
-    spec: Spec | None = None  # x_spec: a whole model to show instead of preset + fields
-    compare: tuple[str, ...] = ()  # x_cmp entries that resolve (preset names or encoded specs)
+    model: Model | None = None  # x_spec: a whole model to show instead of preset + edits
+    compare: tuple[str, ...] = ()  # x_cmp entries that resolve (preset names or encoded configs)
     sweep: str = "layers"
     warnings: tuple[str, ...] = field(default=())
 
@@ -94,18 +95,18 @@ def _text(value: object) -> str:
 
 
 def entry_spec(entry: str) -> tuple[str, Spec]:
-    """``(label, spec)`` for a compare entry (a preset name or an encoded spec); ``ValueError`` otherwise."""
+    """``(label, spec)`` for a compare entry (a preset name or an encoded config); ``ValueError`` otherwise."""
     entry = entry.strip()
     if entry.startswith(PREFIX):
-        spec = decode_spec(entry)
+        spec = decode_config(entry).spec
         return f"{spec.model_type} · {short(count(spec).count)} (link)", spec
     if entry in presets.names():
         return entry, presets.load(entry)
-    raise ValueError(f"{entry[:40]!r} is neither a preset name nor an encoded spec")
+    raise ValueError(f"{entry[:40]!r} is neither a preset name nor an encoded model")
 
 
 def explore_query(
-    compare_entries: Sequence[str] = (), sweep_dimension: str = "layers", spec: Spec | None = None
+    compare_entries: Sequence[str] = (), sweep_dimension: str = "layers", model: Model | None = None
 ) -> dict[str, str]:
     """The ``x_*`` query parameters for the explore state (only what differs from the defaults)."""
     out: dict[str, str] = {}
@@ -114,18 +115,18 @@ def explore_query(
         out[Q_CMP] = ",".join(entries)
     if sweep_dimension and sweep_dimension != "layers":
         out[Q_SWEEP] = sweep_dimension
-    if spec is not None:
-        out[Q_SPEC] = encode_spec(spec)
+    if model is not None:
+        out[Q_SPEC] = encode_config(link_config(model))
     return out
 
 
 def explore_from_query(q: Mapping[str, Any]) -> ExploreLink:
     """The explore state a link holds; bad parts are dropped with a warning, never raised."""
     warnings: list[str] = []
-    spec = None
+    model = None
     if Q_SPEC in q:
         try:
-            spec = decode_spec(_text(q[Q_SPEC]))
+            model = decode_config(_text(q[Q_SPEC]))
         except ValueError as exc:
             warnings.append(f"{Q_SPEC}: {exc}; showing the preset instead")
     entries: list[str] = []
@@ -144,12 +145,12 @@ def explore_from_query(q: Mapping[str, Any]) -> ExploreLink:
             dim = wanted
         else:
             warnings.append(f"{Q_SWEEP}: {wanted[:40]!r} is not one of {', '.join(DIMENSIONS)}; sweeping layers")
-    return ExploreLink(spec, tuple(entries), dim, tuple(warnings))
+    return ExploreLink(model, tuple(entries), dim, tuple(warnings))
 
 
 def restore_from_query(q: Mapping[str, Any]) -> ExploreLink:
     """Seed the compare and sweep widgets from a link, once per session; returns what the link held
-    (its ``spec`` is for the page to adopt, its ``warnings`` for the page to show)."""
+    (its ``model`` is for the page to adopt, its ``warnings`` for the page to show)."""
     link = explore_from_query(q)
     state = st.session_state
     if not state.get(_RESTORED):
@@ -181,40 +182,19 @@ def current_query() -> dict[str, str]:
     return explore_query(st.session_state.get(CMP, []), st.session_state.get(SWEEP, "layers"))
 
 
-def editable(spec: Spec) -> Spec:
-    """``spec`` with sizes that validation derives (head_dim = width / heads, kv heads = heads) left as
-    ``None``, as the page keeps presets, so that later edits re-derive them."""
-    spec = validate(spec)
-    changes: dict[str, object] = {}
-    heads = spec.num_attention_heads
-    if spec.has_attention and heads and not spec.is_mla:
-        if spec.hidden_size % heads == 0 and spec.head_dim == spec.hidden_size // heads:
-            changes["head_dim"] = None
-        if spec.num_key_value_heads == heads:
-            changes["num_key_value_heads"] = None
-    return dataclasses.replace(spec, **changes) if changes else spec
+def model_from_upload(text: str) -> Model:
+    """The model a pasted or uploaded config.json builds, as the page keeps it (its edits start here)."""
+    return Model.from_config(parse(text), origin="upload")
 
 
-def model_from_upload(result: ReadResult) -> tuple[str, Spec]:
-    """``(nearest preset, editable spec)`` for a read config: the page shows the spec and its link is the
-    preset plus the fields that differ (the preset shares the model_type whenever one exists)."""
-    name = nearest_preset(result.spec) or "gpt2"
-    return name, editable(result.spec)
+def upload_link(model: Model) -> dict[str, str]:
+    """The share-link query for the model in view: ``preset`` plus its edits when it started from a preset,
+    else its whole config encoded under ``x_spec`` with the edits on top."""
+    from . import state as page_state
 
-
-def upload_link(preset: str, spec: Spec) -> dict[str, str]:
-    """The share-link query for a model adopted from an upload: the page's own form (``preset`` plus the
-    changed fields, :mod:`paramscope.state`) when it rebuilds exactly this model, else ``preset`` plus the
-    whole model encoded under ``x_spec`` (say, an activation name a link field cannot carry)."""
-    try:
-        from . import state as page_state
-    except ImportError:
-        return {"preset": preset, Q_SPEC: encode_spec(spec)}
-    query = page_state.query_from_spec(preset, spec)
-    _, back, warnings = page_state.spec_from_query(query)
-    if not warnings and validate(back) == validate(spec):
-        return query
-    return {page_state.PRESET_KEY: preset, Q_SPEC: encode_spec(spec)}
+    if model.preset:
+        return page_state.query_from_model(model)
+    return {Q_SPEC: encode_config(link_config(model.reset())), **page_state.query_from_model(model)}
 
 
 # ======================================================================================== upload
@@ -270,7 +250,7 @@ def _paste_example() -> None:
     st.session_state[PASTE] = st.session_state[_PASTE_SAVED] = EXAMPLE
 
 
-def render_upload(on_use: Callable[[ReadResult], None] | None = None) -> ReadResult | None:
+def render_upload(on_use: Callable[[str], None] | None = None) -> ReadResult | None:
     """Upload or paste a config.json; returns what it reads as, or ``None`` (empty or unreadable)."""
     state = st.session_state
     st.file_uploader(
@@ -302,7 +282,8 @@ def render_upload(on_use: Callable[[ReadResult], None] | None = None) -> ReadRes
         st.button("Paste the example", key="x_example", on_click=_paste_example)
         return None
     try:
-        result = read_json_text(text)
+        model = model_from_upload(text)
+        result = model.read
         summary = summarize(result.spec)
     except ValueError as exc:
         _explain(str(exc))
@@ -311,7 +292,6 @@ def render_upload(on_use: Callable[[ReadResult], None] | None = None) -> ReadRes
         st.error(f"Could not read this config ({type(exc).__name__}).", icon="⚠️")
         return None
 
-    spec = result.spec
     a, b, c = st.columns(3)
     a.metric("Model type", result.model_type)
     b.metric("Parameters", short(summary.total), help=f"{summary.total:,} exactly")
@@ -325,19 +305,14 @@ def render_upload(on_use: Callable[[ReadResult], None] | None = None) -> ReadRes
             st.code("\n".join(result.ignored), language=None)
     else:
         st.caption("Every key in the file was used.")
-    name = nearest_preset(spec)
-    if name is not None:
-        changed = diff_fields(presets.load(name), spec)
-        what = "identical to" if not changed else f"{len(changed)} field(s) away from"
-        st.caption(f"Nearest preset: **{presets.get(name).title}** ({what} it).")
     if on_use is not None:
         st.button(
             "Use this model",
             key=USE,
             type="primary",
             on_click=on_use,
-            args=(result,),
-            help="Show this model on every tab; its link is the nearest preset plus the changed fields.",
+            args=(text,),
+            help="Show this model on every tab, with every control; its link carries the config.",
         )
     return result
 
@@ -360,9 +335,9 @@ def _entry_label(entry: str) -> str:
     return entry[:40]
 
 
-def add_compare_entry(spec: Spec, label: str) -> str:
-    """Offer ``spec`` (say, an uploaded model) in the compare picker under ``label``; returns its entry."""
-    entry = encode_spec(spec)
+def add_compare_entry(model: Model, label: str) -> str:
+    """Offer ``model`` (say, an uploaded one) in the compare picker under ``label``; returns its entry."""
+    entry = encode_config(link_config(model))
     extra = dict(st.session_state.get(_CMP_EXTRA, {}))
     extra[entry] = label[:60]
     st.session_state[_CMP_EXTRA] = extra

@@ -1,0 +1,65 @@
+"""Declarative Hugging Face knowledge: one row per ``model_type`` (see :mod:`.schema`), and the reader.
+
+>>> from paramscope.families import read
+>>> read({"model_type": "gpt2", "n_embd": 1536}).spec.intermediate_size  # n_inner is derived: 4*n_embd
+6144
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..spec import FIELDS, Spec, SpecError
+from . import decoders, encoders
+from .schema import Family, Origin, hf_defaults
+
+#: ParamScope's own vocabulary: the Spec's field names, for models transformers does not ship.
+PARAMSCOPE = Family(
+    model_type="paramscope",
+    class_prefix="",
+    source="",
+    keys={name: (name,) for name in FIELDS if name != "model_type"},
+)
+
+FAMILIES: dict[str, Family] = {row.model_type: row for row in (*decoders.ROWS, *encoders.ROWS, PARAMSCOPE)}
+
+#: Keys that carry no information about sizes, never worth reporting as ignored.
+METADATA = frozenset({"model_type", "architectures", "transformers_version", "_name_or_path", "torch_dtype", "dtype"})
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    spec: Spec
+    ignored: tuple[str, ...]  # keys present in the input that the count does not use
+    model_type: str
+
+
+def family_of(data: Mapping[str, Any]) -> Family:
+    """The row that reads ``data`` (by its ``model_type``); ``SpecError`` naming the supported types."""
+    if not isinstance(data, Mapping):
+        raise SpecError("config", "expected a JSON object ({...}) at the top level")
+    mt = data.get("model_type")
+    if mt is None and "hidden_size" in data and "num_hidden_layers" in data and not data.get("architectures"):
+        mt = "paramscope"
+    if not isinstance(mt, str) or mt not in FAMILIES:
+        shown = repr(mt)[:60] if mt is not None else "missing"
+        raise SpecError("model_type", f"{shown} is not supported; supported: {', '.join(sorted(FAMILIES))}")
+    return FAMILIES[mt]
+
+
+def read(data: Mapping[str, Any]) -> ReadResult:
+    """Turn a config mapping into a validated Spec; raise ``SpecError`` naming the bad key."""
+    family = family_of(data)
+    spec, cfg = family.read(data)
+    ignored = tuple(sorted(k for k in data if k not in cfg.used and k not in METADATA))
+    return ReadResult(spec=spec, ignored=ignored, model_type=family.model_type)
+
+
+def architecture_class(model_type: str, architecture: str) -> str:
+    """The transformers class name for a family and head, e.g. ('gpt2', 'causal_lm') -> 'GPT2LMHeadModel'."""
+    return FAMILIES[model_type].class_name(architecture)
+
+
+__all__ = ["FAMILIES", "Family", "Origin", "ReadResult", "architecture_class", "family_of", "hf_defaults", "read"]

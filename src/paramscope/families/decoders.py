@@ -1,0 +1,284 @@
+"""Decoder-only families, dense and mixture-of-experts: one row per ``model_type``."""
+
+from __future__ import annotations
+
+from . import hooks
+from .schema import Family, Rule
+
+TF = "https://github.com/huggingface/transformers/blob/main/src/transformers/models"
+
+FOUR_H = Rule("4*hidden_size", lambda d: 4 * d["hidden_size"])
+
+GPT2 = Family(
+    model_type="gpt2",
+    class_prefix="GPT2",
+    source=f"{TF}/gpt2/modeling_gpt2.py",
+    keys=dict(
+        vocab_size=("vocab_size",),
+        hidden_size=("n_embd", "hidden_size"),
+        num_hidden_layers=("n_layer", "num_hidden_layers"),
+        num_attention_heads=("n_head", "num_attention_heads"),
+        intermediate_size=("n_inner",),
+        hidden_act=("activation_function",),
+        max_position_embeddings=("n_positions", "max_position_embeddings"),
+        tie_word_embeddings=("tie_word_embeddings",),
+    ),
+    defaults=dict(tie_word_embeddings=True),
+    derive=dict(intermediate_size=FOUR_H),
+    fixed=dict(attention_bias=True, mlp_bias=True, position_embedding="learned"),
+    class_names=dict(causal_lm="GPT2LMHeadModel"),
+)
+
+GPT_BIGCODE = GPT2.but(
+    model_type="gpt_bigcode",
+    class_prefix="GPTBigCode",
+    source=f"{TF}/gpt_bigcode/modeling_gpt_bigcode.py",
+    extra_hooks=[hooks.multi_query],
+    class_names=dict(causal_lm=None),
+)
+
+GPTJ = GPT2.but(
+    model_type="gptj",
+    class_prefix="GPTJ",
+    source=f"{TF}/gptj/modeling_gptj.py",
+    defaults=dict(tie_word_embeddings=None),
+    fixed=dict(
+        attention_bias=False,
+        norms_per_layer=1,
+        lm_head_bias=True,
+        parallel_attn=True,
+        position_embedding="rotary",
+    ),
+    class_names=dict(causal_lm=None),
+)
+
+# ----------------------------------------------------------------------------------- Llama and kin
+LLAMA = Family(
+    model_type="llama",
+    class_prefix="Llama",
+    source=f"{TF}/llama/modeling_llama.py",
+    keys=dict(
+        vocab_size=("vocab_size",),
+        hidden_size=("hidden_size",),
+        num_hidden_layers=("num_hidden_layers",),
+        num_attention_heads=("num_attention_heads",),
+        num_key_value_heads=("num_key_value_heads",),
+        head_dim=("head_dim",),
+        intermediate_size=("intermediate_size",),
+        hidden_act=("hidden_act", "hidden_activation"),
+        max_position_embeddings=("max_position_embeddings",),
+        tie_word_embeddings=("tie_word_embeddings",),
+        attention_bias=("attention_bias",),
+        mlp_bias=("mlp_bias",),
+    ),
+    defaults=dict(attention_bias=False, mlp_bias=False),
+    fixed=dict(mlp_gated=True, norm_type="rmsnorm", norm_bias=False, position_embedding="rotary"),
+    hooks=(hooks.sliding_window,),
+)
+
+MISTRAL = LLAMA.but(
+    model_type="mistral",
+    class_prefix="Mistral",
+    source=f"{TF}/mistral/modeling_mistral.py",
+    keys=dict(attention_bias=None, mlp_bias=None),
+)
+QWEN2 = MISTRAL.but(
+    model_type="qwen2",
+    class_prefix="Qwen2",
+    source=f"{TF}/qwen2/modeling_qwen2.py",
+    fixed=dict(attention_bias=True, attention_out_bias=False),
+)
+QWEN3 = LLAMA.but(
+    model_type="qwen3",
+    class_prefix="Qwen3",
+    source=f"{TF}/qwen3/modeling_qwen3.py",
+    keys=dict(mlp_bias=None),
+    fixed=dict(qk_norm="head"),
+)
+GEMMA = QWEN3.but(
+    model_type="gemma",
+    class_prefix="Gemma",
+    source=f"{TF}/gemma/modeling_gemma.py",
+    fixed=dict(qk_norm=None),
+)
+GEMMA2 = GEMMA.but(
+    model_type="gemma2",
+    class_prefix="Gemma2",
+    source=f"{TF}/gemma2/modeling_gemma2.py",
+    fixed=dict(norms_per_layer=4),
+    extra_hooks=[hooks.layer_types],
+)
+PHI3 = MISTRAL.but(model_type="phi3", class_prefix="Phi3", source=f"{TF}/phi3/modeling_phi3.py")
+STARCODER2 = MISTRAL.but(
+    model_type="starcoder2",
+    class_prefix="Starcoder2",
+    source=f"{TF}/starcoder2/modeling_starcoder2.py",
+    keys=dict(attention_bias=("use_bias",), mlp_bias=("use_bias",)),
+    defaults=dict(attention_bias=True, mlp_bias=True),
+    fixed=dict(mlp_gated=False, norm_type="layernorm", norm_bias=True),
+)
+
+# ---------------------------------------------------------------------------------------- experts
+MIXTRAL = MISTRAL.but(
+    model_type="mixtral",
+    class_prefix="Mixtral",
+    source=f"{TF}/mixtral/modeling_mixtral.py",
+    keys=dict(num_experts=("num_local_experts",), num_experts_per_tok=("num_experts_per_tok",)),
+    derive=dict(moe_intermediate_size=Rule("intermediate_size", lambda d: d["intermediate_size"], always=True)),
+)
+QWEN2_MOE = QWEN2.but(
+    model_type="qwen2_moe",
+    class_prefix="Qwen2Moe",
+    source=f"{TF}/qwen2_moe/modeling_qwen2_moe.py",
+    keys=dict(
+        attention_bias=("qkv_bias",),
+        num_experts=("num_experts",),
+        num_experts_per_tok=("num_experts_per_tok",),
+        moe_intermediate_size=("moe_intermediate_size",),
+        shared_expert_intermediate_size=("shared_expert_intermediate_size",),
+    ),
+    defaults=dict(attention_bias=True),
+    fixed=dict(attention_bias=None),
+    extra_hooks=[hooks.sparse_step, hooks.shared_expert_gate],
+)
+DEEPSEEK_V2 = LLAMA.but(
+    model_type="deepseek_v2",
+    class_prefix="DeepseekV2",
+    source=f"{TF}/deepseek_v2/modeling_deepseek_v2.py",
+    keys=dict(
+        mlp_bias=None,
+        head_dim=None,
+        num_experts=("n_routed_experts",),
+        num_experts_per_tok=("num_experts_per_tok",),
+        moe_intermediate_size=("moe_intermediate_size",),
+        num_shared_experts=("n_shared_experts",),
+        first_k_dense_replace=("first_k_dense_replace",),
+        q_lora_rank=("q_lora_rank",),
+        kv_lora_rank=("kv_lora_rank",),
+        qk_nope_head_dim=("qk_nope_head_dim",),
+        qk_rope_head_dim=("qk_rope_head_dim",),
+        v_head_dim=("v_head_dim",),
+    ),
+    defaults=dict(num_shared_experts=0, first_k_dense_replace=0),
+    derive=dict(head_dim=Rule("qk_rope_head_dim", lambda d: d["qk_rope_head_dim"], always=True)),
+)
+
+# ------------------------------------------------------------------------------- parallel blocks
+PHI = Family(
+    model_type="phi",
+    class_prefix="Phi",
+    source=f"{TF}/phi/modeling_phi.py",
+    keys={k: LLAMA.keys[k] for k in LLAMA.keys if k not in ("head_dim", "attention_bias", "mlp_bias")},
+    fixed=dict(
+        attention_bias=True,
+        mlp_bias=True,
+        norms_per_layer=1,
+        lm_head_bias=True,
+        parallel_attn=True,
+        position_embedding="rotary",
+    ),
+    hooks=(hooks.qk_layernorm,),
+)
+GPT_NEOX = Family(
+    model_type="gpt_neox",
+    class_prefix="GPTNeoX",
+    source=f"{TF}/gpt_neox/modeling_gpt_neox.py",
+    keys=dict(
+        vocab_size=("vocab_size",),
+        hidden_size=("hidden_size",),
+        num_hidden_layers=("num_hidden_layers",),
+        num_attention_heads=("num_attention_heads",),
+        intermediate_size=("intermediate_size",),
+        hidden_act=("hidden_act",),
+        attention_bias=("attention_bias",),
+        parallel_attn=("use_parallel_residual",),
+        max_position_embeddings=("max_position_embeddings",),
+        tie_word_embeddings=("tie_word_embeddings",),
+    ),
+    defaults=dict(attention_bias=True, parallel_attn=True),
+    fixed=dict(mlp_bias=True, position_embedding="rotary"),
+)
+FALCON = Family(
+    model_type="falcon",
+    class_prefix="Falcon",
+    source=f"{TF}/falcon/modeling_falcon.py",
+    keys=dict(
+        vocab_size=("vocab_size",),
+        hidden_size=("hidden_size",),
+        num_hidden_layers=("num_hidden_layers",),
+        num_attention_heads=("num_attention_heads",),
+        intermediate_size=("ffn_hidden_size",),
+        hidden_act=("activation",),
+        attention_bias=("bias",),
+        mlp_bias=("bias",),
+        parallel_attn=("parallel_attn",),
+        max_position_embeddings=("max_position_embeddings",),
+        tie_word_embeddings=("tie_word_embeddings",),
+    ),
+    derive=dict(intermediate_size=FOUR_H),
+    hooks=(hooks.falcon_layout,),
+)
+OPT = Family(
+    model_type="opt",
+    class_prefix="OPT",
+    source=f"{TF}/opt/modeling_opt.py",
+    keys=dict(
+        vocab_size=("vocab_size",),
+        hidden_size=("hidden_size",),
+        num_hidden_layers=("num_hidden_layers",),
+        num_attention_heads=("num_attention_heads",),
+        intermediate_size=("ffn_dim",),
+        hidden_act=("activation_function",),
+        attention_bias=("enable_bias",),
+        mlp_bias=("enable_bias",),
+        max_position_embeddings=("max_position_embeddings",),
+        tie_word_embeddings=("tie_word_embeddings",),
+    ),
+    defaults=dict(attention_bias=True, mlp_bias=True),
+    fixed=dict(position_embedding="learned", position_offset=2),
+    hooks=(hooks.opt_layout,),
+)
+BLOOM = Family(
+    model_type="bloom",
+    class_prefix="Bloom",
+    source=f"{TF}/bloom/modeling_bloom.py",
+    keys=dict(
+        vocab_size=("vocab_size",),
+        hidden_size=("hidden_size", "n_embed"),
+        num_hidden_layers=("n_layer", "num_hidden_layers"),
+        num_attention_heads=("n_head", "num_attention_heads"),
+        max_position_embeddings=("seq_length",),
+        tie_word_embeddings=("tie_word_embeddings",),
+    ),
+    defaults=dict(max_position_embeddings=2048),
+    derive=dict(intermediate_size=Rule("4*hidden_size", FOUR_H.fn, always=True)),
+    fixed=dict(
+        hidden_act="gelu",
+        attention_bias=True,
+        mlp_bias=True,
+        embedding_norm=True,
+        position_embedding="alibi",
+    ),
+)
+
+ROWS = (
+    GPT2,
+    GPT_BIGCODE,
+    GPTJ,
+    LLAMA,
+    MISTRAL,
+    QWEN2,
+    QWEN3,
+    GEMMA,
+    GEMMA2,
+    PHI3,
+    STARCODER2,
+    MIXTRAL,
+    QWEN2_MOE,
+    DEEPSEEK_V2,
+    PHI,
+    GPT_NEOX,
+    FALCON,
+    OPT,
+    BLOOM,
+)

@@ -1,0 +1,112 @@
+"""Encoders (BERT and kin) and encoder-decoders (T5, BART): one row per ``model_type``."""
+
+from __future__ import annotations
+
+from . import hooks
+from .decoders import TF
+from .schema import Family, Rule
+
+BERT = Family(
+    model_type="bert",
+    class_prefix="Bert",
+    source=f"{TF}/bert/modeling_bert.py",
+    keys=dict(
+        vocab_size=("vocab_size",),
+        hidden_size=("hidden_size",),
+        num_hidden_layers=("num_hidden_layers",),
+        num_attention_heads=("num_attention_heads",),
+        intermediate_size=("intermediate_size",),
+        hidden_act=("hidden_act",),
+        max_position_embeddings=("max_position_embeddings",),
+        type_vocab_size=("type_vocab_size",),
+        tie_word_embeddings=("tie_word_embeddings",),
+    ),
+    defaults=dict(tie_word_embeddings=True),
+    fixed=dict(
+        attention_bias=True,
+        mlp_bias=True,
+        embedding_norm=True,
+        final_norm=False,
+        position_embedding="learned",
+        mlm_transform=True,
+        lm_head_bias=True,
+        lm_head_bias_pair=True,
+    ),
+    hooks=(hooks.bert_pooler,),
+    default_arch="masked_lm",
+)
+ROBERTA = BERT.but(model_type="roberta", class_prefix="Roberta", source=f"{TF}/roberta/modeling_roberta.py")
+ALBERT = BERT.but(
+    model_type="albert",
+    class_prefix="Albert",
+    source=f"{TF}/albert/modeling_albert.py",
+    keys=dict(embedding_size=("embedding_size",), num_hidden_groups=("num_hidden_groups",)),
+    extra_hooks=[hooks.albert_groups],
+)
+DISTILBERT = BERT.but(
+    model_type="distilbert",
+    class_prefix="DistilBert",
+    source=f"{TF}/distilbert/modeling_distilbert.py",
+    keys=dict(
+        hidden_size=("dim",),
+        num_hidden_layers=("n_layers",),
+        num_attention_heads=("n_heads",),
+        intermediate_size=("hidden_dim",),
+        hidden_act=("activation",),
+        type_vocab_size=None,
+    ),
+    fixed=dict(lm_head_bias_pair=None, position_embedding=None),
+    hooks=(hooks.sinusoidal_positions,),
+)
+
+T5 = Family(
+    model_type="t5",
+    class_prefix="T5",
+    source=f"{TF}/t5/modeling_t5.py",
+    keys=dict(
+        vocab_size=("vocab_size",),
+        hidden_size=("d_model",),
+        num_hidden_layers=("num_layers",),
+        num_decoder_layers=("num_decoder_layers",),
+        num_attention_heads=("num_heads",),
+        head_dim=("d_kv",),
+        intermediate_size=("d_ff",),
+        relative_attention_num_buckets=("relative_attention_num_buckets",),
+        tie_word_embeddings=("tie_word_embeddings",),
+    ),
+    defaults=dict(tie_word_embeddings=True),
+    derive=dict(num_decoder_layers=Rule("num_layers", lambda d: d["num_hidden_layers"])),
+    fixed=dict(norm_type="rmsnorm", norm_bias=False, position_embedding="relative", max_position_embeddings=512),
+    hooks=(hooks.feed_forward_proj, hooks.encoder_only),
+    default_arch="seq2seq_lm",
+)
+BART = Family(
+    model_type="bart",
+    class_prefix="Bart",
+    source=f"{TF}/bart/modeling_bart.py",
+    keys=dict(
+        vocab_size=("vocab_size",),
+        hidden_size=("d_model",),
+        num_hidden_layers=("encoder_layers", "num_hidden_layers"),
+        num_decoder_layers=("decoder_layers",),
+        num_attention_heads=("encoder_attention_heads",),
+        intermediate_size=("encoder_ffn_dim",),
+        hidden_act=("activation_function",),
+        max_position_embeddings=("max_position_embeddings",),
+        tie_word_embeddings=("tie_word_embeddings",),
+    ),
+    defaults=dict(tie_word_embeddings=True),
+    linked=dict(encoder_attention_heads=("decoder_attention_heads",), encoder_ffn_dim=("decoder_ffn_dim",)),
+    fixed=dict(
+        attention_bias=True,
+        mlp_bias=True,
+        embedding_norm=True,
+        final_norm=False,
+        position_embedding="learned",
+        position_offset=2,
+    ),
+    hooks=(hooks.same_encoder_decoder,),
+    default_arch="seq2seq_lm",
+)
+
+ROWS = (BERT, ROBERTA, DISTILBERT, ALBERT, T5, BART)

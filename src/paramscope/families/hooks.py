@@ -1,0 +1,125 @@
+"""The readings that are not one config key to one Spec field, each written once and reused by the rows.
+
+A hook takes the reader (``Cfg``) and the values read so far, and sets Spec fields in place.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..spec import SpecError
+from .schema import Cfg, as_indices, as_int
+
+Values = dict[str, Any]
+
+
+def sliding_window(c: Cfg, d: Values) -> None:
+    """Mistral-style windows: ``sliding_window`` unless ``use_sliding_window`` is false (every layer slides)."""
+    use = c.get("use_sliding_window")
+    window = c.get("sliding_window")
+    d["sliding_window"] = (
+        None if use is False or not window or isinstance(window, bool) else as_int("sliding_window", window)
+    )
+
+
+def layer_types(c: Cfg, d: Values) -> None:
+    """Gemma 2: ``layer_types`` names the sliding layers; without it transformers slides layers 0, 2, 4, ..."""
+    types = c.get("layer_types")
+    n = d["num_hidden_layers"]
+    if isinstance(types, list):
+        sliding = sum(1 for t in types[:n] if t == "sliding_attention")
+    else:
+        sliding = (n + 1) // 2
+    d["sliding_window_layers"] = sliding
+    if sliding == 0:  # 0 would mean "every layer" (Mistral style): no layer slides here
+        d["sliding_window"] = None
+
+
+def sparse_step(c: Cfg, d: Values) -> None:
+    """Qwen-MoE: a layer holds experts when (i + 1) % decoder_sparse_step == 0 and i is not in mlp_only_layers."""
+    n = d["num_hidden_layers"]
+    step = c.int("decoder_sparse_step", default=1)
+    if step < 1:
+        raise SpecError("decoder_sparse_step", f"must be at least 1 (got {step})")
+    only = c.get("mlp_only_layers") or []
+    listed = set(as_indices("mlp_only_layers", only))
+    d["mlp_only_layers"] = tuple(sorted(listed | {i for i in range(n) if (i + 1) % step}))
+
+
+def shared_expert_gate(c: Cfg, d: Values) -> None:
+    """Qwen-MoE: one shared expert, with its sigmoid gate, whenever it has a width."""
+    shared = bool(d.get("shared_expert_intermediate_size"))
+    d["num_shared_experts"] = 1 if shared else 0
+    d["shared_expert_gate"] = shared
+
+
+def multi_query(c: Cfg, d: Values) -> None:
+    """GPT-BigCode: ``multi_query`` means one key/value head."""
+    d["num_key_value_heads"] = 1 if c.bool("multi_query") else d["num_attention_heads"]
+
+
+def qk_layernorm(c: Cfg, d: Values) -> None:
+    """Phi: ``qk_layernorm`` adds a LayerNorm over head_dim on queries and keys."""
+    d["qk_norm"] = "head" if c.bool("qk_layernorm") else "none"
+
+
+def falcon_layout(c: Cfg, d: Values) -> None:
+    """Falcon's three layouts: multi-query (7B), grouped (40B, 180B: new_decoder_architecture), plain."""
+    heads = d["num_attention_heads"]
+    new_arch = c.bool("new_decoder_architecture")
+    if new_arch:
+        d["num_key_value_heads"] = c.int("num_kv_heads", default=heads)
+    else:
+        d["num_key_value_heads"] = 1 if c.bool("multi_query") else heads
+    parallel = d["parallel_attn"]
+    n_ln = c.int("num_ln_in_parallel_attn", default=2 if new_arch else None)
+    d["norms_per_layer"] = 2 if not parallel else (2 if n_ln == 2 else 1)
+    d["position_embedding"] = "alibi" if c.bool("alibi") else "rotary"
+
+
+def opt_layout(c: Cfg, d: Values) -> None:
+    """OPT: a projected token table (350m), the final norm only with pre-norm layers."""
+    h = d["hidden_size"]
+    proj = c.int("word_embed_proj_dim", default=h)
+    d["embedding_size"] = proj if proj != h else None
+    d["final_norm"] = bool(c.bool("do_layer_norm_before")) and not c.bool("_remove_final_layer_norm")
+    if not c.bool("layer_norm_elementwise_affine", default=True):
+        raise SpecError("layer_norm_elementwise_affine", "false (norms without weights) is not supported")
+
+
+def bert_pooler(c: Cfg, d: Values) -> None:
+    """BERT-style models keep the pooler only in the bare ...Model class."""
+    d["pooler"] = d["architecture"] == "base"
+
+
+def sinusoidal_positions(c: Cfg, d: Values) -> None:
+    """DistilBERT: ``sinusoidal_pos_embds`` stores a fixed sinusoidal table (still a parameter)."""
+    d["position_embedding"] = "sinusoidal" if c.bool("sinusoidal_pos_embds") else "learned"
+
+
+def albert_groups(c: Cfg, d: Values) -> None:
+    """ALBERT: one layer per group, as every released checkpoint."""
+    if (c.int("inner_group_num") or 1) != 1:
+        raise SpecError("inner_group_num", "only 1 (one layer per group, as every released ALBERT) is supported")
+
+
+def feed_forward_proj(c: Cfg, d: Values) -> None:
+    """T5: ``feed_forward_proj`` is "relu" or "gated-gelu" style: gating and activation in one string."""
+    proj = str(c.get("feed_forward_proj") or "relu")
+    d["mlp_gated"] = proj.startswith("gated-")
+    d["hidden_act"] = proj.removeprefix("gated-")
+
+
+def encoder_only(c: Cfg, d: Values) -> None:
+    """T5EncoderModel builds no decoder."""
+    archs = c.get("architectures")
+    if isinstance(archs, list) and archs and str(archs[0]).endswith("EncoderModel"):
+        d["num_decoder_layers"] = 0
+
+
+def same_encoder_decoder(c: Cfg, d: Values) -> None:
+    """BART-style stacks: ParamScope counts one width for both stacks, so they must agree."""
+    for enc, dec in (("encoder_ffn_dim", "decoder_ffn_dim"), ("encoder_attention_heads", "decoder_attention_heads")):
+        if c.get(enc) != c.get(dec):
+            raise SpecError(dec, "differing encoder and decoder sizes are not supported yet")
+    d["share_stack_embeddings"] = d["tie_word_embeddings"]  # untied BART: each stack keeps its own table too

@@ -1,0 +1,282 @@
+"""What a family row is, and the one reader that every row drives.
+
+A :class:`Family` is declarative Hugging Face knowledge about one ``model_type``, the way transformers'
+configuration class and modeling file hold it:
+
+- ``keys``: Spec field -> the config key(s) that state it (the first is written by an edit; the others are
+  aliases that are read too, like transformers' ``attribute_map``: GPT-2's ``hidden_size`` is ``n_embd``);
+- ``defaults``: what the reader assumes when neither the config nor the class's defaults say anything;
+- ``derive``: rules used only when the key is missing or null (``intermediate_size = 4*hidden_size``);
+- ``fixed``: what the class hard-codes, shown but not editable as a key (``attention_bias``: Qwen2 always
+  has q/k/v biases); a :class:`Rule` with ``always=True`` is a hard-coded *formula* (BLOOM's 4h MLP);
+- ``hooks``: the few readings that are not one key to one field (``layer_types``, ``feed_forward_proj``),
+  each a named function written once and reused by the rows that need it;
+- ``class_prefix`` and ``source``: the transformers class names and the modeling file the row mirrors.
+
+Rows inherit with :meth:`Family.but`, the way transformers' modular files declare one model as a diff of
+another. Missing keys take the transformers class's own defaults (``hf_defaults.json``, generated from the
+installed transformers by ``scripts/gen_hf_defaults.py``), because real config.json files omit keys equal to
+their defaults.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from ..spec import FIELDS, Spec, SpecError, validate
+
+ARCH_SUFFIX = {
+    "causal_lm": "ForCausalLM",
+    "masked_lm": "ForMaskedLM",
+    "seq2seq_lm": "ForConditionalGeneration",
+    "base": "Model",
+}
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A value computed from other Spec fields, with the formula a person reads."""
+
+    text: str
+    fn: Callable[[Mapping[str, Any]], Any]
+    always: bool = False  # True: hard-coded by the class (no key can change it); False: only when not stated
+
+
+class Cfg:
+    """A config dict that remembers which keys were read and falls back to the class defaults."""
+
+    def __init__(self, data: Mapping[str, Any], defaults: Mapping[str, Any]):
+        self.data = data
+        self.defaults = defaults
+        self.used: set[str] = set()
+
+    def stated(self, *keys: str) -> str | None:
+        """The first of ``keys`` the config itself states (present and not null)."""
+        return next((k for k in keys if self.data.get(k) is not None), None)
+
+    def get(self, *keys: str, default: Any = None) -> Any:
+        """The first of ``keys`` present in the config, else in the class defaults, else ``default``."""
+        self.used.update(keys)
+        for key in keys:
+            if key in self.data:  # an explicit null means "derive it", as transformers reads it
+                value = self.data[key]
+                return default if value is None else value
+        for key in keys:
+            if self.defaults.get(key) is not None:
+                return self.defaults[key]
+        return default
+
+    def int(self, *keys: str, default: Any = None) -> Any:
+        value = self.get(*keys, default=default)
+        return as_int(keys[0], value) if value is not None else None
+
+    def bool(self, *keys: str, default: Any = None) -> Any:
+        value = self.get(*keys, default=default)
+        return as_bool(keys[0], value) if value is not None else None
+
+
+def as_int(name: str, value: Any) -> int:
+    if isinstance(value, bool):
+        raise SpecError(name, f"expected a whole number, got {json.dumps(value)}")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        if math.isfinite(value) and value.is_integer():
+            return int(value)
+        raise SpecError(name, f"expected a whole number, got {value!r}")
+    if isinstance(value, str):
+        text = value.strip().replace("_", "").replace(",", "")
+        if text.lstrip("+-").isdigit() and len(text) <= 24:
+            return int(text)
+        raise SpecError(name, f"expected a whole number, got {value[:40]!r}")
+    raise SpecError(name, f"expected a whole number, got a {type(value).__name__}")
+
+
+def as_bool(name: str, value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "1", "yes", "on", "false", "0", "no", "off"):
+        return value.strip().lower() in ("true", "1", "yes", "on")
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    raise SpecError(name, f"expected true or false, got {str(value)[:40]!r}")
+
+
+def as_indices(name: str, value: Any) -> tuple[int, ...]:
+    if not isinstance(value, list):
+        raise SpecError(name, "expected a list of layer indices")
+    return tuple(sorted({as_int(name, i) for i in value}))
+
+
+def typed(name: str, key: str, value: Any) -> Any:
+    """A config value converted to Spec field ``name``'s type (error messages name the config ``key``)."""
+    kind = FIELDS[name].type
+    if kind.startswith("int"):
+        return as_int(key, value)
+    if kind.startswith("bool"):
+        return as_bool(key, value)
+    if kind.startswith("tuple"):
+        return as_indices(key, value)
+    if not isinstance(value, str) or len(value) > 64:
+        raise SpecError(key, f"expected a short text, got {str(value)[:40]!r}")
+    return value
+
+
+Hook = Callable[[Cfg, dict[str, Any]], None]
+
+
+@dataclass(frozen=True)
+class Family:
+    """One ``model_type``: how its config reads into a Spec, and which of its keys an edit writes."""
+
+    model_type: str
+    class_prefix: str
+    source: str
+    keys: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    derive: Mapping[str, Rule] = field(default_factory=dict)
+    fixed: Mapping[str, Any] = field(default_factory=dict)
+    hooks: tuple[Hook, ...] = ()
+    linked: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # a key whose edit also writes these
+    default_arch: str = "causal_lm"
+    class_names: Mapping[str, str] = field(default_factory=dict)  # exceptions to prefix + ARCH_SUFFIX
+    family_label: str = ""
+
+    def but(self, **changes: Any) -> Family:
+        """A child row: mappings are merged into the parent's (a value of ``None`` removes a key), hooks
+        are appended unless ``hooks`` is given with ``replace_hooks=True``."""
+        merged: dict[str, Any] = {}
+        for name, value in changes.items():
+            if name in ("keys", "defaults", "derive", "fixed", "linked", "class_names"):
+                base = dict(getattr(self, name))
+                base.update(value)
+                merged[name] = {k: v for k, v in base.items() if v is not None}
+            elif name == "extra_hooks":
+                merged["hooks"] = self.hooks + tuple(value)
+            else:
+                merged[name] = value
+        return replace(self, **merged)
+
+    # ------------------------------------------------------------------------------------ classes
+    def class_name(self, architecture: str) -> str:
+        """The transformers class for a head, e.g. ('causal_lm') -> 'GPT2LMHeadModel'."""
+        return self.class_names.get(architecture, self.class_prefix + ARCH_SUFFIX[architecture])
+
+    @property
+    def config_class(self) -> str:
+        return f"{self.class_prefix}Config"
+
+    # ------------------------------------------------------------------------------------ reading
+    def read(self, data: Mapping[str, Any]) -> tuple[Spec, Cfg]:
+        """The validated Spec this config builds, and the reader (which keys it used)."""
+        cfg = Cfg(data, hf_defaults().get(self.model_type, {}))
+        values: dict[str, Any] = {}
+        for name, keys in self.keys.items():
+            value = cfg.get(*keys, default=self.defaults.get(name))
+            values[name] = typed(name, cfg.stated(*keys) or keys[0], value) if value is not None else None
+        values.update(self.fixed)
+        if "architecture" not in self.keys:
+            values["architecture"] = arch_kind(cfg, self.default_arch)
+        for hook in self.hooks:
+            hook(cfg, values)
+        for name, rule in self.derive.items():
+            if rule.always or values.get(name) is None:
+                values[name] = rule.fn(values)
+        kwargs = {k: v for k, v in values.items() if v is not None or FIELDS[k].default is None}
+        try:
+            spec = Spec(model_type=self.model_type, **kwargs)
+        except TypeError as exc:  # a row naming a field the Spec does not have: a bug in the row
+            raise AssertionError(f"family {self.model_type}: {exc}") from None
+        return validate(spec), cfg
+
+    # ------------------------------------------------------------------------------------ editing
+    def key_for(self, name: str, data: Mapping[str, Any]) -> str | None:
+        """The config key an edit of Spec field (or config key) ``name`` writes; ``None`` when the class fixes it.
+
+        A field stated under an alias keeps that alias (a GPT-2 file saying ``n_embd`` keeps saying it).
+        """
+        if name in self.keys:
+            keys = self.keys[name]
+            return next((k for k in keys if k in data), keys[0])
+        if name in FIELDS:
+            return None
+        return name
+
+    def origin(self, name: str, data: Mapping[str, Any], spec: Spec) -> Origin:
+        """Where Spec field ``name`` of this config comes from: the file, the class default, a rule, the class."""
+        value = getattr(spec, name)
+        if name in self.keys:
+            keys = self.keys[name]
+            stated = next((k for k in keys if data.get(k) is not None), None)
+            if stated is not None:
+                return Origin("stated", stated, value, f"from the config (`{stated}`)")
+            rule = self.derive.get(name)
+            text = rule.text if rule is not None else GENERIC_RULES.get(name)
+            default = hf_defaults().get(self.model_type, {})
+            if text is None or any(default.get(k) is not None for k in keys):
+                return Origin("default", keys[0], value, f"default of {self.config_class}: {_shown(value)}")
+            return Origin("derived", keys[0], value, f"derived: {text} = {_shown(value)}")
+        rule = self.derive.get(name)
+        text = rule.text if rule is not None else GENERIC_RULES.get(name)
+        if text is not None:
+            return Origin("fixed", "", value, f"fixed by the {self.class_prefix} classes: {text} = {_shown(value)}")
+        return Origin("fixed", "", value, f"fixed by the {self.class_prefix} classes: {_shown(value)}")
+
+
+#: How the Spec derives a size no key of the family states (see :func:`paramscope.spec.resolve`).
+GENERIC_RULES = {
+    "num_key_value_heads": "num_attention_heads",
+    "head_dim": "hidden_size // num_attention_heads",
+    "intermediate_size": "4*hidden_size",
+}
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where one value comes from, in words a control can show under itself."""
+
+    kind: str  # stated | default | derived | fixed | class
+    key: str  # the config key an edit writes ("" when none can)
+    value: Any
+    text: str
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def arch_kind(c: Cfg, default: str) -> str:
+    """The head chosen by ``architectures``: ...ForCausalLM / ...LMHeadModel, ...ForMaskedLM, ...Model."""
+    archs = c.get("architectures")
+    if isinstance(archs, list) and archs and isinstance(archs[0], str):
+        name = archs[0]
+        if name.endswith(("ForCausalLM", "LMHeadModel")):
+            return "causal_lm"
+        if name.endswith("ForMaskedLM"):
+            return "masked_lm"
+        if name.endswith("ForConditionalGeneration"):
+            return "seq2seq_lm"
+        if name.endswith("Model") and "For" not in name:
+            return "base"
+        raise SpecError(
+            "architectures",
+            f"{name!r} is not supported; use a ...ForCausalLM, ...LMHeadModel, "
+            "...ForMaskedLM, ...ForConditionalGeneration or bare ...Model class",
+        )
+    return default
+
+
+@cache
+def hf_defaults() -> dict[str, dict[str, Any]]:
+    text = resources.files("paramscope.families").joinpath("hf_defaults.json").read_text()
+    return json.loads(text)

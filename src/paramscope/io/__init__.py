@@ -1,0 +1,1 @@
+"""The untrusted-input boundary: config files, Hub ids, links."""

@@ -1,0 +1,49 @@
+"""config.json text from a user (an upload, a paste, a file, the Hub): size-limited, plain JSON only."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..families import ReadResult, read
+from ..spec import SpecError
+
+#: The largest config file accepted (bytes). Real ones are a few kB.
+MAX_CONFIG_BYTES = 1_000_000
+
+
+def parse(text: str | bytes) -> dict[str, Any]:
+    """The JSON object in ``text``; ``SpecError`` (field ``config``) for anything else."""
+    if isinstance(text, bytes):
+        if len(text) > MAX_CONFIG_BYTES:
+            raise SpecError("config", f"the file is {len(text):,} bytes; the limit is {MAX_CONFIG_BYTES:,}")
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise SpecError("config", f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    if len(text) > MAX_CONFIG_BYTES:
+        raise SpecError("config", f"the text is {len(text):,} characters; the limit is {MAX_CONFIG_BYTES:,}")
+    try:
+        data = json.loads(text, parse_constant=_reject_constant, parse_int=_parse_int)
+    except json.JSONDecodeError as exc:
+        raise SpecError("config", f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+    except RecursionError:
+        raise SpecError("config", "JSON nested too deeply") from None
+    if not isinstance(data, dict):
+        raise SpecError("config", "expected a JSON object ({...}) at the top level")
+    return data
+
+
+def read_json_text(text: str | bytes) -> ReadResult:
+    """Parse config.json text and read it."""
+    return read(parse(text))
+
+
+def _parse_int(text: str) -> int:
+    if len(text.lstrip("-")) > 30:
+        raise SpecError("config", f"a number with {len(text):,} digits is far too large for any size")
+    return int(text)
+
+
+def _reject_constant(name: str) -> float:
+    raise SpecError("config", f"{name} is not a number a config can hold")

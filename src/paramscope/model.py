@@ -1,0 +1,143 @@
+"""The model in view is what was *said*: a config (a preset's, a file's, a Hub repo's) and the user's edits.
+
+The resolved :class:`~paramscope.spec.Spec` is computed from the config on every use (microseconds, cached
+by config), never stored or edited. An edit writes one key of the config through the family's own names
+(``hidden_size`` writes ``n_embd`` for GPT-2); clearing a field deletes its key, so whatever the class derives
+follows exactly as transformers rebuilds the edited file, and a stated value stays stated::
+
+    >>> import paramscope
+    >>> wide = paramscope.preset("gpt2").edit(hidden_size=1536, num_attention_heads=12)
+    >>> wide.config["n_embd"], wide.spec.intermediate_size   # n_inner is null: the MLP follows 4*n_embd
+    (1536, 6144)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from .families import FAMILIES, Family, Origin, ReadResult, family_of, read
+from .spec import FIELDS, Spec, SpecError
+
+#: What an edit of a key that the config then no longer holds is written as (links: ``key=auto``).
+DELETED = None
+
+
+@dataclass(frozen=True)
+class Model:
+    """A config as text (canonical JSON, so that a Model is hashable), the config it started from, and
+    where that came from (``preset:gpt2``, ``hub:Qwen/Qwen3-8B@main``, ``upload``)."""
+
+    config_json: str
+    base_json: str
+    origin: str = ""
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any], origin: str = "") -> Model:
+        """The model a config builds; ``SpecError`` naming the key when it cannot be read."""
+        text = _canonical(config)
+        model = cls(text, text, origin)
+        model.read  # noqa: B018 - validate now, so that a Model always reads
+        return model
+
+    # ------------------------------------------------------------------------------------- reading
+    @property
+    def config(self) -> dict[str, Any]:
+        """The config as edited (a fresh dict: changing it changes nothing here)."""
+        return json.loads(self.config_json)
+
+    @property
+    def base(self) -> dict[str, Any]:
+        """The config as it started (a fresh dict)."""
+        return json.loads(self.base_json)
+
+    @property
+    def family(self) -> Family:
+        return family_of(self.config)
+
+    @property
+    def read(self) -> ReadResult:
+        return _read(self.config_json)
+
+    @property
+    def spec(self) -> Spec:
+        """The resolved spec: every size, derived or stated, as transformers would build it."""
+        return self.read.spec
+
+    @property
+    def model_type(self) -> str:
+        return self.read.model_type
+
+    @property
+    def preset(self) -> str:
+        """The preset this model started from ("" when it did not start from one)."""
+        return self.origin.removeprefix("preset:") if self.origin.startswith("preset:") else ""
+
+    def origin_of(self, name: str) -> Origin:
+        """Where Spec field ``name`` comes from: stated in the file, a class default, derived, or fixed."""
+        return self.family.origin(name, self.config, self.spec)
+
+    # ------------------------------------------------------------------------------------- editing
+    @property
+    def edits(self) -> dict[str, Any]:
+        """The config keys that differ from the starting config: ``{key: new value}``, ``None`` for deleted."""
+        now, base = self.config, self.base
+        out = {k: now[k] for k in now if k not in base or base[k] != now[k]}
+        out.update({k: DELETED for k in base if k not in now})
+        return out
+
+    def edit(self, **changes: Any) -> Model:
+        """This model with ``changes`` written into its config, read back and validated as one edit.
+
+        Names are Spec fields (``hidden_size``) or the family's own config keys (``n_embd``); ``None``
+        deletes the key so that the class derives or defaults it again. A field the class fixes (BLOOM's
+        MLP width) is refused with a ``SpecError`` that says which rule fixes it.
+        """
+        config = self.config
+        family = self.family
+        for name, value in changes.items():
+            key = family.key_for(name, config)
+            if key is None:
+                rule = self.origin_of(name).text
+                raise SpecError(name, f"not a key of {family.config_class or 'this config'} ({rule})")
+            aliases = [k for k in family.keys.get(name, ()) if k in config]  # a file may state two names
+            for k in dict.fromkeys((key, *aliases, *family.linked.get(key, ()))):
+                if value is DELETED:
+                    config.pop(k, None)
+                else:
+                    config[k] = value
+        return self.with_config(config)
+
+    def with_config(self, config: Mapping[str, Any]) -> Model:
+        """This model's origin and starting config with another config (validated)."""
+        model = Model(_canonical(config), self.base_json, self.origin)
+        model.read  # noqa: B018 - raise SpecError now for a config that does not read
+        return model
+
+    def reset(self) -> Model:
+        return Model(self.base_json, self.base_json, self.origin)
+
+
+def _canonical(config: Mapping[str, Any]) -> str:
+    if not isinstance(config, Mapping):
+        raise SpecError("config", "expected a JSON object ({...}) at the top level")
+    try:
+        return json.dumps(config, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise SpecError("config", f"not plain JSON data ({exc})") from None
+
+
+@lru_cache(maxsize=1024)
+def _read(config_json: str) -> ReadResult:
+    return read(json.loads(config_json))
+
+
+def field_of_key(family: Family, key: str) -> str:
+    """The Spec field a config key states (the key itself when it states none)."""
+    return next((name for name, keys in family.keys.items() if key in keys), key)
+
+
+__all__ = ["DELETED", "FAMILIES", "FIELDS", "Model", "field_of_key"]

@@ -1,0 +1,340 @@
+"""The long tail: model types without formulas, counted by building the transformers class on the meta device."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import warnings
+from typing import Any
+
+import pytest
+
+from paramscope.io.meta_build import MetaResult, available, build_tree
+from paramscope.tree import Node
+
+needs_hf = pytest.mark.skipif(not available(), reason="torch and transformers not installed")
+hf = [needs_hf]
+
+V, H = 1000, 64  # vocabulary and width of the small configs below
+DECODER = {"hidden_size": H, "intermediate_size": 128, "num_attention_heads": 4, "num_key_value_heads": 2}
+DECODER |= {"num_hidden_layers": 2, "vocab_size": V}
+
+CASES: dict[str, dict[str, Any]] = {
+    "olmo2": {"architectures": ["Olmo2ForCausalLM"], **DECODER, "tie_word_embeddings": False},
+    "qwen3_moe": {
+        "architectures": ["Qwen3MoeForCausalLM"],
+        **DECODER,
+        "head_dim": 16,
+        "moe_intermediate_size": 32,
+        "num_experts": 4,
+        "num_experts_per_tok": 2,
+    },
+    "gemma3_text": {"architectures": ["Gemma3ForCausalLM"], **DECODER, "head_dim": 16},
+    "granite": {"architectures": ["GraniteForCausalLM"], **DECODER},
+    "mamba": {
+        "architectures": ["MambaForCausalLM"],
+        "hidden_size": H,
+        "state_size": 8,
+        "num_hidden_layers": 2,
+        "vocab_size": V,
+    },
+    "rwkv": {
+        "architectures": ["RwkvForCausalLM"],
+        "hidden_size": H,
+        "attention_hidden_size": H,
+        "intermediate_size": 128,
+        "num_hidden_layers": 2,
+        "vocab_size": V,
+        "context_length": 64,
+    },
+    "modernbert": {
+        "architectures": ["ModernBertForMaskedLM"],
+        "hidden_size": H,
+        "intermediate_size": 128,
+        "num_attention_heads": 4,
+        "num_hidden_layers": 2,
+        "vocab_size": V,
+        "pad_token_id": 0,
+    },
+    "whisper": {
+        "architectures": ["WhisperForConditionalGeneration"],
+        "d_model": H,
+        "encoder_layers": 2,
+        "decoder_layers": 2,
+        "encoder_attention_heads": 4,
+        "decoder_attention_heads": 4,
+        "encoder_ffn_dim": 128,
+        "decoder_ffn_dim": 128,
+        "num_mel_bins": 16,
+        "max_source_positions": 32,
+        "max_target_positions": 32,
+        "vocab_size": V,
+        "pad_token_id": 0,
+        "decoder_start_token_id": 1,
+    },
+    "gpt_oss": {
+        "architectures": ["GptOssForCausalLM"],
+        **DECODER,
+        "head_dim": 16,
+        "num_local_experts": 4,
+        "num_experts_per_tok": 2,
+    },
+    "deepseek_v3": {
+        "architectures": ["DeepseekV3ForCausalLM"],
+        **DECODER,
+        "moe_intermediate_size": 32,
+        "n_routed_experts": 4,
+        "n_shared_experts": 1,
+        "num_experts_per_tok": 2,
+        "n_group": 1,
+        "topk_group": 1,
+        "first_k_dense_replace": 1,
+        "kv_lora_rank": 16,
+        "q_lora_rank": 24,
+        "qk_nope_head_dim": 16,
+        "qk_rope_head_dim": 8,
+        "v_head_dim": 16,
+    },
+    "wav2vec2": {  # a weight-normed positional convolution: parameters under parametrizations/
+        "architectures": ["Wav2Vec2ForCTC"],
+        "hidden_size": 32,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 4,
+        "intermediate_size": 64,
+        "conv_dim": [16, 16],
+        "conv_stride": [5, 2],
+        "conv_kernel": [10, 3],
+        "num_conv_pos_embeddings": 16,
+        "num_conv_pos_embedding_groups": 4,
+        "vocab_size": 32,
+    },
+    "switch_transformers": {  # experts as a ModuleDict of expert_0, expert_1...
+        "architectures": ["SwitchTransformersForConditionalGeneration"],
+        "d_model": 32,
+        "d_ff": 64,
+        "d_kv": 8,
+        "num_heads": 4,
+        "num_layers": 2,
+        "num_decoder_layers": 2,
+        "num_experts": 4,
+        "encoder_sparse_step": 2,
+        "decoder_sparse_step": 2,
+        "vocab_size": 100,
+    },
+    "zamba2": {  # one transformer block shared by the hybrid layers
+        "architectures": ["Zamba2ForCausalLM"],
+        **DECODER,
+        "num_hidden_layers": 6,
+        "num_key_value_heads": 4,
+        "mamba_d_state": 8,
+        "mamba_headdim": 8,
+        "n_mamba_heads": 16,
+        "num_mem_blocks": 1,
+        "hybrid_layer_ids": [2, 5],
+        "layers_block_type": ["mamba", "mamba", "hybrid", "mamba", "mamba", "hybrid"],
+        "use_shared_attention_adapter": False,
+    },
+}
+
+
+def config(model_type: str, **overrides: Any) -> dict[str, Any]:
+    return {"model_type": model_type, **CASES[model_type], **overrides}
+
+
+def oracle(cfg: dict[str, Any]) -> int:
+    """The reference: the class named by architectures[0], built directly on meta, its parameters summed."""
+    import torch
+    import transformers
+
+    rest = dict(cfg)
+    model_type = rest.pop("model_type")
+    cls = getattr(transformers, rest["architectures"][0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        hf_config = transformers.AutoConfig.for_model(model_type, **rest)
+        with torch.device("meta"):
+            model = cls(hf_config)
+    return sum(p.numel() for p in model.parameters())
+
+
+def node(tree: Node, path: str) -> Node:
+    """The node at ``path`` (a test failure when there is none)."""
+    found = tree.find(path)
+    assert found is not None, f"no {path} in the tree"
+    return found
+
+
+def unbalanced(tree: Node) -> list[str]:
+    """Paths of groups whose count is not the sum of their children's."""
+    return [n.path for n in tree.walk() if n.children and n.count != sum(c.count for c in n.children)]
+
+
+@needs_hf
+@pytest.mark.parametrize("model_type", sorted(CASES))
+def test_total_matches_transformers(model_type: str) -> None:
+    """The total equals the parameters of the class built directly; the tree's root holds the total and every
+    group is the sum of its children."""
+    cfg = config(model_type)
+    result = build_tree(cfg)
+    expected = (oracle(cfg), oracle(cfg), CASES[model_type]["architectures"][0], model_type, [])
+    actual = (result.summary.total, result.tree.count, result.class_name, result.model_type, unbalanced(result.tree))
+    assert expected == actual
+
+
+@needs_hf
+@pytest.mark.parametrize(
+    ("model_type", "tied", "expected_embedding"),
+    [
+        ("olmo2", False, 2 * V * H),  # token table + untied LM head
+        ("gemma3_text", True, V * H),  # tied: counted once
+        ("granite", False, 2 * V * H),
+    ],
+)
+def test_embedding_counts_input_and_untied_output_tables(model_type: str, tied: bool, expected_embedding: int) -> None:
+    """Embedding parameters are the nn.Embedding tables plus the LM head when it is not tied to them."""
+    result = build_tree(config(model_type, tie_word_embeddings=tied))
+    s = result.summary
+    assert (expected_embedding, s.total - expected_embedding, s.total) == (s.embedding, s.non_embedding, s.active)
+
+
+@needs_hf
+def test_tied_head_appears_once() -> None:
+    """A tied LM head is a zero-count leaf whose note names the table it shares."""
+    result = build_tree(config("gemma3_text", tie_word_embeddings=True))
+    head = node(result.tree, "lm_head/weight")
+    expected = (0, f"{V}×{H}", "tied to embed_tokens/weight: counted once", V * H)
+    assert expected == (head.count, head.shape, head.note, result.tree.get("embed_tokens/weight"))
+
+
+@needs_hf
+def test_shared_module_counted_once() -> None:
+    """A block shared by several layers is counted where it first appears; later uses are zero with a note."""
+    tree = build_tree(config("zamba2")).tree
+    shared, again = node(tree, "layers/2/shared_transformer"), node(tree, "layers/5/shared_transformer")
+    expected = (0, "tied to layers/2/shared_transformer: counted once", True)
+    assert expected == (again.count, again.note, shared.count > 0)
+
+
+@needs_hf
+def test_numbered_module_dict_folds() -> None:
+    """Experts kept as a ModuleDict of expert_0, expert_1... fold like a ModuleList."""
+    experts = node(build_tree(config("switch_transformers")).tree, "encoder/block/1/layer/1/mlp/experts")
+    assert (4, "4 experts", ["wi", "wo"]) == (experts.repeat, experts.repeat_name, [c.name for c in experts.children])
+
+
+@needs_hf
+@pytest.mark.parametrize("model_type", ["olmo2", "granite", "qwen3_moe", "mamba"])
+def test_identical_layers_fold_into_one_node(model_type: str) -> None:
+    """2 and 6 layers give trees of the same shape; the layer node repeats once per layer."""
+    small, large = (build_tree(config(model_type, num_hidden_layers=n)).tree for n in (2, 6))
+    expected = (len(list(small.walk())), 2, 6, "6 layers")
+    big = node(large, "layers")
+    actual = (len(list(large.walk())), node(small, "layers").repeat, big.repeat, big.repeat_name)
+    assert expected == actual
+
+
+@needs_hf
+def test_leaves_are_parameters_with_shapes() -> None:
+    """Each leaf is one parameter: its path ends in the parameter name and it has a shape; the `model/` wrapper
+    is dropped; formulas are empty."""
+    tree = build_tree(config("olmo2")).tree
+    q = node(tree, "layers/self_attn/q_proj/weight")
+    expected = (2 * H * H, f"{H}×{H}", 2, [], {""})
+    actual = (
+        q.count,
+        q.shape,
+        q.repeat,
+        [n.path for n in tree.leaves() if not n.shape or n.path.startswith("model/")],
+        {n.formula for n in tree.walk()},
+    )
+    assert expected == actual
+
+
+@needs_hf
+@pytest.mark.parametrize(
+    ("model_type", "overrides", "expected"),
+    [
+        ("qwen3_moe", {"num_hidden_layers": 3, "mlp_only_layers": [0]}, [("layers/0", 1), ("layers/1-2", 2)]),
+        ("deepseek_v3", {"num_hidden_layers": 5, "first_k_dense_replace": 2}, [("layers/0-1", 2), ("layers/2-4", 3)]),
+    ],
+)
+def test_differing_layers_fold_into_runs(model_type: str, overrides: dict[str, Any], expected: list) -> None:
+    """Dense and MoE layers fold into runs of consecutive identical layers."""
+    layers = node(build_tree(config(model_type, **overrides)).tree, "layers")
+    assert expected == [(c.path, c.repeat) for c in layers.children]
+
+
+@needs_hf
+@pytest.mark.parametrize(
+    ("model_type", "expected_class"),
+    [("olmo2", "Olmo2ForCausalLM"), ("whisper", "WhisperForConditionalGeneration"), ("modernbert", "ModernBertModel")],
+)
+def test_class_without_architectures(model_type: str, expected_class: str) -> None:
+    """Without architectures: the causal-LM class, the whole encoder-decoder, else the base model."""
+    cfg = config(model_type)
+    del cfg["architectures"]
+    assert expected_class == build_tree(cfg).class_name
+
+
+@needs_hf
+@pytest.mark.parametrize(
+    ("model_type", "expected"),
+    [("qwen3_moe", True), ("gpt_oss", True), ("olmo2", False), ("mamba", False)],
+)
+def test_expert_note(model_type: str, expected: bool) -> None:
+    """Models with experts say that active parameters are not computed; every result says how it was counted."""
+    import transformers
+
+    result: MetaResult = build_tree(config(model_type))
+    version = f"counted by transformers {transformers.__version__} on the meta device, no formulas"
+    assert (expected, version) == (any("active parameters" in n for n in result.notes), result.notes[0])
+
+
+@pytest.mark.parametrize(
+    ("cfg", "key"),
+    [
+        (["model_type", "llama"], "config"),
+        ("llama", "config"),
+        ({"hidden_size": 64}, "model_type"),
+        ({"model_type": 7}, "model_type"),
+        pytest.param({"model_type": "no_such_model"}, "model_type", marks=hf),
+        pytest.param({"model_type": "llama", "hidden_size": 10**9}, "hidden_size", marks=hf),
+        pytest.param({"model_type": "llama", "hidden_size": 1e12}, "hidden_size", marks=hf),
+        pytest.param({"model_type": "llama", "num_hidden_layers": 100_000}, "num_hidden_layers", marks=hf),
+        pytest.param({"model_type": "t5", "num_layers": 2_001}, "num_layers", marks=hf),
+        pytest.param({"model_type": "llava", "text_config": {"vocab_size": 10**9}}, "text_config.vocab_size", marks=hf),
+        pytest.param({"model_type": "llama", "eos_token_id": [1, 10**12]}, "eos_token_id[1]", marks=hf),
+        pytest.param({"model_type": "mixtral", "num_local_experts": 10**6}, "num_local_experts", marks=hf),
+        pytest.param(
+            {"model_type": "mixtral", "num_local_experts": 4_000, "num_hidden_layers": 100},
+            "num_local_experts",
+            marks=hf,
+        ),
+    ],
+)
+def test_refusals_name_the_key(cfg: object, key: str) -> None:
+    """Bad input is a ValueError whose message begins with the config key at fault, before anything is built."""
+    with pytest.raises(ValueError) as info:
+        build_tree(cfg)  # type: ignore[arg-type]
+    assert key == str(info.value).split(": ", 1)[0]
+
+
+@needs_hf
+def test_build_time_keys_are_dropped() -> None:
+    """dtype, kernels and quantization settings do not change the count (and cannot ask for a kernel)."""
+    cfg = config("olmo2")
+    hostile = {
+        **cfg,
+        "torch_dtype": "float8_e4m3fn",
+        "attn_implementation": "flash_attention_2",
+        "_attn_implementation": "kernels-community/flash-attn",
+        "quantization_config": {"quant_method": "fp8"},
+    }
+    assert oracle(cfg) == build_tree(hostile).summary.total
+
+
+def test_import_does_not_load_torch() -> None:
+    """The module imports without torch or transformers: they load only when a model is built."""
+    code = "import sys, paramscope.io.meta_build; print('torch' in sys.modules, 'transformers' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "False False" == out.stdout.strip()
