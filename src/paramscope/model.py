@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from .families import FAMILIES, Family, Origin, ReadResult, family_of, read
-from .spec import FIELDS, Spec, SpecError
+from .families import Family, Origin, ReadResult, family_of, read
+from .spec import Spec, SpecError
 
 #: What an edit of a key that the config then no longer holds is written as (links: ``key=auto``).
 DELETED = None
@@ -140,4 +140,4 @@ def field_of_key(family: Family, key: str) -> str:
     return next((name for name, keys in family.keys.items() if key in keys), key)
 
 
-__all__ = ["DELETED", "FAMILIES", "FIELDS", "Model", "field_of_key"]
+__all__ = ["DELETED", "Model", "field_of_key"]

@@ -7,6 +7,17 @@ from .schema import Family, Rule
 
 TF = "https://github.com/huggingface/transformers/blob/main/src/transformers/models"
 
+#: The keys most configs state under the Spec's own names (transformers' canonical attribute names).
+CORE_KEYS = dict(
+    vocab_size=("vocab_size",),
+    hidden_size=("hidden_size",),
+    num_hidden_layers=("num_hidden_layers",),
+    num_attention_heads=("num_attention_heads",),
+    intermediate_size=("intermediate_size",),
+    max_position_embeddings=("max_position_embeddings",),
+    tie_word_embeddings=("tie_word_embeddings",),
+)
+
 FOUR_H = Rule("4*hidden_size", lambda d: 4 * d["hidden_size"])
 
 GPT2 = Family(
@@ -58,16 +69,10 @@ LLAMA = Family(
     class_prefix="Llama",
     source=f"{TF}/llama/modeling_llama.py",
     keys=dict(
-        vocab_size=("vocab_size",),
-        hidden_size=("hidden_size",),
-        num_hidden_layers=("num_hidden_layers",),
-        num_attention_heads=("num_attention_heads",),
+        CORE_KEYS,
         num_key_value_heads=("num_key_value_heads",),
         head_dim=("head_dim",),
-        intermediate_size=("intermediate_size",),
         hidden_act=("hidden_act", "hidden_activation"),
-        max_position_embeddings=("max_position_embeddings",),
-        tie_word_embeddings=("tie_word_embeddings",),
         attention_bias=("attention_bias",),
         mlp_bias=("mlp_bias",),
     ),
@@ -184,16 +189,10 @@ GPT_NEOX = Family(
     class_prefix="GPTNeoX",
     source=f"{TF}/gpt_neox/modeling_gpt_neox.py",
     keys=dict(
-        vocab_size=("vocab_size",),
-        hidden_size=("hidden_size",),
-        num_hidden_layers=("num_hidden_layers",),
-        num_attention_heads=("num_attention_heads",),
-        intermediate_size=("intermediate_size",),
+        CORE_KEYS,
         hidden_act=("hidden_act",),
         attention_bias=("attention_bias",),
         parallel_attn=("use_parallel_residual",),
-        max_position_embeddings=("max_position_embeddings",),
-        tie_word_embeddings=("tie_word_embeddings",),
     ),
     defaults=dict(attention_bias=True, parallel_attn=True),
     fixed=dict(mlp_bias=True, position_embedding="rotary"),
@@ -203,17 +202,12 @@ FALCON = Family(
     class_prefix="Falcon",
     source=f"{TF}/falcon/modeling_falcon.py",
     keys=dict(
-        vocab_size=("vocab_size",),
-        hidden_size=("hidden_size",),
-        num_hidden_layers=("num_hidden_layers",),
-        num_attention_heads=("num_attention_heads",),
+        CORE_KEYS,
         intermediate_size=("ffn_hidden_size",),
         hidden_act=("activation",),
         attention_bias=("bias",),
         mlp_bias=("bias",),
         parallel_attn=("parallel_attn",),
-        max_position_embeddings=("max_position_embeddings",),
-        tie_word_embeddings=("tie_word_embeddings",),
     ),
     derive=dict(intermediate_size=FOUR_H),
     hooks=(hooks.falcon_layout,),
@@ -223,16 +217,11 @@ OPT = Family(
     class_prefix="OPT",
     source=f"{TF}/opt/modeling_opt.py",
     keys=dict(
-        vocab_size=("vocab_size",),
-        hidden_size=("hidden_size",),
-        num_hidden_layers=("num_hidden_layers",),
-        num_attention_heads=("num_attention_heads",),
+        CORE_KEYS,
         intermediate_size=("ffn_dim",),
         hidden_act=("activation_function",),
         attention_bias=("enable_bias",),
         mlp_bias=("enable_bias",),
-        max_position_embeddings=("max_position_embeddings",),
-        tie_word_embeddings=("tie_word_embeddings",),
     ),
     defaults=dict(attention_bias=True, mlp_bias=True),
     fixed=dict(position_embedding="learned", position_offset=2),

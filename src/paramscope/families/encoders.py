@@ -3,24 +3,14 @@
 from __future__ import annotations
 
 from . import hooks
-from .decoders import TF
+from .decoders import CORE_KEYS, TF
 from .schema import Family, Rule
 
 BERT = Family(
     model_type="bert",
     class_prefix="Bert",
     source=f"{TF}/bert/modeling_bert.py",
-    keys=dict(
-        vocab_size=("vocab_size",),
-        hidden_size=("hidden_size",),
-        num_hidden_layers=("num_hidden_layers",),
-        num_attention_heads=("num_attention_heads",),
-        intermediate_size=("intermediate_size",),
-        hidden_act=("hidden_act",),
-        max_position_embeddings=("max_position_embeddings",),
-        type_vocab_size=("type_vocab_size",),
-        tie_word_embeddings=("tie_word_embeddings",),
-    ),
+    keys=dict(CORE_KEYS, hidden_act=("hidden_act",), type_vocab_size=("type_vocab_size",)),
     defaults=dict(tie_word_embeddings=True),
     fixed=dict(
         attention_bias=True,

@@ -149,8 +149,8 @@ class Family:
     family_label: str = ""
 
     def but(self, **changes: Any) -> Family:
-        """A child row: mappings are merged into the parent's (a value of ``None`` removes a key), hooks
-        are appended unless ``hooks`` is given with ``replace_hooks=True``."""
+        """A child row: mappings are merged into the parent's (a value of ``None`` removes a key);
+        ``extra_hooks`` are appended to the parent's hooks, ``hooks`` replaces them."""
         merged: dict[str, Any] = {}
         for name, value in changes.items():
             if name in ("keys", "defaults", "derive", "fixed", "linked", "class_names"):
