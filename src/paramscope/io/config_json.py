@@ -24,7 +24,7 @@ def parse(text: str | bytes) -> dict[str, Any]:
     if len(text) > MAX_CONFIG_BYTES:
         raise SpecError("config", f"the text is {len(text):,} characters; the limit is {MAX_CONFIG_BYTES:,}")
     try:
-        data = json.loads(text, parse_constant=reject_constant, parse_int=parse_int)
+        data = json.loads(text, parse_constant=_reject_constant, parse_int=_parse_int)
     except json.JSONDecodeError as exc:
         raise SpecError("config", f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
     except RecursionError:
@@ -39,13 +39,11 @@ def read_json_text(text: str | bytes) -> ReadResult:
     return read(parse(text))
 
 
-def parse_int(text: str) -> int:
-    """JSON integers, refusing the absurd (a 31-digit size is no size)."""
+def _parse_int(text: str) -> int:
     if len(text.lstrip("-")) > 30:
         raise SpecError("config", f"a number with {len(text):,} digits is far too large for any size")
     return int(text)
 
 
-def reject_constant(name: str) -> float:
-    """JSON's NaN / Infinity extensions are refused."""
+def _reject_constant(name: str) -> float:
     raise SpecError("config", f"{name} is not a number a config can hold")
