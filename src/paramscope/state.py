@@ -214,6 +214,6 @@ def changed(model: Model) -> list[tuple[str, str, str]]:
     """The edits in words: ``(name, before, after)`` for each edited key."""
     base = model.base
     return [
-        (link_key(model, key), format_value(base.get(key)), format_value(value))
+        (link_key(model, key), format_value(base[key]) if key in base else "(not in the file)", format_value(value))
         for key, value in sorted(model.edits.items())
     ]
