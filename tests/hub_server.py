@@ -77,6 +77,52 @@ SINGLE: list[Tensor] = [
 ]
 
 
+#: A tiny Llama (tied head), and its checkpoint as LlamaForCausalLM saves it, written from modeling_llama.py: the
+#: tied lm_head.weight stored a second time, as some exporters do.
+TINY_LLAMA = {
+    "model_type": "llama",
+    "architectures": ["LlamaForCausalLM"],
+    "vocab_size": 64,
+    "hidden_size": 16,
+    "intermediate_size": 40,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 4,
+    "num_key_value_heads": 2,
+    "tie_word_embeddings": True,
+}
+TINY_LLAMA_TENSORS: list[Tensor] = [
+    ("model.embed_tokens.weight", "BF16", (64, 16)),
+    *[
+        (f"model.layers.{i}.{name}", "BF16", shape)
+        for i in range(2)
+        for name, shape in (
+            ("self_attn.q_proj.weight", (16, 16)),
+            ("self_attn.k_proj.weight", (8, 16)),
+            ("self_attn.v_proj.weight", (8, 16)),
+            ("self_attn.o_proj.weight", (16, 16)),
+            ("mlp.gate_proj.weight", (40, 16)),
+            ("mlp.up_proj.weight", (40, 16)),
+            ("mlp.down_proj.weight", (16, 40)),
+            ("input_layernorm.weight", (16,)),
+            ("post_attention_layernorm.weight", (16,)),
+        )
+    ],
+    ("model.norm.weight", "BF16", (16,)),
+    ("lm_head.weight", "BF16", (64, 16)),
+]
+#: A model type with no family row: counted by transformers itself (the long tail).
+TINY_MAMBA = {
+    "model_type": "mamba",
+    "architectures": ["MambaForCausalLM"],
+    "vocab_size": 64,
+    "hidden_size": 16,
+    "state_size": 4,
+    "num_hidden_layers": 2,
+    "expand": 2,
+    "conv_kernel": 4,
+}
+
+
 def safetensors_file(tensors: Sequence[Tensor]) -> tuple[bytes, int]:
     """A real safetensors file for ``tensors`` (their data all zero bytes) and the length of its header part.
 
@@ -130,6 +176,10 @@ def build_repos() -> dict[str, FixtureRepo]:
     big = b'{"model_type": "gpt2", "pad": "' + b"x" * 1_100_000 + b'"}'
     repos = {
         "fixture/gpt2": FixtureRepo({"config.json": gpt2, "README.md": b"# gpt2\n"}),
+        "fixture/tiny-llama": FixtureRepo(
+            {"config.json": _json(TINY_LLAMA), "model.safetensors": safetensors_file(TINY_LLAMA_TENSORS)[0]}
+        ),
+        "fixture/tiny-mamba": FixtureRepo({"config.json": _json(TINY_MAMBA)}),
         "fixture/llama": FixtureRepo({"config.json": llama}),
         "fixture/sharded": FixtureRepo(
             {"config.json": _json(sharded_config), "model.safetensors.index.json": _json(index), **shards}

@@ -70,7 +70,10 @@ def test_presets_lists_required_names(tmp_path: Path) -> None:
 
 BAD_FILES = {
     "malformed.json": ("{not json", "malformed JSON at line 1"),
-    "unsupported.json": (json.dumps({"model_type": "mamba", "hidden_size": 4}), "model_type: 'mamba' is not supported"),
+    "unsupported.json": (
+        json.dumps({"model_type": "frobnet", "hidden_size": 4}),
+        "model_type: 'frobnet' is not a model type transformers knows; with formulas: albert, bart",
+    ),
     "heads.json": (json.dumps({"model_type": "gpt2", "n_embd": 100, "n_head": 7}), "does not divide hidden_size"),
     "negative.json": (json.dumps({"model_type": "llama", "hidden_size": -64}), "must not be negative"),
     "array.json": ("[1, 2]", "expected a JSON object"),
@@ -98,7 +101,10 @@ def test_bad_config_exits_2_with_one_line(tmp_path: Path, name: str) -> None:
     [
         (("count", "gpt-7"), "no preset named 'gpt-7'"),
         (("count", "--hf-config", "missing.json"), "missing.json: no such file"),
-        (("count",), "give a preset NAME or --hf-config FILE"),
+        (("count",), "give a preset NAME, a Hub id ORG/NAME or --hf-config FILE"),
+        (("count", "gpt2", "--revision", "v1"), "--revision: only for a Hub id ORG/NAME"),
+        (("count", "https://huggingface.co/gpt2"), "hub id: 'https://huggingface.co/gpt2' is a link"),
+        (("count", "a/b/c"), "must be ORG/NAME with exactly one '/'"),
         (("frobnicate",), "invalid choice"),
     ],
 )

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 import safetensors
@@ -18,7 +17,6 @@ from hub_server import (
     HubServer,
     Tensor,
     closed_port_endpoint,
-    configure_huggingface_hub,
     safetensors_file,
 )
 from huggingface_hub import HfApi, constants
@@ -37,20 +35,6 @@ from paramscope.io.hub import (
     validate_repo_id,
     validate_revision,
 )
-
-
-@pytest.fixture(scope="module")
-def hub_server() -> Iterator[HubServer]:
-    with HubServer() as server:
-        yield server
-
-
-@pytest.fixture
-def hub(hub_server: HubServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> HubServer:
-    """The fixture Hub, huggingface_hub pointed at it with an empty cache and no token, its request log empty."""
-    configure_huggingface_hub(monkeypatch, hub_server.endpoint, tmp_path / "hf")
-    hub_server.reset()
-    return hub_server
 
 
 def _point_at(monkeypatch: pytest.MonkeyPatch, endpoint: str) -> None:

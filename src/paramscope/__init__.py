@@ -34,9 +34,21 @@ def from_config(config: Mapping[str, Any]) -> Model:
     return Model.from_config(config, origin="config")
 
 
+def from_hub(repo_id: str, revision: str = "main", *, token: str | None = None, timeout: float = 8.0) -> Model:
+    """The model a Hugging Face Hub repo's config.json builds (only config.json is downloaded, through
+    ``huggingface_hub``: its cache, ``HF_ENDPOINT``, ``HF_HUB_OFFLINE``, and ``HF_TOKEN`` when ``token`` is None).
+
+    Raises ``HubError`` (a ``ValueError``, one line) when the config cannot be fetched.
+    """
+    from .io.hub import from_hub as _from_hub  # huggingface_hub is imported only when a Hub id is used
+
+    return _from_hub(repo_id, revision, token=token, timeout=timeout)
+
+
 def summarize(model: Model | Spec) -> Summary:
-    """Total, embedding, non-embedding and active-per-token counts, all read off one tree."""
-    return _summarize(model.spec if isinstance(model, Model) else model)
+    """Total, embedding, non-embedding and active-per-token counts, all read off one tree (for a model without
+    a family row, the tree transformers builds)."""
+    return model.summary if isinstance(model, Model) else _summarize(model)
 
 
 __all__ = [
@@ -51,6 +63,7 @@ __all__ = [
     "count",
     "family_points",
     "from_config",
+    "from_hub",
     "get_preset",
     "kaplan",
     "preset",

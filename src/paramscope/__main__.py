@@ -10,11 +10,15 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import cli_costs, presets
-from .io.config_json import MAX_CONFIG_BYTES, read_json_text
-from .params import summarize
+from .io.config_json import MAX_CONFIG_BYTES, parse
+from .model import Model
 from .spec import Spec, short
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from .io.hub import CheckpointReport
 
 
 class UserError(Exception):
@@ -26,15 +30,25 @@ class _Parser(argparse.ArgumentParser):
         raise UserError(message)
 
 
-def load_spec(name: str | None, hf_config: str | None) -> tuple[Spec, str, tuple[str, ...]]:
-    """The spec named by a preset or a config.json path, its label and the config keys it ignored."""
+def load_model(name: str | None, hf_config: str | None, revision: str = "main") -> tuple[Model, str, tuple[str, ...]]:
+    """The model named by a preset, a Hub id (``ORG/NAME``: a preset name never holds a slash) or a config.json
+    path; its label; the config keys the count did not use."""
     if bool(name) == bool(hf_config):
-        raise UserError("give a preset NAME or --hf-config FILE (one of them)")
+        raise UserError("give a preset NAME, a Hub id ORG/NAME or --hf-config FILE (one of them)")
+    if revision != "main" and not (name and "/" in name):
+        raise UserError("--revision: only for a Hub id ORG/NAME")
+    if name and "/" in name:
+        from .io import hub  # huggingface_hub is imported only for a Hub id
+
+        model = hub.from_hub(name, revision)  # HubError: one line, exit 2
+        label = name if revision == "main" else f"{name}@{revision}"
+        return model, label, model.read.ignored if model.has_formulas else ()
     if name:
         try:
-            return presets.load(name), name, ()
+            model = presets.model(name)
         except ValueError as exc:
             raise UserError(str(exc)) from None
+        return model, name, model.read.ignored
     path = Path(hf_config or "")
     try:
         size = path.stat().st_size
@@ -48,26 +62,65 @@ def load_spec(name: str | None, hf_config: str | None) -> tuple[Spec, str, tuple
     except OSError as exc:
         raise UserError(f"{path}: cannot read ({exc.strerror})") from None
     try:
-        result = read_json_text(data)
+        model = Model.from_config(parse(data), origin="upload")
     except ValueError as exc:
         raise UserError(f"{path}: {exc}") from None
-    return result.spec, str(path), result.ignored
+    return model, str(path), model.read.ignored if model.has_formulas else ()
+
+
+def load_spec(args: argparse.Namespace, command: str) -> tuple[Spec, str, tuple[str, ...]]:
+    """The resolved spec for ``memory`` and ``flops``, which need the formulas (a family row)."""
+    model, label, ignored = load_model(args.name, args.hf_config, args.revision)
+    if not model.has_formulas:
+        raise UserError(
+            f"{command}: {model.model_type!r} is counted by transformers only (no family row, so no formulas for "
+            "memory and FLOPs yet); `count` gives its exact parameters"
+        )
+    return model.spec, label, ignored
 
 
 def _spec_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("name", nargs="?", help="a preset name (see `python -m paramscope presets`)")
+    p.add_argument("name", nargs="?", help="a preset name (see `python -m paramscope presets`) or a Hub id ORG/NAME")
     p.add_argument("--hf-config", metavar="FILE", help="a Hugging Face config.json")
+    p.add_argument("--revision", default="main", metavar="REV", help="branch, tag or commit of a Hub id (default main)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
 
 
+def _count_args(p: argparse.ArgumentParser) -> None:
+    _spec_args(p)
+    p.add_argument(
+        "--no-checkpoint",
+        action="store_true",
+        help="for a Hub id: skip reading the safetensors headers (the checkpoint's own count)",
+    )
+
+
+def _checkpoint(model: Model, total: int, args: argparse.Namespace) -> CheckpointReport | str:
+    """The checkpoint's count beside ours, or why there is none (a Hub model only)."""
+    from .io import hub
+
+    cc = hub.checkpoint_tensors(model.hub_id, model.revision)
+    if cc is None:
+        return "the repo has no safetensors files (model.safetensors or its index): no stored count to compare"
+    config = model.config
+    text = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
+    layers = text.get("num_hidden_layers") if isinstance(text.get("num_hidden_layers"), int) else None
+    tied = model.spec.tie_word_embeddings if model.has_formulas else bool(config.get("tie_word_embeddings"))
+    return hub.explain_checkpoint(cc, total, layers, tie_word_embeddings=tied)
+
+
 def cmd_count(args: argparse.Namespace) -> int:
-    spec, label, ignored = load_spec(args.name, args.hf_config)
-    s = summarize(spec)
+    model, label, ignored = load_model(args.name, args.hf_config, args.revision)
+    s = model.summary
     comps = [n for n in s.tree.walk() if n.path]
+    notes = model.meta.notes if not model.has_formulas else ()
+    checkpoint = _checkpoint(model, s.total, args) if model.hub_id and not args.no_checkpoint else None
+    architecture = model.spec.architecture if model.has_formulas else model.meta.class_name
     if args.json:
         out = {
             "model": label,
-            "model_type": spec.model_type,
+            "model_type": model.model_type,
+            "counted_by": "formulas" if model.has_formulas else "transformers",
             "total": s.total,
             "embedding": s.embedding,
             "non_embedding": s.non_embedding,
@@ -85,26 +138,45 @@ def cmd_count(args: argparse.Namespace) -> int:
                 for n in comps
             ],
             "ignored_keys": list(ignored),
+            "notes": list(notes),
         }
+        if isinstance(checkpoint, str):
+            out["checkpoint"] = {"note": checkpoint}
+        elif checkpoint is not None:
+            out["checkpoint"] = {
+                "stored": checkpoint.stored,
+                "by_dtype": checkpoint.by_dtype,
+                "groups": checkpoint.groups,
+                "files": checkpoint.files,
+                "stored_less_extras": checkpoint.explained,
+                "equals_total": checkpoint.exact,
+                "explanation": list(checkpoint.lines),
+            }
         print(json.dumps(out, indent=1))
         return 0
     width = max([len(n.path) + 2 * (n.depth() - 1) for n in comps] + [20])
-    print(f"{label}  ({spec.model_type}, {spec.architecture})")
-    print(f"{'component':<{width}}  {'params':>17}  {'share':>7}  formula")
+    print(f"{label}  ({model.model_type}, {architecture})")
+    for note in notes:
+        print(f"note: {note}")
+    print(f"{'component':<{width}}  {'params':>17}  {'share':>7}  {'formula' if model.has_formulas else 'shape'}")
     for n in comps:
         indent = "  " * (n.depth() - 1)
         share = f"{100 * n.count / s.total:6.2f}%" if s.total else "      -"
-        print(
-            f"{indent + n.path:<{width}}  {n.count:>17,}  {share}  {n.full_formula}"
-            + (f"  [{n.note}]" if n.note else "")
-        )
+        how = n.full_formula if model.has_formulas else n.shape
+        print(f"{indent + n.path:<{width}}  {n.count:>17,}  {share}  {how}" + (f"  [{n.note}]" if n.note else ""))
     print(f"{'total':<{width}}  {s.total:>17,}  {short(s.total):>7}")
     print(f"{'embedding':<{width}}  {s.embedding:>17,}  (token, position and token-type tables + untied LM head)")
     print(f"{'non-embedding':<{width}}  {s.non_embedding:>17,}")
-    if spec.is_moe:
+    if model.has_formulas and model.spec.is_moe:
         print(f"{'active per token':<{width}}  {s.active:>17,}")
     if ignored:
         print(f"keys not used for counting: {', '.join(ignored)}")
+    if isinstance(checkpoint, str):
+        print(f"checkpoint: {checkpoint}")
+    elif checkpoint is not None:
+        print("checkpoint (safetensors headers only, no weights read):")
+        for line in checkpoint.lines:
+            print(f"  {line}")
     return 0
 
 
@@ -139,17 +211,15 @@ def _costs_args(add: Callable[[argparse.ArgumentParser], None]) -> Callable[[arg
 
 
 def cmd_memory(args: argparse.Namespace) -> int:
-    spec, label, ignored = load_spec(args.name, args.hf_config)
-    return cli_costs.run_memory(spec, label, ignored, args)
+    return cli_costs.run_memory(*load_spec(args, "memory"), args)
 
 
 def cmd_flops(args: argparse.Namespace) -> int:
-    spec, label, ignored = load_spec(args.name, args.hf_config)
-    return cli_costs.run_flops(spec, label, ignored, args)
+    return cli_costs.run_flops(*load_spec(args, "flops"), args)
 
 
 COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]] = {
-    "count": ("exact parameter breakdown", _spec_args, cmd_count),
+    "count": ("exact parameter breakdown", _count_args, cmd_count),
     "memory": ("memory per GPU for inference or training", _costs_args(cli_costs.memory_args), cmd_memory),
     "flops": ("FLOPs per token, training compute and time", _costs_args(cli_costs.flops_args), cmd_flops),
     "presets": ("list the preset names", lambda p: p.add_argument("--json", action="store_true"), cmd_presets),

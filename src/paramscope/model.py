@@ -17,10 +17,15 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .families import Family, Origin, ReadResult, family_of, read
+from .families import FAMILIES, Family, Origin, ReadResult, family_of, read
+from .params import summarize
 from .spec import Spec, SpecError
+from .tree import Summary
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from .io.meta_build import MetaResult
 
 #: What an edit of a key that the config then no longer holds is written as (links: ``key=auto``).
 DELETED = None
@@ -37,11 +42,22 @@ class Model:
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any], origin: str = "") -> Model:
-        """The model a config builds; ``SpecError`` naming the key when it cannot be read."""
+        """The model a config builds; ``SpecError`` naming the key when it cannot be read.
+
+        A ``model_type`` without a family row is counted by transformers itself (the optional extra, see
+        :mod:`paramscope.io.meta_build`): exact, but without formulas, memory or FLOPs.
+        """
         text = _canonical(config)
         model = cls(text, text, origin)
-        model.read  # noqa: B018 - validate now, so that a Model always reads
+        model._check()
         return model
+
+    def _check(self) -> None:
+        """Raise ``SpecError`` now for a config that neither the family rows nor transformers can count."""
+        if self.has_formulas:
+            self.read  # noqa: B018
+        else:
+            self.meta  # noqa: B018
 
     # ------------------------------------------------------------------------------------- reading
     @property
@@ -59,6 +75,25 @@ class Model:
         return family_of(self.config)
 
     @property
+    def has_formulas(self) -> bool:
+        """True when a family row reads this config (exact formulas, memory, FLOPs); False when only
+        transformers can count it (the long tail: a ``model_type`` with no row, counted on the meta device)."""
+        return _has_row(self.config_json)
+
+    @property
+    def meta(self) -> MetaResult:
+        """The parameter tree transformers builds for this config on the meta device (no formulas).
+
+        ``SpecError`` naming the supported types and the extra when torch and transformers are not installed.
+        """
+        return _meta(self.config_json)
+
+    @property
+    def summary(self) -> Summary:
+        """Total, embedding, non-embedding and active counts: from the formulas, or from transformers."""
+        return summarize(self.spec) if self.has_formulas else self.meta.summary
+
+    @property
     def read(self) -> ReadResult:
         return _read(self.config_json)
 
@@ -69,12 +104,22 @@ class Model:
 
     @property
     def model_type(self) -> str:
-        return self.read.model_type
+        return self.read.model_type if self.has_formulas else str(self.config["model_type"])
 
     @property
     def preset(self) -> str:
         """The preset this model started from ("" when it did not start from one)."""
         return self.origin.removeprefix("preset:") if self.origin.startswith("preset:") else ""
+
+    @property
+    def hub_id(self) -> str:
+        """The Hub repo this model's config came from (``Qwen/Qwen3-8B``; "" when it did not come from the Hub)."""
+        return self.origin.removeprefix("hub:").rsplit("@", 1)[0] if self.origin.startswith("hub:") else ""
+
+    @property
+    def revision(self) -> str:
+        """The Hub revision this model's config came from ("" when it did not come from the Hub)."""
+        return self.origin.rsplit("@", 1)[1] if self.origin.startswith("hub:") and "@" in self.origin else ""
 
     def origin_of(self, name: str) -> Origin:
         """Where Spec field ``name`` comes from: stated in the file, a class default, derived, or fixed."""
@@ -97,6 +142,13 @@ class Model:
         MLP width) is refused with a ``SpecError`` that says which rule fixes it.
         """
         config = self.config
+        if not self.has_formulas:  # no row: every name is a key of the config, as transformers reads it
+            for key, value in changes.items():
+                if value is DELETED:
+                    config.pop(key, None)
+                else:
+                    config[key] = value
+            return self.with_config(config)
         family = self.family
         for name, value in changes.items():
             key = family.key_for(name, config)
@@ -114,7 +166,7 @@ class Model:
     def with_config(self, config: Mapping[str, Any]) -> Model:
         """This model's origin and starting config with another config (validated)."""
         model = Model(_canonical(config), self.base_json, self.origin)
-        model.read  # noqa: B018 - raise SpecError now for a config that does not read
+        model._check()
         return model
 
     def reset(self) -> Model:
@@ -133,6 +185,37 @@ def _canonical(config: Mapping[str, Any]) -> str:
 @lru_cache(maxsize=1024)
 def _read(config_json: str) -> ReadResult:
     return read(json.loads(config_json))
+
+
+@lru_cache(maxsize=4096)
+def _has_row(config_json: str) -> bool:
+    try:
+        family_of(json.loads(config_json))
+    except SpecError as exc:
+        if exc.field != "model_type" or not isinstance(json.loads(config_json).get("model_type"), str):
+            raise
+        return False
+    return True
+
+
+@lru_cache(maxsize=64)
+def _meta(config_json: str) -> MetaResult:
+    from .io import meta_build
+
+    config = json.loads(config_json)
+    if not meta_build.available():
+        shown = repr(config.get("model_type"))[:60]
+        raise SpecError(
+            "model_type",
+            f"{shown} has no formulas here; supported: {', '.join(sorted(FAMILIES))}. Any other type transformers "
+            "knows is counted by transformers itself with `pip install paramscope[transformers]`",
+        )
+    try:
+        return meta_build.build_tree(config)
+    except SpecError as exc:
+        if exc.field == "model_type":  # say what is counted with formulas too
+            raise SpecError("model_type", f"{exc.message}; with formulas: {', '.join(sorted(FAMILIES))}") from None
+        raise
 
 
 def field_of_key(family: Family, key: str) -> str:

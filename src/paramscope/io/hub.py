@@ -45,6 +45,7 @@ from huggingface_hub.errors import (
 )
 from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status, parse_ratelimit_headers
 
+from ..model import Model
 from .config_json import MAX_CONFIG_BYTES
 
 #: The largest ``model.safetensors.index.json`` accepted (bytes). The largest real ones are under 10 MB.
@@ -358,6 +359,16 @@ def fetch_config(
     return data
 
 
+def from_hub(repo_id: str, revision: str = "main", *, timeout: float = 8.0, token: str | None = None) -> Model:
+    """The model a Hub repo's config.json builds, ready to edit (origin ``hub:ORG/NAME@REVISION``).
+
+    :class:`HubError` (one line) when the config cannot be fetched; ``SpecError`` naming the key when it cannot be
+    counted.
+    """
+    config = fetch_config(repo_id, revision, timeout=timeout, token=token)
+    return Model.from_config(config, origin=f"hub:{repo_id}@{revision}")
+
+
 # ------------------------------------------------------------------------------------------------ safetensors
 def _exists(where: _Where, token: str | None) -> bool:
     """Whether the file exists in the repo (HEAD request); other failures raise :class:`HubError`."""
@@ -555,3 +566,75 @@ def tensor_groups(
     for name, (_dtype, shape) in cc.tensors.items():
         out[_group(name, num_hidden_layers, tie_word_embeddings)] += math.prod(shape)
     return out
+
+
+@dataclass(frozen=True)
+class CheckpointReport:
+    """The checkpoint's stored count beside the model's exact count, and why they differ, in words."""
+
+    stored: int  # elements the safetensors files hold
+    by_dtype: dict[str, int]
+    groups: dict[str, int]  # tensor_groups(): the usual reasons, in stored elements
+    files: int
+    model_total: int  # the exact count of the model the config builds
+    explained: int  # stored less MTP layers, router biases, a tied head's copy (and towers a text count omits)
+    lines: tuple[str, ...]  # the explanation, one sentence each
+
+    @property
+    def exact(self) -> bool:
+        """True when the checkpoint, less what it holds beyond the model, equals the model's count exactly."""
+        return self.explained == self.model_total and not self.groups["quantization"]
+
+
+def explain_checkpoint(
+    cc: CheckpointCount, model_total: int, num_hidden_layers: int | None, *, tie_word_embeddings: bool = False
+) -> CheckpointReport:
+    """Compare what the checkpoint stores with ``model_total`` (the exact count from the config) and explain it.
+
+    The parts a checkpoint holds that the model does not build as parameters are taken out one by one (extra
+    multi-token-prediction layers, router score-correction biases that are buffers, a tied head's second copy);
+    quantized packing makes stored elements differ from parameters, which is said rather than guessed at.
+    """
+    groups = tensor_groups(cc, num_hidden_layers, tie_word_embeddings=tie_word_embeddings)
+    dtypes = ", ".join(f"{n:,} {d}" for d, n in sorted(cc.by_dtype.items(), key=lambda kv: -kv[1]))
+    lines = [f"The checkpoint stores {cc.total:,} values in {cc.files:,} safetensors file(s): {dtypes}."]
+    why = {
+        "mtp": "in multi-token-prediction layers, which transformers does not build (used for speculative decoding)",
+        "e_score_correction_bias": "in router score-correction biases: buffers in transformers, not parameters",
+        "tied_lm_head": "in lm_head.weight, stored although tied to the token embedding (a parameter counted once)",
+    }
+    explained = cc.total
+    for group, text in why.items():
+        if groups[group]:
+            lines.append(f"{groups[group]:,} {text}.")
+            explained -= groups[group]
+    if groups["towers"]:
+        counted = explained - model_total != groups["towers"]  # the text-only count leaves the towers out
+        lines.append(
+            f"{groups['towers']:,} in vision/audio towers and their projector"
+            + (": part of the model's count." if counted else ": not part of the text model counted here.")
+        )
+        explained -= 0 if counted else groups["towers"]
+    if groups["quantization"]:
+        lines.append(
+            f"{groups['quantization']:,} in quantized weights and their scales (MXFP4 blocks, GPTQ/AWQ packed int32, "
+            "fp8 scales): packed values are not parameters, so the stored count cannot equal the model's."
+        )
+    diff = explained - model_total
+    if not groups["quantization"]:
+        if diff == 0:
+            lines.append(f"The rest, {explained:,}, equals the exact count from config.json.")
+        else:
+            lines.append(
+                f"The rest, {explained:,}, differs from the exact count {model_total:,} by {diff:+,}: the checkpoint "
+                "holds tensors the config does not describe (or lacks some), e.g. buffers saved with the weights."
+            )
+    return CheckpointReport(
+        stored=cc.total,
+        by_dtype=dict(cc.by_dtype),
+        groups=groups,
+        files=cc.files,
+        model_total=model_total,
+        explained=explained,
+        lines=tuple(lines),
+    )
