@@ -155,7 +155,9 @@ def test_cli_costs_of_a_hub_id(hub: HubServer, tmp_path: Path, command: str) -> 
         (("memory", "fixture/tiny-mamba"), "counted by transformers only"),
     ],
 )
-def test_cli_hub_errors_exit_2_with_one_line(hub: HubServer, tmp_path: Path, args: tuple[str, ...], message: str) -> None:
+def test_cli_hub_errors_exit_2_with_one_line(
+    hub: HubServer, tmp_path: Path, args: tuple[str, ...], message: str
+) -> None:
     """Each Hub failure exits 2 with one line on stderr that says what to do."""
     out = run(*args, cwd=tmp_path)
     lines = out.stderr.strip().splitlines()
