@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from paramscope import charts, presets, state, ui_costs, ui_explore
+from paramscope import charts, presets, state, ui_costs, ui_explore, ui_hub
 from paramscope import run as run_settings
 from paramscope.model import Model
 from paramscope.params import summarize
@@ -54,8 +54,7 @@ def page() -> None:
     ui_explore.keep_state()
     error, culprit = apply_controls()
     model: Model = st.session_state.model
-    spec = model.spec
-    summary = summarize(spec)
+    summary = model.summary
     show_link_warnings(model)
     if error:
         st.error(f"Not applied: {error.rstrip('.')}. The page shows the last valid model.", icon=":material/error:")
@@ -63,9 +62,18 @@ def page() -> None:
 
     tabs = st.tabs(TABS, key=TAB_KEY, default=st.session_state.first_tab, on_change="rerun")
     tab = dict(zip(TABS, tabs, strict=True))
+    if not model.has_formulas:  # a model type without a family row: transformers' count only
+        counted_by_transformers(model, tab)
+        with link_slot:
+            link = share_link(model, st.session_state.get("run_settings"))
+        keep_url_in_sync(link)
+        return
+    spec = model.spec
     if tab["Parameters"].open:  # only the open tab runs
         with tab["Parameters"]:
             headline_numbers(model, summary)
+            if model.hub_id:
+                ui_hub.render_checkpoint(model, summary.total)
             breakdown_charts(spec)
             details = st.expander(DETAILS, key="details", on_change="rerun")
             if details.open:  # drawn only while open: it is the heaviest part of the page
@@ -100,6 +108,29 @@ def page() -> None:
     keep_url_in_sync(link)
 
 
+def counted_by_transformers(model: Model, tab: dict) -> None:
+    """The page for a model type without a family row: transformers' count and module tree; no controls."""
+    if tab["Parameters"].open:
+        with tab["Parameters"]:
+            ui_hub.render_counted_by_transformers(model)
+            if model.hub_id:
+                ui_hub.render_checkpoint(model, model.summary.total)
+    with st.sidebar:
+        preset_picker()
+        st.caption("No controls: this model type has no family row (formulas). Pick a preset to edit a model.")
+    if tab["Your model"].open:
+        with tab["Your model"]:
+            ui_explore.render_upload(on_use=use_uploaded_model)
+    for name in TABS:
+        if name not in ("Parameters", "Your model") and tab[name].open:
+            with tab[name]:
+                st.info(
+                    f"{name} needs the formulas of a family row, and {model.model_type} has none yet: only its "
+                    "exact parameter count (by transformers) is shown. Pick a preset or another model.",
+                    icon=":material/info:",
+                )
+
+
 # ============================================================================================= state
 def restore_from_link_once() -> None:
     """On a session's first run, rebuild the model (and run settings) from the address bar's query."""
@@ -110,7 +141,14 @@ def restore_from_link_once() -> None:
     explore = ui_explore.restore_from_query(query)  # compare and sweep choices; a whole model under x_spec
     if explore.model is not None:
         model, warnings = state.edits_from_query(explore.model, query, [])
-    st.session_state.preset = model.preset or state.DEFAULT_PRESET
+    if state.HUB_KEY in query:  # ?hf=ORG/NAME&revision=REV plus edits
+        try:
+            hub_model = ui_hub.model_from_hub(query[state.HUB_KEY], query.get(state.REVISION_KEY, "main"))
+        except ValueError as exc:
+            warnings.append(f"{exc}; showing {model_label(model)} instead")
+        else:
+            model, warnings = state.edits_from_query(hub_model, query, [])
+    st.session_state.preset = picker_value(model)
     st.session_state.model = st.session_state.link_model = model
     warnings += explore.warnings
     settings, run_warnings = run_settings.settings_from_query(query)
@@ -138,19 +176,38 @@ def use_uploaded_model(text: str) -> None:
     """The Your model tab's button: show the uploaded model on every tab, with every control."""
     model = ui_explore.model_from_upload(text)
     st.session_state.model = model
+    st.session_state.preset = picker_value(model)
     clear_controls()
     st.toast(f"Now showing your {model.model_type} model on every tab.", icon=":material/check_circle:")
 
 
 def model_label(model: Model) -> str:
     """The model in view, as the comparison names models: the preset, marked when the controls changed it."""
-    name = model.preset or f"your {model.model_type} model"
+    name = model.preset or model.hub_id or f"your {model.model_type} model"
     return name if not model.edits else f"{name} (edited)"
 
 
 def load_preset() -> None:
-    """The preset picker moved: start from the new preset; every control re-reads it."""
-    st.session_state.model = presets.model(st.session_state.preset)
+    """The picker moved: start from the preset or the Hub model it names; every control re-reads it.
+
+    A Hub id that cannot be read keeps the model in view and says why under the picker.
+    """
+    wanted = str(st.session_state.preset or "").strip()
+    st.session_state.hub_error = ""
+    name = presets.named(wanted)
+    try:
+        if name:
+            model = presets.model(name)
+        elif "/" in wanted:
+            model = ui_hub.model_from_hub(*ui_hub.parse_target(wanted))
+        else:
+            raise ValueError(f"no preset named {wanted[:60]!r}; a Hugging Face id is ORG/NAME, e.g. Qwen/Qwen3-8B")
+    except ValueError as exc:
+        st.session_state.hub_error = str(exc)
+        st.session_state.preset = picker_value(st.session_state.model)
+        return
+    st.session_state.model = model
+    st.session_state.preset = picker_value(model)
     clear_controls()
 
 
@@ -202,24 +259,49 @@ def keep_url_in_sync(query: dict[str, str]) -> None:
 
 # ============================================================================================ sidebar
 def preset_picker() -> None:
+    """One search box: a preset by name, family or Hub name, or any Hub id ``ORG/NAME`` (``@REVISION``) typed in."""
+    model: Model = st.session_state.model
     names = [n for members in presets.by_family().values() for n in members]
+    if st.session_state.preset not in names:
+        names.insert(0, st.session_state.preset)
     st.selectbox(
-        "Model preset",
+        "Model: a preset or a Hugging Face id",
         names,
         key="preset",
         format_func=preset_label,
         on_change=load_preset,
-        help="Type to search by family or name. Every preset is a real config.json read by the same reader "
-        "as an uploaded one; its published count is checked in the tests.",
+        accept_new_options=True,
+        help="Type to search presets by family, name or Hub name (qwen3 8b), or type any Hub id such as "
+        "Qwen/Qwen3-8B (add @REVISION for a branch, tag or commit) and press Enter: only its config.json is "
+        "read. Every preset is a real config.json, its count checked against transformers in the tests.",
     )
-    p = presets.get(st.session_state.preset)
+    if st.session_state.get("hub_error"):
+        st.error(st.session_state.hub_error, icon=":material/cloud_off:")
+    if model.hub_id:
+        at = f" @ {model.revision}" if model.revision != "main" else ""
+        st.caption(f"From the Hub: [{model.hub_id}](https://huggingface.co/{model.hub_id}){at} · config.json only")
+        return
+    if not model.preset:
+        st.caption(f"Your {model.model_type} model (from the Your model tab or a link)")
+        return
+    p = presets.get(model.preset)
     source = f"[source]({p.source})" if p.source.startswith("https://") else p.source
     st.caption(f"{p.title} · {p.family} · {source}")
 
 
 def preset_label(name: str) -> str:
+    """A picker entry: family, title and Hub name of a preset (so that typing any of them finds it)."""
+    if name not in presets.names():
+        return name
     p = presets.get(name)
-    return f"{p.family} › {p.title}"
+    return f"{p.family} › {p.title}" + (f" · {p.hub_id}" if p.hub_id else "")
+
+
+def picker_value(model: Model) -> str:
+    """What the picker shows for a model: its preset, its Hub id (with ``@revision``), or a label."""
+    if model.hub_id:
+        return model.hub_id + (f"@{model.revision}" if model.revision != "main" else "")
+    return model.preset or f"your {model.model_type} model"
 
 
 def apply_controls() -> tuple[str, str]:
@@ -228,10 +310,9 @@ def apply_controls() -> tuple[str, str]:
 
     Returns the error that blocks an impossible edit and the field it names; the last valid model stays.
     """
-    if st.session_state.preset not in presets.names():  # a preset file disappeared while the page was open
-        st.session_state.preset = state.DEFAULT_PRESET
-        load_preset()
     model: Model = st.session_state.model
+    if not model.has_formulas:  # counted by transformers: no controls
+        return "", ""
     edits = {
         name: st.session_state[WIDGET + name]
         for name in CONTROL_FIELDS

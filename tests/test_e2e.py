@@ -2,7 +2,7 @@
 
 Starts ``streamlit run app.py`` on a free port on 127.0.0.1, moves the layers slider, checks the total and
 the chart against the engine, opens a share link in a new page, and saves screenshots: artifacts/ (not
-committed) and docs/screenshots/{light,dark,phone,compare,architecture,sweep,upload}.png (committed; rewritten
+committed) and docs/screenshots/{light,dark,phone,compare,architecture,sweep,upload,hub}.png (committed; rewritten
 only when missing or with PARAMSCOPE_SCREENSHOTS=1). Skipped locally only when /usr/bin/chromium is missing;
 under CI (the CI variable set) it always runs.
 """
@@ -20,6 +20,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hf_oracle import hf_count
+from hub_server import TINY_LLAMA, HubServer
 
 from paramscope import presets, read
 from paramscope.params import summarize
@@ -65,8 +67,18 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[str]:
+def server(hub_server: HubServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The app on a free port, its Hub the fixture Hub on 127.0.0.1 (empty cache, no token)."""
     port = _free_port()
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGING_FACE_")) and "proxy" not in k.lower()
+    }
+    env.update(
+        HF_ENDPOINT=hub_server.endpoint,
+        HF_HOME=str(tmp_path_factory.mktemp("hf")),
+        HF_HUB_DISABLE_TELEMETRY="1",
+        NO_PROXY="127.0.0.1,localhost",
+    )
     cmd = [
         sys.executable,
         "-m",
@@ -82,7 +94,7 @@ def server() -> Iterator[str]:
         "--browser.gatherUsageStats",
         "false",
     ]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 40
@@ -241,4 +253,23 @@ def test_pasted_config_is_counted(server, browser):
         page.locator("[data-testid='stMetric']:has-text('Parameters') [data-testid='stMetricValue']").inner_text()
     )
     shoot(page, "upload", docs=True)
+    page.context.close()
+
+
+def test_hub_link_and_picker(server, browser):
+    """?hf=ORG/NAME opens that Hub model; typing another Hub id into the picker loads it and the link follows."""
+    page = open_page(browser, f"{server}/?hf=fixture/tiny-llama")
+    assert f"{hf_count(TINY_LLAMA):,}" == page.locator(TOTAL).inner_text()
+    page.get_by_text("The checkpoint's own count").click()
+    rest = page.get_by_text("equals the exact count from config.json")
+    rest.wait_for(timeout=15_000)
+    rest.scroll_into_view_if_needed()
+    shoot(page, "hub", docs=True)
+    picker = page.get_by_role("combobox", name="Model: a preset or a Hugging Face id")
+    picker.click()
+    picker.fill("fixture/gpt2")
+    picker.press("Enter")
+    gpt2 = f"{presets.get('gpt2').expected_total:,}"
+    page.wait_for_function(f"{TOTAL_JS} === {json.dumps(gpt2)}", timeout=20_000)
+    page.wait_for_function("location.search.includes('hf=fixture%2Fgpt2')", timeout=10_000)
     page.context.close()

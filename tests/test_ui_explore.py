@@ -102,11 +102,27 @@ def test_bad_json_keeps_the_text_and_shows_an_error() -> None:
 def test_unsupported_model_type_is_explained() -> None:
     """An unknown model_type is an error plus a note listing the supported types and the way around."""
     at = _app(UPLOAD_SCRIPT)
-    at.text_area(key="x_paste").input('{"model_type": "mamba", "hidden_size": 768}').run()
+    at.text_area(key="x_paste").input('{"model_type": "frobnet", "hidden_size": 768}').run()
     assert not at.exception
-    assert "model_type: 'mamba' is not supported" in at.error[0].value
+    assert "model_type: 'frobnet' is not a model type transformers knows" in at.error[0].value
     assert '"model_type": "paramscope"' in at.info[0].value
     assert '"model_type": "paramscope"' in at.code[0].value
+
+
+def test_type_without_a_row_is_counted_by_transformers() -> None:
+    """A model type transformers knows but no row reads (Mamba) is counted by transformers on the meta device."""
+    import torch
+    from transformers import MambaConfig, MambaForCausalLM
+
+    with torch.device("meta"):
+        expected = sum(
+            p.numel() for p in MambaForCausalLM(MambaConfig(hidden_size=64, num_hidden_layers=2)).parameters()
+        )
+    at = _app(UPLOAD_SCRIPT)
+    at.text_area(key="x_paste").input('{"model_type": "mamba", "hidden_size": 64, "num_hidden_layers": 2}').run()
+    assert not at.exception
+    assert (f"{expected:,} exactly", "mamba") == (at.metric[1].help, at.session_state["returned"])
+    assert "counted by transformers" in at.caption[0].value
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,7 @@ A preset file holds ``name``, ``title``, ``family``, ``source`` (where its confi
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -16,6 +17,8 @@ from typing import Any
 from .families import read
 from .model import Model
 from .spec import Spec
+
+_HUB_SOURCE = re.compile(r"https://huggingface\.co/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/blob/")
 
 
 @dataclass(frozen=True)
@@ -31,6 +34,12 @@ class Preset:
     @property
     def spec(self) -> Spec:
         return load(self.name)
+
+    @property
+    def hub_id(self) -> str:
+        """The Hub repo the preset's config.json comes from ("" for a paper's or a notebook's model)."""
+        match = _HUB_SOURCE.match(self.source)
+        return match[1] if match else ""
 
     @property
     def model(self) -> Model:
@@ -87,6 +96,13 @@ def load(name: str) -> Spec:
 def model(name: str) -> Model:
     """Preset ``name`` as a model to edit: its config.json, as the file states it."""
     return Model.from_config(get(name).config, origin=f"preset:{name}")
+
+
+def named(text: str) -> str:
+    """The preset a name or its Hub id names, in any letter case ("Qwen/Qwen3-8B" -> "qwen3-8b"); "" if none."""
+    wanted = text.strip().casefold()
+    presets = _all()
+    return next((n for n, p in presets.items() if wanted in (n.casefold(), p.hub_id.casefold())), "")
 
 
 def by_family() -> dict[str, list[str]]:

@@ -23,6 +23,8 @@ from .spec import FIELDS, SpecError
 
 DEFAULT_PRESET = "gpt2"
 PRESET_KEY = "preset"
+HUB_KEY = "hf"  # a Hub model: ?hf=ORG/NAME (and &revision=REV when not main) instead of ?preset=
+REVISION_KEY = "revision"
 AUTO = "auto"
 #: Query keys owned by other parts of the page (run settings) or by Streamlit itself: not ours to judge.
 FOREIGN_PREFIXES = ("run_", "x_", "embed")
@@ -101,12 +103,17 @@ def _shown(text: object) -> str:
 
 def link_key(model: Model, key: str) -> str:
     """The name a link writes for config key ``key``: its Spec field when the key states one, else the key."""
+    if not model.has_formulas:
+        return key
     name = field_of_key(model.family, key)
     return name if name in FIELDS and model.family.key_for(name, model.base) == key else key
 
 
 def accepts(model: Model, name: str) -> bool:
-    """Whether a link may edit ``name`` of ``model``: a Spec field, or a key of its config or class defaults."""
+    """Whether a link may edit ``name`` of ``model``: a Spec field, or a key of its config or class defaults
+    (a model without a family row: a key of its config)."""
+    if not model.has_formulas:
+        return name in model.base
     return name in FIELDS or name in model.base or name in hf_defaults().get(model.model_type, {})
 
 
@@ -138,7 +145,7 @@ def apply_edits(model: Model, changes: Mapping[str, object]) -> tuple[Model, dic
 def _culprit(model: Model, changes: Mapping[str, object], field: str) -> str:
     """The change that a message about ``field`` (a Spec field or a config key) is about, if any."""
     for name in changes:
-        if name == field or model.family.key_for(name, model.config) == field:
+        if name == field or (model.has_formulas and model.family.key_for(name, model.config) == field):
             return name
     return ""
 
@@ -175,7 +182,7 @@ def edits_from_query(model: Model, query: Mapping[str, Any], warnings: list[str]
     changes: dict[str, object] = {}
     config = model.config
     for key, value in query.items():
-        if key in (PRESET_KEY, TAB_KEY) or key.startswith(FOREIGN_PREFIXES) or key in ("hf", "revision"):
+        if key in (PRESET_KEY, TAB_KEY) or key.startswith(FOREIGN_PREFIXES) or key in (HUB_KEY, REVISION_KEY):
             continue
         if key == "model_type" or not accepts(model, key):
             warnings.append(f"{_shown(key)[1:-1]}: not a field of this model; ignored")
@@ -203,8 +210,14 @@ def _text(value: object) -> str:
 
 
 def query_from_model(model: Model) -> dict[str, str]:
-    """``{"preset": name}`` plus the edited keys, in config order (a field's name where a key states one)."""
-    out = {PRESET_KEY: model.preset or DEFAULT_PRESET}
+    """``{"preset": name}`` (``{"hf": ORG/NAME, "revision": REV}`` for a Hub model, the revision only when not
+    main) plus the edited keys, in key order (a field's name where a key states one)."""
+    if model.hub_id:
+        out = {HUB_KEY: model.hub_id}
+        if model.revision != "main":
+            out[REVISION_KEY] = model.revision
+    else:
+        out = {PRESET_KEY: model.preset or DEFAULT_PRESET}
     for key, value in sorted(model.edits.items()):
         out[link_key(model, key)] = format_value(value)
     return out

@@ -2,7 +2,7 @@
 
 Public (called by app.py; keep stable). Widget keys all start with ``x_``.
 
-* ``render_upload(on_use=None) -> ReadResult | None`` — upload or paste a config.json. Shows what was
+* ``render_upload(on_use=None) -> Model | None`` — upload or paste a config.json. Shows what was
   read, the keys the count ignores, and a clear error (the pasted text is kept). Returns the read result
   while the text reads cleanly; ``on_use(result)`` is called (as a button callback, before the rerun)
   when the user clicks "Use this model"; :func:`model_from_upload` turns the pasted text into the model the
@@ -39,10 +39,10 @@ from . import presets
 from .compare import compare
 from .diagram import to_dot
 from .encode import PREFIX, decode_config, encode_config, link_config
-from .families import FAMILIES, ReadResult
+from .families import FAMILIES
 from .io.config_json import MAX_CONFIG_BYTES, parse
 from .model import Model
-from .params import count, summarize
+from .params import count
 from .spec import Spec, short, validate
 from .sweep import DIMENSIONS, default_values, family_points, field_of, sweep, where_it_goes
 
@@ -188,11 +188,11 @@ def model_from_upload(text: str) -> Model:
 
 
 def upload_link(model: Model) -> dict[str, str]:
-    """The share-link query for the model in view: ``preset`` plus its edits when it started from a preset,
-    else its whole config encoded under ``x_spec`` with the edits on top."""
+    """The share-link query for the model in view: ``preset`` (or ``hf``) plus its edits when it started from a
+    preset (or a Hub id), else its whole config encoded under ``x_spec`` with the edits on top."""
     from . import state as page_state
 
-    if model.preset:
+    if model.preset or model.hub_id:
         return page_state.query_from_model(model)
     return {Q_SPEC: encode_config(link_config(model.reset())), **page_state.query_from_model(model)}
 
@@ -250,8 +250,8 @@ def _paste_example() -> None:
     st.session_state[PASTE] = st.session_state[_PASTE_SAVED] = EXAMPLE
 
 
-def render_upload(on_use: Callable[[str], None] | None = None) -> ReadResult | None:
-    """Upload or paste a config.json; returns what it reads as, or ``None`` (empty or unreadable)."""
+def render_upload(on_use: Callable[[str], None] | None = None) -> Model | None:
+    """Upload or paste a config.json; returns the model it builds, or ``None`` (empty or unreadable)."""
     state = st.session_state
     st.file_uploader(
         "Upload a config.json",
@@ -283,8 +283,8 @@ def render_upload(on_use: Callable[[str], None] | None = None) -> ReadResult | N
         return None
     try:
         model = model_from_upload(text)
-        result = model.read
-        summary = summarize(result.spec)
+        summary = model.summary
+        ignored = model.read.ignored if model.has_formulas else ()
     except ValueError as exc:
         _explain(str(exc))
         return None
@@ -293,16 +293,21 @@ def render_upload(on_use: Callable[[str], None] | None = None) -> ReadResult | N
         return None
 
     a, b, c = st.columns(3)
-    a.metric("Model type", result.model_type)
+    a.metric("Model type", model.model_type)
     b.metric("Parameters", short(summary.total), help=f"{summary.total:,} exactly")
     c.metric("Non-embedding", short(summary.non_embedding), help=f"{summary.non_embedding:,} exactly")
-    if result.ignored:
-        with st.expander(f"{len(result.ignored)} key(s) in the file do not change the count", expanded=False):
+    if not model.has_formulas:
+        st.caption(
+            f"{model.model_type} has no family row: {'; '.join(model.meta.notes)}. The Parameters tab shows its "
+            "module tree; memory, compute and the controls need a family row."
+        )
+    elif ignored:
+        with st.expander(f"{len(ignored)} key(s) in the file do not change the count", expanded=False):
             st.caption(
                 "Training settings, token ids, dropout and similar keys hold no parameters; they are listed "
                 "so that nothing is dropped silently."
             )
-            st.code("\n".join(result.ignored), language=None)
+            st.code("\n".join(ignored), language=None)
     else:
         st.caption("Every key in the file was used.")
     if on_use is not None:
@@ -314,7 +319,7 @@ def render_upload(on_use: Callable[[str], None] | None = None) -> ReadResult | N
             args=(text,),
             help="Show this model on every tab, with every control; its link carries the config.",
         )
-    return result
+    return model
 
 
 # ======================================================================================= compare

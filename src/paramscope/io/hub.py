@@ -287,7 +287,7 @@ def _cached(where: _Where) -> str | None:
     return path if isinstance(path, str) else None
 
 
-def _fetch_small(where: _Where, token: str | None, limit: int) -> bytes:
+def _fetch_small(where: _Where, token: str | bool | None, limit: int) -> bytes:
     """Bytes of a small file of the repo: its size checked first, downloaded into (or read from) the HF cache.
 
     Offline, or when the Hub cannot be reached, times out, rate-limits or fails (5xx), the cached copy answers as in
@@ -344,13 +344,13 @@ def _parse_json(raw: bytes, what: str) -> Any:
 
 
 def fetch_config(
-    repo_id: str, revision: str = "main", *, timeout: float = 8.0, token: str | None = None
+    repo_id: str, revision: str = "main", *, timeout: float = 8.0, token: str | bool | None = None
 ) -> dict[str, Any]:
     """The ``config.json`` of a Hub model as a dict; raise :class:`HubError` (one line) on any failure.
 
     Only config.json is downloaded, through ``huggingface_hub`` (and its cache). A file over
     :data:`MAX_CONFIG_BYTES` is refused from the Hub's announced size, before the download, and again after it.
-    ``token`` None lets huggingface_hub use ``HF_TOKEN`` or the saved login.
+    ``token`` None lets huggingface_hub use ``HF_TOKEN`` or the saved login; False sends no token at all (the page).
     """
     where = _Where(validate_repo_id(repo_id), validate_revision(revision), CONFIG_FILE, _check_timeout(timeout))
     data = _parse_json(_fetch_small(where, token, MAX_CONFIG_BYTES), f"config.json of '{where.repo_id}'")
@@ -359,7 +359,7 @@ def fetch_config(
     return data
 
 
-def from_hub(repo_id: str, revision: str = "main", *, timeout: float = 8.0, token: str | None = None) -> Model:
+def from_hub(repo_id: str, revision: str = "main", *, timeout: float = 8.0, token: str | bool | None = None) -> Model:
     """The model a Hub repo's config.json builds, ready to edit (origin ``hub:ORG/NAME@REVISION``).
 
     :class:`HubError` (one line) when the config cannot be fetched; ``SpecError`` naming the key when it cannot be
@@ -370,7 +370,7 @@ def from_hub(repo_id: str, revision: str = "main", *, timeout: float = 8.0, toke
 
 
 # ------------------------------------------------------------------------------------------------ safetensors
-def _exists(where: _Where, token: str | None) -> bool:
+def _exists(where: _Where, token: str | bool | None) -> bool:
     """Whether the file exists in the repo (HEAD request); other failures raise :class:`HubError`."""
     try:
         get_hf_file_metadata(
@@ -383,7 +383,7 @@ def _exists(where: _Where, token: str | None) -> bool:
     return True
 
 
-def _shard_names(where: _Where, token: str | None) -> list[str] | None:
+def _shard_names(where: _Where, token: str | bool | None) -> list[str] | None:
     """The safetensors files of the repo: ``model.safetensors``, or the shards its index lists; None if neither."""
     if _exists(where, token):
         return [SAFETENSORS_FILE]
@@ -484,7 +484,7 @@ def _read_header(where: _Where, headers: dict[str, str]) -> dict[str, tuple[str,
 
 
 def checkpoint_tensors(
-    repo_id: str, revision: str = "main", *, timeout: float = 8.0, token: str | None = None
+    repo_id: str, revision: str = "main", *, timeout: float = 8.0, token: str | bool | None = None
 ) -> CheckpointCount | None:
     """The parameter count the checkpoint stores, from safetensors headers only; None if it has no safetensors.
 

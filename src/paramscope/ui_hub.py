@@ -1,0 +1,126 @@
+"""The page's Hub input and the long tail: a model by its Hub id, the checkpoint's own count beside ours, and a
+model type without a family row shown as transformers counts it.
+
+Hub answers are cached on the server for an hour and shared by every session (``st.cache_data``), so a popular
+link fetches each id and revision once an hour. Only definite answers are cached (a config, no such repo, gated,
+no config.json, malformed); a timeout or an unreachable Hub is tried again on the next run. The page never asks for
+a token: gated models need the command line with ``HF_TOKEN`` or a pasted config.json.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from .io import hub
+from .model import Model
+from .spec import short
+
+HOUR = 3600
+#: Failures worth asking the Hub again for on the next run (the others are answers, cached for the hour).
+TRANSIENT = frozenset({"offline", "unreachable", "timeout", "rate_limited", "http"})
+
+
+@st.cache_data(ttl=HOUR, max_entries=512, show_spinner="Reading config.json from the Hugging Face Hub …")
+def _config_answer(repo_id: str, revision: str) -> tuple[dict | None, str, str]:
+    """``(config, "", "")`` or ``(None, message, kind)`` for a definite failure; a transient one raises."""
+    try:
+        return hub.fetch_config(repo_id, revision, token=False), "", ""
+    except hub.HubError as exc:
+        if exc.kind in TRANSIENT:
+            raise
+        return None, str(exc), exc.kind
+
+
+@st.cache_data(ttl=HOUR, max_entries=128, show_spinner="Reading the checkpoint's safetensors headers …")
+def _checkpoint_answer(repo_id: str, revision: str) -> tuple[hub.CheckpointCount | None, str]:
+    """The checkpoint's stored tensors (headers only), or the one-line reason they could not be read."""
+    try:
+        return hub.checkpoint_tensors(repo_id, revision, token=False), ""
+    except hub.HubError as exc:
+        return None, str(exc)
+
+
+def parse_target(text: str) -> tuple[str, str]:
+    """``ORG/NAME`` or ``ORG/NAME@REVISION`` as typed into the picker: ``(repo_id, revision)``, both validated."""
+    repo_id, _, revision = text.strip().partition("@")
+    return hub.validate_repo_id(repo_id), hub.validate_revision(revision or "main")
+
+
+def model_from_hub(repo_id: str, revision: str = "main") -> Model:
+    """The model a Hub repo's config.json builds (cached for an hour across sessions); ``ValueError`` (one line)
+    when it cannot be fetched or counted."""
+    repo_id, revision = hub.validate_repo_id(repo_id), hub.validate_revision(revision)
+    config, message, kind = _config_answer(repo_id, revision)
+    if config is None:
+        raise hub.HubError(message, kind)
+    return Model.from_config(config, origin=f"hub:{repo_id}@{revision}")
+
+
+def render_checkpoint(model: Model, total: int) -> None:
+    """The checkpoint's own count beside ours, and why they differ, in an expander (read only when opened)."""
+    box = st.expander("The checkpoint's own count, and why it differs", key="x_checkpoint", on_change="rerun")
+    if not box.open:
+        return
+    with box:
+        cc, error = _checkpoint_answer(model.hub_id, model.revision)
+        if error:
+            st.warning(f"Could not read the checkpoint: {error}", icon=":material/cloud_off:")
+            return
+        if cc is None:
+            st.info("This repo has no safetensors files (model.safetensors or its index): no stored count to compare.")
+            return
+        config = model.config
+        text = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
+        layers = text.get("num_hidden_layers") if isinstance(text.get("num_hidden_layers"), int) else None
+        tied = model.spec.tie_word_embeddings if model.has_formulas else bool(config.get("tie_word_embeddings"))
+        report = hub.explain_checkpoint(cc, total, layers, tie_word_embeddings=tied)
+        left, right = st.columns(2)
+        left.metric("Stored in the checkpoint", f"{report.stored:,}", help="Tensor elements in its safetensors files")
+        right.metric("Counted from config.json", f"{total:,}", help="The model transformers builds from the config")
+        for line in report.lines:
+            st.markdown(f"- {line}")
+        st.caption("Read from the safetensors headers by range requests; no weights were downloaded.")
+
+
+def render_counted_by_transformers(model: Model) -> None:
+    """A model type with no family row: transformers' own count, its module tree (repeated layers folded)."""
+    meta = model.meta
+    s = meta.summary
+    st.info(
+        f"**{model.model_type}** has no family row here, so it is **counted by transformers, no formulas**: "
+        f"{meta.class_name} built on the meta device (no memory, no weights). Memory, compute and the controls "
+        "need a family row; edit this model's config.json in the Your model tab.",
+        icon=":material/info:",
+    )
+    cols = st.columns(3)
+    cols[0].metric("Total parameters", f"{s.total:,}", help=f"{short(s.total)}: sum(p.numel()) of {meta.class_name}")
+    cols[1].metric("Embedding", f"{s.embedding:,}", help="nn.Embedding tables + an untied output head")
+    cols[2].metric("Non-embedding", f"{s.non_embedding:,}")
+    for note in meta.notes:
+        st.caption(note)
+    rows = [
+        {
+            "component": "  " * (n.depth() - 1) + n.path,
+            "parameters": n.count,
+            "share": n.count / s.total if s.total else 0.0,
+            "shape": n.shape,
+            "note": n.note,
+        }
+        for n in s.tree.walk()
+        if n.path
+    ]
+    top = [n for n in s.tree.children if n.count]
+    fig = go.Figure(go.Bar(x=[n.count for n in top], y=[n.path for n in top], orientation="h"))
+    fig.update_layout(height=120 + 28 * len(top), margin=dict(l=10, r=10, t=30, b=10), title="Top-level modules")
+    fig.update_yaxes(autorange="reversed")
+    st.plotly_chart(fig, key="x_meta_bars")
+    st.dataframe(
+        pd.DataFrame(rows),
+        hide_index=True,
+        column_config={
+            "parameters": st.column_config.NumberColumn(format="localized"),
+            "share": st.column_config.ProgressColumn(format="percent", min_value=0.0, max_value=1.0),
+        },
+    )

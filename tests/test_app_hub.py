@@ -1,0 +1,132 @@
+"""The page with a Hub id (AppTest, on the fixture Hub at 127.0.0.1): ?hf= links, the picker, errors, the checkpoint."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from hf_oracle import hf_count
+from hub_server import TINY_LLAMA, TINY_MAMBA, HubServer
+from streamlit.testing.v1 import AppTest
+
+from paramscope import presets
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+
+
+@pytest.fixture
+def page_hub(hub: HubServer) -> HubServer:
+    """The fixture Hub with the page's one-hour caches emptied (they are shared by every session of a process)."""
+    st.cache_data.clear()
+    return hub
+
+
+def fresh(query: dict[str, str] | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=30)
+    at.query_params.update(query or {})
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def total(at: AppTest) -> str:
+    return next(m.value for m in at.metric if m.label == "Total parameters")
+
+
+def test_link_opens_a_hub_model_with_edits(page_hub: HubServer) -> None:
+    """?hf=ORG/NAME&revision=REV plus an edit rebuilds the edited Hub model; the link keeps all three."""
+    at = fresh({"hf": "fixture/llama", "revision": "v1.0", "num_hidden_layers": "4"})
+    expected = hf_count({**presets.get("llama-3.2-1b").config, "num_hidden_layers": 4})
+    assert f"{expected:,}" == total(at)
+    query = at.query_params.to_dict() if hasattr(at.query_params, "to_dict") else dict(at.query_params)
+    assert ("fixture/llama", "v1.0", "4") == (
+        _one(query["hf"]),
+        _one(query["revision"]),
+        _one(query["num_hidden_layers"]),
+    )
+    assert "preset" not in query
+    assert not at.warning
+
+
+def type_into_picker(at: AppTest, text: str) -> AppTest:
+    """Type ``text`` into the picker and press Enter: the browser sends a new option as the widget's string value
+    (AppTest's selectbox knows only listed options, so the typed text is listed first)."""
+    box = at.selectbox(key="preset")
+    box.options.append(box.format_func(text))
+    box.set_value(text).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _one(value: object) -> str:
+    return value[-1] if isinstance(value, list) else str(value)
+
+
+def test_hub_link_fetches_config_json_once_per_hour(page_hub: HubServer) -> None:
+    """Two sessions opening the same link share one fetch (the server-side cache)."""
+    fresh({"hf": "fixture/gpt2"})
+    fresh({"hf": "fixture/gpt2"})
+    gets = [r for r in page_hub.requests if r.method == "GET" and r.filename == "config.json"]
+    assert 1 == len(gets)
+
+
+@pytest.mark.parametrize(
+    ("repo_id", "message"),
+    [
+        ("fixture/missing", "no model 'fixture/missing'"),
+        ("fixture/gated", "HF_TOKEN"),
+        ("../etc", "hub id:"),
+    ],
+)
+def test_bad_hub_link_warns_and_shows_the_default(page_hub: HubServer, repo_id: str, message: str) -> None:
+    """A link to a Hub id that cannot be read warns with the reason and shows GPT-2."""
+    at = fresh({"hf": repo_id})
+    assert f"{presets.get('gpt2').expected_total:,}" == total(at)
+    assert any(message in w.value for w in at.warning), [w.value for w in at.warning]
+
+
+def test_picker_takes_a_hub_id(page_hub: HubServer) -> None:
+    """Typing ORG/NAME into the picker loads that model; a preset's Hub name loads the preset."""
+    at = fresh()
+    type_into_picker(at, "fixture/tiny-llama")
+    assert f"{hf_count(TINY_LLAMA):,}" == total(at)
+    assert "fixture/tiny-llama" == _one(at.query_params["hf"])
+    type_into_picker(at, "Qwen/Qwen3-8B")
+    assert (f"{presets.get('qwen3-8b').expected_total:,}", "qwen3-8b") == (total(at), _one(at.query_params["preset"]))
+    type_into_picker(at, "fixture/gpt2@v1.0")
+    assert ("fixture/gpt2", "v1.0") == (_one(at.query_params["hf"]), _one(at.query_params["revision"]))
+
+
+def test_picker_error_keeps_the_model(page_hub: HubServer) -> None:
+    """A Hub id that cannot be read says why under the picker and keeps the model in view."""
+    at = fresh({"preset": "gpt2-medium"})
+    type_into_picker(at, "fixture/missing")
+    assert f"{presets.get('gpt2-medium').expected_total:,}" == total(at)
+    assert any("no model 'fixture/missing'" in e.value for e in at.error)
+    assert "gpt2-medium" == at.selectbox(key="preset").value
+
+
+def test_checkpoint_beside_the_count(page_hub: HubServer) -> None:
+    """The checkpoint expander shows the stored count and explains the tied head stored twice."""
+    at = fresh({"hf": "fixture/tiny-llama"})
+    at.session_state["x_checkpoint"] = True  # the expander opened (it reads the headers only when open)
+    at.run()
+    text = " ".join(m.value for m in at.markdown)
+    assert "lm_head.weight, stored although tied" in text
+    assert "equals the exact count" in text
+
+
+def test_model_type_without_a_row(page_hub: HubServer) -> None:
+    """A Hub model whose type has no row is counted by transformers; other tabs say what they need."""
+    import torch
+    from transformers import MambaConfig, MambaForCausalLM
+
+    config = {k: v for k, v in TINY_MAMBA.items() if k not in ("model_type", "architectures")}
+    with torch.device("meta"):
+        expected = sum(p.numel() for p in MambaForCausalLM(MambaConfig(**config)).parameters())
+    at = fresh({"hf": "fixture/tiny-mamba"})
+    assert f"{expected:,}" == total(at)
+    assert any("counted by transformers, no formulas" in i.value for i in at.info)
+    at = fresh({"hf": "fixture/tiny-mamba", "tab": "Memory"})
+    assert any("needs the formulas of a family row" in i.value for i in at.info)
