@@ -14,7 +14,7 @@ from transformers.models.auto.configuration_auto import CONFIG_MAPPING
 from paramscope.families import FAMILIES
 
 out = {}
-for model_type in sorted(FAMILIES):
+for model_type in sorted({row.hf_type for row in FAMILIES.values()}):
     if model_type == "paramscope":
         continue
     # The signature's defaults, not an instance's attributes: an instance fills derived keys (head_dim,

@@ -12,6 +12,10 @@ def hf_count(config: dict) -> int:
     return hf_build(config)[1]
 
 
+#: Hub model types transformers does not know, and the type whose classes their ``architectures`` name.
+READ_AS = {"kimi_k2": "deepseek_v3"}
+
+
 def hf_build(config: dict) -> tuple[object, int]:
     """The transformers config object built from ``config``, and the parameter count of its model class."""
     import transformers
@@ -29,7 +33,7 @@ def hf_build(config: dict) -> tuple[object, int]:
     cls = getattr(transformers, cls_name)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        hf_cfg = AutoConfig.for_model(model_type, **cfg_dict)
+        hf_cfg = AutoConfig.for_model(READ_AS.get(model_type, model_type), **cfg_dict)
         with torch.device("meta"):
             model = cls(hf_cfg)
         if model_type == "t5" and spec.lm_head and not spec.tie_word_embeddings:

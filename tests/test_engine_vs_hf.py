@@ -11,6 +11,32 @@ from paramscope import count, read
 
 # One small config per family and per structural switch the family reads. Each is counted by the engine and
 # by the real transformers class.
+SMALL = dict(
+    vocab_size=101,
+    hidden_size=32,
+    num_hidden_layers=3,
+    num_attention_heads=4,
+    num_key_value_heads=2,
+    intermediate_size=48,
+)
+#: Multi-head latent attention with routed and shared experts (DeepSeek-V3 style), small.
+MLA_MOE = dict(
+    architectures=["DeepseekV3ForCausalLM"],
+    vocab_size=101,
+    hidden_size=32,
+    num_hidden_layers=3,
+    num_attention_heads=4,
+    intermediate_size=48,
+    moe_intermediate_size=8,
+    n_routed_experts=6,
+    num_experts_per_tok=2,
+    kv_lora_rank=8,
+    qk_nope_head_dim=4,
+    qk_rope_head_dim=2,
+    v_head_dim=4,
+    topk_group=1,
+)
+
 CASES = {
     "gpt2": dict(model_type="gpt2", n_embd=64, n_layer=2, n_head=4, vocab_size=100, n_positions=32),
     "gpt2-n_inner": dict(model_type="gpt2", n_embd=64, n_layer=3, n_head=8, n_inner=96, vocab_size=101, n_positions=7),
@@ -499,6 +525,83 @@ CASES = {
         vocab_size=100,
         max_position_embeddings=50,
     ),
+    # ------------------------------------------------------------------ the 2026 zoo (issue 11)
+    "granite-bias": dict(model_type="granite", attention_bias=True, mlp_bias=True, **SMALL),
+    "smollm3": dict(model_type="smollm3", pad_token_id=0, **SMALL),
+    "olmo2-full-width-qk-norm": dict(model_type="olmo2", **SMALL),
+    "olmo2-tied": dict(model_type="olmo2", tie_word_embeddings=True, **SMALL),
+    "gemma3_text-qk-norm-4-norms": dict(
+        model_type="gemma3_text", architectures=["Gemma3ForCausalLM"], head_dim=16, **SMALL
+    ),
+    "deepseek_v3-q-lora-dense-first": dict(
+        model_type="deepseek_v3", q_lora_rank=12, n_shared_experts=1, first_k_dense_replace=1, n_group=2, **MLA_MOE
+    ),
+    "deepseek_v3-no-q-lora": dict(
+        model_type="deepseek_v3", q_lora_rank=None, n_shared_experts=2, first_k_dense_replace=0, n_group=1, **MLA_MOE
+    ),
+    "kimi_k2-read-as-deepseek_v3": dict(
+        model_type="kimi_k2", q_lora_rank=12, n_shared_experts=1, first_k_dense_replace=1, n_group=1, **MLA_MOE
+    ),
+    "qwen3_moe": dict(model_type="qwen3_moe", num_experts=4, num_experts_per_tok=2, moe_intermediate_size=8, **SMALL),
+    "qwen3_moe-sparse-step-mlp-only": dict(
+        model_type="qwen3_moe",
+        num_experts=4,
+        num_experts_per_tok=2,
+        moe_intermediate_size=8,
+        decoder_sparse_step=2,
+        mlp_only_layers=[0],
+        head_dim=6,
+        **SMALL,
+    ),
+    "olmoe": dict(model_type="olmoe", num_experts=4, num_experts_per_tok=2, **SMALL),
+    "gpt_oss-sinks-expert-biases": dict(
+        model_type="gpt_oss",
+        head_dim=8,
+        num_local_experts=4,
+        num_experts_per_tok=2,
+        **{**SMALL, "intermediate_size": 24},
+    ),
+    "gpt_oss-no-attention-bias-tied": dict(
+        model_type="gpt_oss",
+        head_dim=8,
+        num_local_experts=4,
+        num_experts_per_tok=2,
+        attention_bias=False,
+        tie_word_embeddings=True,
+        **SMALL,
+    ),
+    "xlm-roberta": dict(
+        model_type="xlm-roberta",
+        architectures=["XLMRobertaForMaskedLM"],
+        vocab_size=101,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=48,
+        max_position_embeddings=40,
+    ),
+    "mt5-untied-gated": dict(
+        model_type="mt5",
+        architectures=["MT5ForConditionalGeneration"],
+        vocab_size=101,
+        d_model=32,
+        num_layers=2,
+        num_decoder_layers=3,
+        num_heads=4,
+        d_kv=8,
+        d_ff=48,
+        feed_forward_proj="gated-gelu",
+    ),
+    "mt5-tied": dict(
+        model_type="mt5",
+        vocab_size=101,
+        d_model=32,
+        num_layers=2,
+        num_heads=4,
+        d_kv=8,
+        d_ff=48,
+        tie_word_embeddings=True,
+    ),
 }
 
 
@@ -536,7 +639,15 @@ def _decoder(model_type: str, **fixed: object):
             tie_word_embeddings=draw(st.booleans()),
             pad_token_id=0,
         )
-        if draw(st.booleans()) and model_type in ("llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2"):
+        if draw(st.booleans()) and model_type in (
+            "llama",
+            "mistral",
+            "qwen2",
+            "qwen3",
+            "gemma",
+            "gemma2",
+            "gemma3_text",
+        ):
             cfg["head_dim"] = draw(st.integers(1, 8)) * 2
         cfg.update(fixed)
         return cfg
@@ -553,6 +664,13 @@ STRATEGIES = {
     "starcoder2": _decoder("starcoder2"),
     "phi3": _decoder("phi3"),
     "mixtral": _decoder("mixtral", num_local_experts=3, num_experts_per_tok=2),
+    "granite": _decoder("granite", attention_bias=True),
+    "smollm3": _decoder("smollm3"),
+    "olmo2": _decoder("olmo2"),
+    "gemma3_text": _decoder("gemma3_text"),
+    "qwen3_moe": _decoder("qwen3_moe", num_experts=3, num_experts_per_tok=2, moe_intermediate_size=6),
+    "olmoe": _decoder("olmoe", num_experts=3, num_experts_per_tok=2),
+    "gpt_oss": _decoder("gpt_oss", num_local_experts=3, num_experts_per_tok=2),
 }
 
 

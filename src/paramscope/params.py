@@ -65,6 +65,8 @@ def attention(prefix: str, spec: Spec) -> Node:
         q = norm(f"{prefix}/q_norm", spec, heads * hd, "num_attention_heads*head_dim")
         k = norm(f"{prefix}/k_norm", spec, kv * hd, "num_key_value_heads*head_dim")
         parts.append(Node(f"{prefix}/qk_norm", q.count + k.count, f"{q.formula} + {k.formula}"))
+    if spec.attention_sinks:
+        parts.append(Node(f"{prefix}/sinks", heads, "num_attention_heads", shape=str(heads)))
     return group(prefix, parts)
 
 

@@ -78,6 +78,7 @@ class Spec:
     attention_bias: bool = False  # bias on the q, k, v projections
     attention_out_bias: bool | None = None  # bias on the output projection; None -> attention_bias
     qk_norm: str = "none"  # none | head (norm over head_dim, Qwen3) | full (over all heads, OLMo2)
+    attention_sinks: bool = False  # gpt-oss: one learned logit per query head ("sinks"), in every layer
     # multi-head latent attention (DeepSeek-V2); all None for ordinary attention
     q_lora_rank: int | None = None
     kv_lora_rank: int | None = None
@@ -256,7 +257,7 @@ def validate(spec: Spec) -> Spec:
         kv = spec.kv_heads
         if kv < 1:
             raise SpecError("num_key_value_heads", "must be at least 1")
-        if heads % kv:
+        if heads % kv and not spec.is_mla:  # MLA reads keys and values from one latent: kv heads size nothing
             raise SpecError(
                 "num_key_value_heads",
                 f"{kv} does not divide num_attention_heads {heads}; "

@@ -114,7 +114,12 @@ def accepts(model: Model, name: str) -> bool:
     (a model without a family row: a key of its config)."""
     if not model.has_formulas:
         return name in model.base
-    return name in FIELDS or name in model.base or name in hf_defaults().get(model.model_type, {})
+    return name in FIELDS or name in model.base or name in _class_defaults(model)
+
+
+def _class_defaults(model: Model) -> dict[str, object]:
+    """The defaults of the model's transformers config class (none known for a model without a row)."""
+    return hf_defaults().get(model.family.hf_type, {}) if model.has_formulas else {}
 
 
 def apply_edits(model: Model, changes: Mapping[str, object]) -> tuple[Model, dict[str, str]]:
@@ -187,7 +192,7 @@ def edits_from_query(model: Model, query: Mapping[str, Any], warnings: list[str]
         if key == "model_type" or not accepts(model, key):
             warnings.append(f"{_shown(key)[1:-1]}: not a field of this model; ignored")
             continue
-        like = config.get(key, hf_defaults().get(model.model_type, {}).get(key))
+        like = config.get(key, _class_defaults(model).get(key))
         try:
             parsed = parse_value(key, _text(value), like)
         except SpecError as exc:

@@ -123,6 +123,23 @@ STARCODER2 = MISTRAL.but(
     fixed=dict(mlp_gated=False, norm_type="layernorm", norm_bias=True),
 )
 
+GRANITE = LLAMA.but(model_type="granite", class_prefix="Granite", source=f"{TF}/granite/modeling_granite.py")
+SMOLLM3 = LLAMA.but(model_type="smollm3", class_prefix="SmolLM3", source=f"{TF}/smollm3/modeling_smollm3.py")
+OLMO2 = LLAMA.but(
+    model_type="olmo2",
+    class_prefix="Olmo2",
+    source=f"{TF}/olmo2/modeling_olmo2.py",
+    keys=dict(mlp_bias=None),
+    fixed=dict(qk_norm="full"),  # q_norm over all query heads, k_norm over all key heads
+)
+GEMMA3_TEXT = GEMMA2.but(
+    model_type="gemma3_text",
+    class_prefix="Gemma3",
+    source=f"{TF}/gemma3/modeling_gemma3.py",
+    fixed=dict(qk_norm="head"),
+    hooks=(hooks.sliding_window, hooks.sliding_pattern),
+)
+
 # ---------------------------------------------------------------------------------------- experts
 MIXTRAL = MISTRAL.but(
     model_type="mixtral",
@@ -166,6 +183,45 @@ DEEPSEEK_V2 = LLAMA.but(
     ),
     defaults=dict(num_shared_experts=0, first_k_dense_replace=0),
     derive=dict(head_dim=Rule("qk_rope_head_dim", lambda d: d["qk_rope_head_dim"], always=True)),
+)
+
+DEEPSEEK_V3 = DEEPSEEK_V2.but(
+    model_type="deepseek_v3",
+    class_prefix="DeepseekV3",
+    source=f"{TF}/deepseek_v3/modeling_deepseek_v3.py",
+)
+KIMI_K2 = DEEPSEEK_V3.but(model_type="kimi_k2", read_as="deepseek_v3")
+QWEN3_MOE = QWEN3.but(
+    model_type="qwen3_moe",
+    class_prefix="Qwen3Moe",
+    source=f"{TF}/qwen3_moe/modeling_qwen3_moe.py",
+    keys=dict(
+        num_experts=("num_experts",),
+        num_experts_per_tok=("num_experts_per_tok",),
+        moe_intermediate_size=("moe_intermediate_size",),
+    ),
+    extra_hooks=[hooks.sparse_step],
+)
+OLMOE = OLMO2.but(
+    model_type="olmoe",
+    class_prefix="Olmoe",
+    source=f"{TF}/olmoe/modeling_olmoe.py",
+    keys=dict(num_experts=("num_experts",), num_experts_per_tok=("num_experts_per_tok",)),
+    derive=dict(moe_intermediate_size=Rule("intermediate_size", lambda d: d["intermediate_size"], always=True)),
+)
+
+GPT_OSS = MIXTRAL.but(
+    model_type="gpt_oss",
+    class_prefix="GptOss",
+    source=f"{TF}/gpt_oss/modeling_gpt_oss.py",
+    keys=dict(
+        attention_bias=("attention_bias",),
+        num_experts=("num_local_experts", "num_experts"),
+        num_experts_per_tok=("num_experts_per_tok", "experts_per_token"),
+    ),
+    # experts carry biases (gate_up_proj_bias, down_proj_bias), the router a bias, each attention head a sink
+    fixed=dict(mlp_bias=True, router_bias=True, attention_sinks=True),
+    hooks=(hooks.sliding_window, hooks.layer_types),
 )
 
 # ------------------------------------------------------------------------------- parallel blocks
@@ -262,9 +318,18 @@ ROWS = (
     GEMMA2,
     PHI3,
     STARCODER2,
+    GRANITE,
+    SMOLLM3,
+    OLMO2,
+    GEMMA3_TEXT,
     MIXTRAL,
     QWEN2_MOE,
     DEEPSEEK_V2,
+    DEEPSEEK_V3,
+    KIMI_K2,
+    QWEN3_MOE,
+    OLMOE,
+    GPT_OSS,
     PHI,
     GPT_NEOX,
     FALCON,

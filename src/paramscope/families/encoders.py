@@ -26,6 +26,9 @@ BERT = Family(
     default_arch="masked_lm",
 )
 ROBERTA = BERT.but(model_type="roberta", class_prefix="Roberta", source=f"{TF}/roberta/modeling_roberta.py")
+XLM_ROBERTA = ROBERTA.but(
+    model_type="xlm-roberta", class_prefix="XLMRoberta", source=f"{TF}/xlm_roberta/modeling_xlm_roberta.py"
+)
 ALBERT = BERT.but(
     model_type="albert",
     class_prefix="Albert",
@@ -70,6 +73,7 @@ T5 = Family(
     hooks=(hooks.feed_forward_proj, hooks.encoder_only),
     default_arch="seq2seq_lm",
 )
+MT5 = T5.but(model_type="mt5", class_prefix="MT5", source=f"{TF}/mt5/modeling_mt5.py")
 BART = Family(
     model_type="bart",
     class_prefix="Bart",
@@ -99,4 +103,4 @@ BART = Family(
     default_arch="seq2seq_lm",
 )
 
-ROWS = (BERT, ROBERTA, DISTILBERT, ALBERT, T5, BART)
+ROWS = (BERT, ROBERTA, XLM_ROBERTA, DISTILBERT, ALBERT, T5, MT5, BART)

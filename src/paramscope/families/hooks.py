@@ -35,6 +35,21 @@ def layer_types(c: Cfg, d: Values) -> None:
         d["sliding_window"] = None
 
 
+def sliding_pattern(c: Cfg, d: Values) -> None:
+    """Gemma 3: ``layer_types`` names the sliding layers; without it every ``sliding_window_pattern``-th layer
+    (6 by default: five sliding, one full) attends fully."""
+    types = c.get("layer_types")
+    n = d["num_hidden_layers"]
+    if isinstance(types, list):
+        sliding = sum(1 for t in types[:n] if t == "sliding_attention")
+    else:
+        pattern = c.int("sliding_window_pattern", default=6)
+        sliding = sum(1 for i in range(n) if (i + 1) % max(pattern, 1))
+    d["sliding_window_layers"] = sliding
+    if sliding == 0:
+        d["sliding_window"] = None
+
+
 def sparse_step(c: Cfg, d: Values) -> None:
     """Qwen-MoE: a layer holds experts when (i + 1) % decoder_sparse_step == 0 and i is not in mlp_only_layers."""
     n = d["num_hidden_layers"]

@@ -147,6 +147,14 @@ class Family:
     default_arch: str = "causal_lm"
     class_names: Mapping[str, str] = field(default_factory=dict)  # exceptions to prefix + ARCH_SUFFIX
     family_label: str = ""
+    #: The transformers ``model_type`` whose classes build this one, when it is not its own (Kimi K2's Hub config
+    #: says ``kimi_k2``, a type transformers does not know; its ``architectures`` is ``DeepseekV3ForCausalLM``).
+    read_as: str = ""
+
+    @property
+    def hf_type(self) -> str:
+        """The transformers ``model_type`` whose config class and defaults this row reads."""
+        return self.read_as or self.model_type
 
     def but(self, **changes: Any) -> Family:
         """A child row: mappings are merged into the parent's (a value of ``None`` removes a key);
@@ -175,7 +183,7 @@ class Family:
     # ------------------------------------------------------------------------------------ reading
     def read(self, data: Mapping[str, Any]) -> tuple[Spec, Cfg]:
         """The validated Spec this config builds, and the reader (which keys it used)."""
-        cfg = Cfg(data, hf_defaults().get(self.model_type, {}))
+        cfg = Cfg(data, hf_defaults().get(self.hf_type, {}))
         values: dict[str, Any] = {}
         for name, keys in self.keys.items():
             value = cfg.get(*keys, default=self.defaults.get(name))
@@ -218,7 +226,7 @@ class Family:
                 return Origin("stated", stated, value, f"from the config (`{stated}`)")
             rule = self.derive.get(name)
             text = rule.text if rule is not None else GENERIC_RULES.get(name)
-            default = hf_defaults().get(self.model_type, {})
+            default = hf_defaults().get(self.hf_type, {})
             if text is None or any(default.get(k) is not None for k in keys):
                 return Origin("default", keys[0], value, f"default of {self.config_class}: {_shown(value)}")
             return Origin("derived", keys[0], value, f"derived: {text} = {_shown(value)}")
