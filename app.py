@@ -662,7 +662,9 @@ def headline_numbers(model: Model, summary: Summary) -> None:
         first[2].metric(
             "Active per token",
             f"{summary.active:,}",
-            help=f"{validate(spec).num_experts_per_tok} of {spec.num_experts} experts per MoE layer",
+            help=f"{validate(spec).num_experts_per_tok} of {spec.num_experts} experts per MoE layer. Without the "
+            "input embedding table (a looked-up row, as gpt-oss's card counts): "
+            f"{summary.active_without_input_embedding:,}",
         )
     else:
         kinds = charts.layer_kinds(summary)

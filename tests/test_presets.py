@@ -9,6 +9,7 @@ from importlib import resources
 import pytest
 from hf_oracle import hf_count
 
+import paramscope
 from paramscope import presets
 from paramscope.families import read
 from paramscope.io.config_json import read_json_text
@@ -78,6 +79,22 @@ PUBLISHED = [
     ("toy-transformer-layer", 200),
     ("toy-transformer-lm", 1_851),
 ]
+
+
+#: Model cards' rounded totals and active counts, in billions: (preset, total, active, active counts the input table).
+PUBLISHED_MOE = [
+    ("gpt-oss-20b", "20.91", "3.61", False),  # openai/gpt-oss-20b model card: 20.91B total, 3.61B active
+    ("gpt-oss-120b", "116.83", "5.13", False),  # openai/gpt-oss-120b: 116.83B total, 5.13B active
+]
+
+
+@pytest.mark.parametrize(("name", "total", "active", "with_table"), PUBLISHED_MOE)
+def test_published_moe_totals_and_active(name: str, total: str, active: str, with_table: bool) -> None:
+    """MoE presets reproduce their model cards' total and active counts, at the cards' rounding."""
+    s = paramscope.summarize(presets.model(name))
+    shown = s.active if with_table else s.active_without_input_embedding
+    digits = len(total.split(".")[1])
+    assert (total, active) == (f"{s.total / 1e9:.{digits}f}", f"{shown / 1e9:.{len(active.split('.')[1])}f}")
 
 
 def _files() -> list[tuple[str, dict]]:

@@ -125,6 +125,7 @@ def cmd_count(args: argparse.Namespace) -> int:
             "embedding": s.embedding,
             "non_embedding": s.non_embedding,
             "active_per_token": s.active,
+            "active_per_token_without_input_embedding": s.active_without_input_embedding,
             "components": [
                 {
                     "path": n.path,
@@ -169,6 +170,7 @@ def cmd_count(args: argparse.Namespace) -> int:
     print(f"{'non-embedding':<{width}}  {s.non_embedding:>17,}")
     if model.has_formulas and model.spec.is_moe:
         print(f"{'active per token':<{width}}  {s.active:>17,}")
+        print(f"{'  less input tables':<{width}}  {s.active_without_input_embedding:>17,}  (as some model cards count)")
     if ignored:
         print(f"keys not used for counting: {', '.join(ignored)}")
     if isinstance(checkpoint, str):

@@ -343,5 +343,10 @@ def summarize(spec: Spec) -> Summary:
     tree = count(spec)
     emb = embedding_params(tree)
     return Summary(
-        total=tree.count, embedding=emb, non_embedding=tree.count - emb, active=active_params(spec, tree), tree=tree
+        total=tree.count,
+        embedding=emb,
+        non_embedding=tree.count - emb,
+        active=active_params(spec, tree),
+        tree=tree,
+        input_embedding=emb - tree.get("head/lm"),
     )

@@ -106,3 +106,10 @@ class Summary:
     non_embedding: int
     active: int
     tree: Node = field(repr=False)
+    input_embedding: int = 0  # the input tables alone (token, position, token-type): embedding less an untied head
+
+    @property
+    def active_without_input_embedding(self) -> int:
+        """Active per token less the input tables (a token's row is looked up, not multiplied): how gpt-oss's
+        and some other model cards count "active" (gpt-oss-20b: 3.61B of 20.9B)."""
+        return self.active - self.input_embedding

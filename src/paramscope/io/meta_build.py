@@ -427,8 +427,9 @@ def _tree(model: nn.Module) -> Node:
     return _group("", top)
 
 
-def _embedding_params(model: nn.Module) -> int:
-    """Parameters of ``nn.Embedding`` modules, plus the output embeddings' weight when it is not tied to one."""
+def _embedding_params(model: nn.Module) -> tuple[int, int]:
+    """Parameters of ``nn.Embedding`` modules (the input tables), and those plus the output embeddings' weight when
+    it is not tied to one."""
     from torch import nn
 
     seen: dict[int, int] = {}
@@ -440,10 +441,11 @@ def _embedding_params(model: nn.Module) -> int:
         out = model.get_output_embeddings()  # type: ignore[operator]
     except Exception:
         out = None
+    tables = int(sum(seen.values()))
     weight = getattr(out, "weight", None)
     if isinstance(weight, nn.Parameter) and id(weight) not in seen:
-        seen[id(weight)] = weight.numel()
-    return int(sum(seen.values()))
+        return tables, tables + weight.numel()
+    return tables, tables
 
 
 def build_tree(config: Mapping[str, Any]) -> MetaResult:
@@ -460,7 +462,7 @@ def build_tree(config: Mapping[str, Any]) -> MetaResult:
     tree = _tree(model)
     if tree.count != total:  # the walk visits what parameters() yields; a mismatch is a bug here
         raise RuntimeError(f"tree count {tree.count:,} != parameters() {total:,} for {cls.__name__}")
-    embedding = _embedding_params(model)
+    tables, embedding = _embedding_params(model)
     notes = [f"counted by transformers {_transformers_version()} on the meta device, no formulas"]
     if how:
         notes.append(how)
@@ -468,5 +470,12 @@ def build_tree(config: Mapping[str, Any]) -> MetaResult:
         notes.append("quantization_config ignored: the count is of the model's parameters before quantization")
     if any("expert" in name.lower() for name, _ in model.named_modules()):
         notes.append("active parameters are not computed for this model: it has experts, active = total")
-    summary = Summary(total=total, embedding=embedding, non_embedding=total - embedding, active=total, tree=tree)
+    summary = Summary(
+        total=total,
+        embedding=embedding,
+        non_embedding=total - embedding,
+        active=total,
+        tree=tree,
+        input_embedding=tables,
+    )
     return MetaResult(tree=tree, summary=summary, class_name=cls.__name__, model_type=model_type, notes=tuple(notes))

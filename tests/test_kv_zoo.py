@@ -1,0 +1,75 @@
+"""KV-cache figures other tools get wrong, written out by hand from each model's published config.json.
+
+Each expected number is the cache a decoder keeps: per layer that attends fully, 2 (k and v) × kv heads × head_dim
+per token; a sliding layer holds at most its window; MLA holds the compressed latent plus the rotary key.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from paramscope import from_config, preset
+from paramscope.memory import kv_cache
+
+GiB = 2**30
+#: Gemma 3 27B's text config (google/gemma-3-27b-it, text_config): 62 layers, 16 kv heads of 128, a 1,024-token
+#: window on five of every six layers.
+GEMMA3_27B_TEXT = {
+    "model_type": "gemma3_text",
+    "architectures": ["Gemma3ForCausalLM"],
+    "vocab_size": 262208,
+    "hidden_size": 5376,
+    "intermediate_size": 21504,
+    "num_hidden_layers": 62,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 16,
+    "head_dim": 128,
+    "sliding_window": 1024,
+    "max_position_embeddings": 131072,
+}
+
+
+def test_gemma3_27b_at_128k() -> None:
+    """Gemma 3 27B at 131,072 tokens: 10 full layers hold every token, 52 sliding layers 1,024 (about 10.4 GiB in
+    bf16, not the 62 GiB of a cache that ignores the 5:1 pattern)."""
+    per_token_layer = 2 * 16 * 128 * 2  # bytes, bf16
+    expected = 10 * per_token_layer * 131072 + 52 * per_token_layer * 1024
+    actual = kv_cache(from_config(GEMMA3_27B_TEXT).spec, 131072, 1, "bf16").count
+    assert (expected, 10.4) == (actual, round(actual / GiB, 1))
+
+
+def test_gpt_oss_20b_alternates() -> None:
+    """gpt-oss-20b: 12 full layers and 12 with a 128-token window, 8 kv heads of 64."""
+    per_token_layer = 2 * 8 * 64 * 2
+    expected = 12 * per_token_layer * 65536 + 12 * per_token_layer * 128
+    assert expected == kv_cache(preset("gpt-oss-20b").spec, 65536, 1, "bf16").count
+
+
+def test_qwen3_head_dim_is_stated() -> None:
+    """Qwen3-0.6B states head_dim 128 (not 1024/16 = 64): 28 layers × 2 × 8 × 128 × 2 B per token."""
+    assert 28 * 2 * 8 * 128 * 2 == kv_cache(preset("qwen3-0.6b").spec, 1, 1, "bf16").count
+
+
+@pytest.mark.parametrize(("q_lora_rank", "layers"), [(1536, 61), (None, 4)])
+def test_deepseek_v3_mla_caches_the_latent(q_lora_rank: int | None, layers: int) -> None:
+    """DeepSeek-V3's MLA caches kv_lora_rank + qk_rope_head_dim = 512 + 64 values per token and layer, whatever
+    its 128 heads (with or without q-LoRA)."""
+    config = {
+        "model_type": "deepseek_v3",
+        "architectures": ["DeepseekV3ForCausalLM"],
+        "hidden_size": 7168,
+        "num_hidden_layers": layers,
+        "num_attention_heads": 128,
+        "num_key_value_heads": 128,
+        "q_lora_rank": q_lora_rank,
+        "kv_lora_rank": 512,
+        "qk_rope_head_dim": 64,
+        "qk_nope_head_dim": 128,
+        "v_head_dim": 128,
+        "n_routed_experts": 256,
+        "num_experts_per_tok": 8,
+        "moe_intermediate_size": 2048,
+        "first_k_dense_replace": 3,
+        "vocab_size": 129280,
+    }
+    assert layers * (512 + 64) * 2 * 4096 == kv_cache(from_config(config).spec, 4096, 1, "bf16").count
