@@ -10,10 +10,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
-from .compare import compare as compare_models
-from .diagram import to_dot
 from .families import ReadResult, read
 from .io.config_json import read_json_text
 from .model import Model
@@ -24,9 +23,31 @@ from .presets import get as get_preset
 from .presets import model as preset
 from .presets import names as preset_names
 from .spec import Spec, SpecError, validate
-from .sweep import family_points, kaplan, varied, where_it_goes
-from .sweep import sweep as sweep_dimension
 from .tree import Node, Summary
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from .compare import compare as compare_models
+    from .diagram import to_dot
+    from .sweep import family_points, kaplan, varied, where_it_goes
+    from .sweep import sweep as sweep_dimension
+
+#: Imported on first use, so that `import paramscope` (and the command line) loads only the counting core.
+_LAZY = {
+    "compare_models": ("compare", "compare"),
+    "to_dot": ("diagram", "to_dot"),
+    "family_points": ("sweep", "family_points"),
+    "kaplan": ("sweep", "kaplan"),
+    "varied": ("sweep", "varied"),
+    "where_it_goes": ("sweep", "where_it_goes"),
+    "sweep_dimension": ("sweep", "sweep"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        module, attr = _LAZY[name]
+        return getattr(import_module(f".{module}", __name__), attr)
+    raise AttributeError(f"module 'paramscope' has no attribute {name!r}")
 
 
 def from_config(config: Mapping[str, Any]) -> Model:

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import cli_costs, presets
+from . import presets
 from .io.config_json import MAX_CONFIG_BYTES, parse
 from .model import Model
 from .spec import Spec, short
@@ -204,36 +204,48 @@ def cmd_presets(args: argparse.Namespace) -> int:
     return 0
 
 
-def _costs_args(add: Callable[[argparse.ArgumentParser], None]) -> Callable[[argparse.ArgumentParser], None]:
+def _costs_args(name: str) -> Callable[[argparse.ArgumentParser], None]:
+    """The arguments of ``memory`` or ``flops``: the model's, then the run's (from cli_costs, imported only when
+    that command is asked for, so that ``count`` starts fast)."""
+
     def both(p: argparse.ArgumentParser) -> None:
+        from . import cli_costs
+
         _spec_args(p)
-        add(p)
+        getattr(cli_costs, f"{name}_args")(p)
 
     return both
 
 
 def cmd_memory(args: argparse.Namespace) -> int:
+    from . import cli_costs
+
     return cli_costs.run_memory(*load_spec(args, "memory"), args)
 
 
 def cmd_flops(args: argparse.Namespace) -> int:
+    from . import cli_costs
+
     return cli_costs.run_flops(*load_spec(args, "flops"), args)
 
 
 COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]] = {
     "count": ("exact parameter breakdown", _count_args, cmd_count),
-    "memory": ("memory per GPU for inference or training", _costs_args(cli_costs.memory_args), cmd_memory),
-    "flops": ("FLOPs per token, training compute and time", _costs_args(cli_costs.flops_args), cmd_flops),
+    "memory": ("memory per GPU for inference or training", _costs_args("memory"), cmd_memory),
+    "flops": ("FLOPs per token, training compute and time", _costs_args("flops"), cmd_flops),
     "presets": ("list the preset names", lambda p: p.add_argument("--json", action="store_true"), cmd_presets),
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser; given the ``command`` asked for, only that command's arguments are set up (the others are
+    listed with their help, which is all argparse shows of them)."""
     parser = _Parser(prog="python -m paramscope", description="Exact transformer parameter counts, memory and FLOPs.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for name, (help_text, add_args, func) in COMMANDS.items():
         p = sub.add_parser(name, help=help_text)
-        add_args(p)
+        if command not in COMMANDS or command == name:
+            add_args(p)
         p.set_defaults(func=func)
     return parser
 
@@ -246,7 +258,8 @@ def _error(exc: Exception) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        args = build_parser().parse_args(argv)
+        argv = list(sys.argv[1:] if argv is None else argv)
+        args = build_parser(argv[0] if argv else None).parse_args(argv)
         return args.func(args)
     except UserError as exc:
         _error(exc)
