@@ -13,7 +13,7 @@ import math
 from . import flops as F
 from . import hardware
 from .hardware import GB, GiB
-from .memory import PARTS, max_fit, memory, parts
+from .memory import PARTS, gpus_needed, max_fit, memory, parts
 from .run import (
     DTYPES,
     KV_DTYPES,
@@ -97,7 +97,13 @@ def memory_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--recompute", choices=RECOMPUTE, default=d.recompute, help="activation recomputation (default none)"
     )
-    p.add_argument("--flash", action="store_true", help="FlashAttention: attention scores are not stored")
+    p.add_argument(
+        "--flash",
+        action=argparse.BooleanOptionalAction,
+        default=d.flash,
+        help="FlashAttention: attention scores are not stored (default on, as every current trainer runs; "
+        "--no-flash stores them)",
+    )
     p.add_argument("--dropout", action="store_true", help="store dropout masks (GPT-2/GPT-3-style training)")
 
 
@@ -169,6 +175,7 @@ def run_memory(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.
     gpu = hardware.get(s.gpu)
     fits = out["total"] <= gpu.memory_bytes
     best = max_fit(spec, s, gpu.memory_bytes, "seq")
+    needed = None if fits else gpus_needed(spec, s, gpu.memory_bytes)
     seq = resolved_seq(s, spec.max_position_embeddings)
     resolved = {
         "mode": s.mode,
@@ -192,6 +199,9 @@ def run_memory(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.
             "gpu": {"key": gpu.key, "name": gpu.name, "memory_bytes": gpu.memory_bytes},
             "fits": fits,
             "max_seq_that_fits": best,
+            "gpus_needed": None
+            if needed is None
+            else {"gpus": needed.gpus, "how": needed.how, "per_gpu": needed.per_gpu},
             "breakdown": _rows(tree),
             "ignored_keys": list(ignored),
         }
@@ -222,6 +232,8 @@ def run_memory(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.
     print()
     verdict = "fits" if fits else "does NOT fit"
     print(f"{gpu.name} ({gpu.memory_label} = {gpu.memory_bytes:,} bytes): {verdict}")
+    if needed is not None:
+        print(f"GPUs needed: {needed.gpus:,}, with {needed.how} ({needed.per_gpu / GB:,.2f} GB per GPU)")
     if best is None:
         print("largest context that fits: none (even 1 token is too much)")
     else:

@@ -518,3 +518,41 @@ def max_fit(spec: Spec, settings: RunSettings, capacity: int, field: str = "seq"
         else:
             hi = mid
     return lo
+
+
+@dataclass(frozen=True)
+class GpusNeeded:
+    """The smallest GPU count that fits, how the work is split over them, and the bytes each then holds."""
+
+    gpus: int
+    how: str  # in words: "ZeRO-3 over 16 GPUs", "weights and KV cache split evenly (tensor parallelism)"
+    per_gpu: int
+
+
+def gpus_needed(spec: Spec, settings: RunSettings, capacity: int, limit: int = 4096) -> GpusNeeded | None:
+    """The fewest GPUs of ``capacity`` bytes that hold the run; ``None`` when even ``limit`` GPUs do not.
+
+    Training: ZeRO-3 over ``n`` data-parallel GPUs (the stage in ``settings`` when it is 3 already), as computed
+    by :func:`memory` for that ``n``: activations stay per GPU, so a micro-batch too large for one GPU never fits.
+    Inference: the weights and the KV cache split evenly over ``n`` GPUs (tensor parallelism, Megatron-style
+    sharding of every layer), activations and overhead per GPU; the few replicated norm weights are ignored.
+    """
+    if settings.mode == "training":
+        at = lambda n: total_bytes(spec, dataclasses.replace(settings, gpus=n, zero=3))  # noqa: E731
+        how = "ZeRO-3 (parameters, gradients and optimizer state sharded) over {n} data-parallel GPUs"
+    else:
+        out = parts(memory(spec, settings))
+        shared = out["weights"] + out["kv_cache"]
+        rest = out["total"] - shared
+        at = lambda n: rest + -(-shared // n)  # noqa: E731
+        how = "weights and KV cache split evenly over {n} GPUs (tensor parallelism)"
+    if at(limit) > capacity:
+        return None
+    lo, hi = 0, limit  # at(hi) fits; at(lo) does not (0 GPUs hold nothing)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if at(mid) <= capacity:
+            hi = mid
+        else:
+            lo = mid
+    return GpusNeeded(gpus=hi, how=how.format(n=hi), per_gpu=at(hi))

@@ -47,7 +47,7 @@ class RunSettings:
     gpus: int = 1
     gpu: str = DEFAULT_GPU  # a key of paramscope.hardware.ACCELERATORS
     recompute: str = "none"  # activation recomputation: none | selective | full
-    flash: bool = False  # FlashAttention: the s x s attention scores are never stored
+    flash: bool = True  # FlashAttention (every current trainer runs it): the s x s attention scores are never stored
     dropout: bool = False  # dropout masks stored (GPT-2/GPT-3 style training); modern LLMs train without
     causal: bool = False  # count attention FLOPs causally (each token sees the ones before it)
     tokens: int = 0  # training tokens D; 0 = Chinchilla-optimal (20 per parameter)

@@ -20,7 +20,7 @@ from . import charts_costs as C
 from . import flops as F
 from . import hardware
 from .hardware import GB, GiB
-from .memory import PARTS, QUANT, max_fit, memory, parts, sweep
+from .memory import PARTS, QUANT, gpus_needed, max_fit, memory, parts, sweep
 from .run import (
     DTYPES,
     KV_DTYPES,
@@ -205,9 +205,16 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
             "Inference memory is for one GPU holding the whole model (no tensor parallelism); "
             "the GPU count only affects training (ZeRO) and the compute-time estimate."
         )
-    if seq > spec.max_position_embeddings and spec.position_embedding == "learned":
+    if seq > spec.max_position_embeddings:
         st.warning(
-            f"{seq:,} tokens is longer than this model's learned position table ({spec.max_position_embeddings:,})."
+            f"{seq:,} tokens is longer than this model's context of {spec.max_position_embeddings:,} "
+            "(`max_position_embeddings`): "
+            + (
+                "its learned position table has no rows for the extra tokens."
+                if spec.position_embedding == "learned"
+                else "it was not trained for it; the memory below is still what such a run would hold."
+            ),
+            icon=":material/warning:",
         )
     cols = st.columns(3)
     cols[0].metric("Total per GPU", f"{total / GB:,.2f} GB", help=f"{total / GiB:,.3f} GiB = {total:,} bytes")
@@ -228,6 +235,16 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
             help=f"At batch {settings.batch} on one {gpu.name}; the model's context is "
             f"{spec.max_position_embeddings:,} tokens.",
         )
+    if not fits:
+        needed = gpus_needed(spec, settings, gpu.memory_bytes)
+        if needed is None:
+            st.error(f"Does not fit even on 4,096 × {gpu.name} this way: lower the batch or the context.")
+        else:
+            st.info(
+                f"**GPUs needed: {needed.gpus:,} × {gpu.name}**, with {needed.how}: {needed.per_gpu / GB:,.2f} GB "
+                f"per GPU of {gpu.memory_label} ({(gpu.memory_bytes - needed.per_gpu) / GB:,.2f} GB left).",
+                icon=":material/memory:",
+            )
     left, right = st.columns([1, 2])
     left.plotly_chart(C.memory_bar(out, gpu.memory_bytes, gpu.name), config=_CHART)
     rows = []
