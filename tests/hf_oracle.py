@@ -36,8 +36,8 @@ def hf_build(config: dict) -> tuple[object, int]:
         hf_cfg = AutoConfig.for_model(READ_AS.get(model_type, model_type), **cfg_dict)
         with torch.device("meta"):
             model = cls(hf_cfg)
-        if model_type == "t5" and spec.lm_head and not spec.tie_word_embeddings:
-            # transformers 5 always ties T5's lm_head (T5Config.__post_init__ forces
+        if model_type in ("t5", "mt5") and spec.lm_head and not spec.tie_word_embeddings:
+            # transformers 5 always ties T5's (and mT5's) lm_head (T5Config.__post_init__ forces
             # tie_word_embeddings=True); the released T5 v1.1 / Flan-T5 checkpoints store a separate
             # lm_head.weight. The released model wins: untie it as transformers 4 did.
             model.lm_head.weight = torch.nn.Parameter(torch.empty_like(model.lm_head.weight))

@@ -581,3 +581,32 @@ def test_why_so_big_plots_the_sweep():
     assert len(figures_) >= 4
     ys = [y for trace in figures_[0]["data"] for y in (trace.get("y") or []) if isinstance(y, (int, float))]
     assert presets.get("gpt2").expected_total in ys
+
+
+SLIDER_MOVES = [
+    ("gpt2", "s.hidden_size", 1536, {"n_embd": 1536}),
+    ("gpt2", "s.vocab_size", 32000, {"vocab_size": 32000}),
+    ("gpt2", "s.ffn_multiplier", 2.0, {"n_inner": 1536}),
+    ("llama-3.2-1b", "s.hidden_size", 4096, {"hidden_size": 4096}),
+    ("qwen3-8b", "s.ffn_multiplier", 3.0, {"intermediate_size": 12288}),
+]
+
+
+@pytest.mark.parametrize(("name", "key", "value", "keys"), SLIDER_MOVES)
+def test_sliders_edit_the_config(name: str, key: str, value: object, keys: dict) -> None:
+    """Each slider writes its exact box and the config key: the total is what transformers reads from the
+    preset's config.json with that key changed."""
+    at = fresh({"preset": name})
+    move(at, "select_slider", key, value)
+    assert expected(name, **keys) == total(at)
+    assert not at.error
+
+
+def test_width_slider_keeps_heads_whole() -> None:
+    """GPT-2's width slider offers only widths its 12 heads divide into a whole head_dim (steps of 96); Llama 3.2
+    1B, whose config states head_dim, offers steps of 64."""
+    gpt2 = fresh({"preset": "gpt2"}).select_slider(key="s.hidden_size").options
+    llama = fresh({"preset": "llama-3.2-1b"}).select_slider(key="s.hidden_size").options
+    assert all(int(w.replace(",", "")) % 12 == 0 for w in gpt2)
+    assert ("96", "1,536") == (gpt2[0], next(w for w in gpt2 if w == "1,536"))
+    assert all(int(w.replace(",", "")) % 64 == 0 for w in llama)

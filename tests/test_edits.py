@@ -23,7 +23,7 @@ EDITS = {
     "head_dim": lambda s: {"head_dim": 32},
     "layers": lambda s: {"num_hidden_layers": 3},
     "decoder layers": lambda s: {"num_decoder_layers": 2},
-    "vocab": lambda s: {"vocab_size": 65_536},  # above every preset's pad_token_id, which transformers checks
+    "vocab": lambda s: {"vocab_size": 65_536},  # below some pad_token_ids: refused by both (a padding row is needed)
     "ffn": lambda s: {"intermediate_size": 1000},
     "untie": lambda s: {"tie_word_embeddings": not s.tie_word_embeddings},
     "attention bias": lambda s: {"attention_bias": not s.attention_bias},
@@ -36,7 +36,13 @@ EDITS = {
 #: Attributes a transformers 5 config class rewrites whatever the file says: T5Config always ties (the released
 #: untied checkpoints are untied by the oracle, see hf_oracle.py); num_decoder_layers is not a config attribute
 #: of every family.
-FORCED = {("t5", "tie_word_embeddings"), ("t5", "num_decoder_layers"), ("bart", "num_decoder_layers")}
+FORCED = {
+    ("t5", "tie_word_embeddings"),
+    ("t5", "num_decoder_layers"),
+    ("mt5", "tie_word_embeddings"),
+    ("mt5", "num_decoder_layers"),
+    ("bart", "num_decoder_layers"),
+}
 
 
 def check_edit(name: str, edit: dict) -> str:

@@ -150,7 +150,10 @@ class Model:
                     config[key] = value
             return self.with_config(config)
         family = self.family
+        layers_key = family.key_for("num_hidden_layers", config)
         for name, value in changes.items():
+            if name in ("num_hidden_layers", layers_key) and isinstance(value, int) and not isinstance(value, bool):
+                _follow_layer_count(config, self.spec.num_hidden_layers, value)
             key = family.key_for(name, config)
             if key is None:
                 rule = self.origin_of(name).text
@@ -171,6 +174,20 @@ class Model:
 
     def reset(self) -> Model:
         return Model(self.base_json, self.base_json, self.origin)
+
+
+#: Config keys holding one entry per layer (Gemma 3's and gpt-oss's attention pattern, SmolLM3's NoPE layers):
+#: transformers refuses a list whose length is not the layer count.
+PER_LAYER_LISTS = ("layer_types", "no_rope_layers")
+
+
+def _follow_layer_count(config: dict[str, Any], old: int, new: int) -> None:
+    """Per-layer lists follow an edit of the layer count, repeating their pattern (``[s, s, s, s, s, f]`` at 6 layers
+    is ``[s, s, s, s, s, f, s, s]`` at 8), so that the edited config still builds."""
+    for key in PER_LAYER_LISTS:
+        values = config.get(key)
+        if isinstance(values, list) and values and len(values) == old and new >= 0:
+            config[key] = [values[i % len(values)] for i in range(new)]
 
 
 def _canonical(config: Mapping[str, Any]) -> str:

@@ -21,6 +21,7 @@ PARAMSCOPE = Family(
     class_prefix="",
     source="",
     keys={name: (name,) for name in FIELDS if name != "model_type"},
+    padding_row=False,
 )
 
 FAMILIES: dict[str, Family] = {row.model_type: row for row in (*decoders.ROWS, *encoders.ROWS, PARAMSCOPE)}

@@ -38,6 +38,7 @@ GPT2 = Family(
     derive=dict(intermediate_size=FOUR_H),
     fixed=dict(attention_bias=True, mlp_bias=True, position_embedding="learned"),
     class_names=dict(causal_lm="GPT2LMHeadModel"),
+    padding_row=False,
 )
 
 GPT_BIGCODE = GPT2.but(
@@ -113,7 +114,9 @@ GEMMA2 = GEMMA.but(
     fixed=dict(norms_per_layer=4),
     extra_hooks=[hooks.layer_types],
 )
-PHI3 = MISTRAL.but(model_type="phi3", class_prefix="Phi3", source=f"{TF}/phi3/modeling_phi3.py")
+PHI3 = MISTRAL.but(
+    model_type="phi3", class_prefix="Phi3", source=f"{TF}/phi3/modeling_phi3.py", extra_hooks=[hooks.rope_factors]
+)
 STARCODER2 = MISTRAL.but(
     model_type="starcoder2",
     class_prefix="Starcoder2",
@@ -206,7 +209,8 @@ OLMOE = OLMO2.but(
     model_type="olmoe",
     class_prefix="Olmoe",
     source=f"{TF}/olmoe/modeling_olmoe.py",
-    keys=dict(num_experts=("num_experts",), num_experts_per_tok=("num_experts_per_tok",)),
+    # OlmoeConfig has no head_dim: q_norm spans hidden_size, k_norm (hidden_size // heads) * kv heads
+    keys=dict(num_experts=("num_experts",), num_experts_per_tok=("num_experts_per_tok",), head_dim=None),
     derive=dict(moe_intermediate_size=Rule("intermediate_size", lambda d: d["intermediate_size"], always=True)),
 )
 
@@ -252,6 +256,7 @@ GPT_NEOX = Family(
     ),
     defaults=dict(attention_bias=True, parallel_attn=True),
     fixed=dict(mlp_bias=True, position_embedding="rotary"),
+    padding_row=False,
 )
 FALCON = Family(
     model_type="falcon",
@@ -267,6 +272,7 @@ FALCON = Family(
     ),
     derive=dict(intermediate_size=FOUR_H),
     hooks=(hooks.falcon_layout,),
+    padding_row=False,
 )
 OPT = Family(
     model_type="opt",
@@ -304,6 +310,7 @@ BLOOM = Family(
         embedding_norm=True,
         position_embedding="alibi",
     ),
+    padding_row=False,
 )
 
 ROWS = (

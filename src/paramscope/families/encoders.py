@@ -72,6 +72,7 @@ T5 = Family(
     fixed=dict(norm_type="rmsnorm", norm_bias=False, position_embedding="relative", max_position_embeddings=512),
     hooks=(hooks.feed_forward_proj, hooks.encoder_only),
     default_arch="seq2seq_lm",
+    padding_row=False,
 )
 MT5 = T5.but(model_type="mt5", class_prefix="MT5", source=f"{TF}/mt5/modeling_mt5.py")
 BART = Family(

@@ -50,6 +50,33 @@ def sliding_pattern(c: Cfg, d: Values) -> None:
         d["sliding_window"] = None
 
 
+def rope_factors(c: Cfg, d: Values) -> None:
+    """Phi-3 LongRoPE: ``short_factor`` and ``long_factor`` hold one entry per rotary frequency, (head size ×
+    partial_rotary_factor) // 2 of them; transformers refuses any other length (so a head-size edit needs new
+    factors)."""
+    rope = c.get("rope_parameters") or c.get("rope_scaling")
+    if not isinstance(rope, dict) or not d.get("num_attention_heads"):
+        return
+    partial = rope.get("partial_rotary_factor", c.get("partial_rotary_factor", default=1.0))
+    if not isinstance(partial, (int, float)) or isinstance(partial, bool):
+        return
+    # checked twice by transformers: over hidden_size // heads (Phi3Config) and over head_dim (the rope utilities)
+    sizes = {
+        d["hidden_size"] // d["num_attention_heads"],
+        d.get("head_dim") or d["hidden_size"] // d["num_attention_heads"],
+    }
+    for key in ("short_factor", "long_factor"):
+        factors = rope.get(key)
+        for size in sorted(sizes):
+            wanted = int(size * partial) // 2
+            if isinstance(factors, list) and len(factors) != wanted:
+                raise SpecError(
+                    "rope_scaling",
+                    f"{key} has {len(factors)} entries but a head of {size} has {wanted} rotary frequencies; "
+                    "transformers refuses it (a head-size edit of a LongRoPE model needs new factors)",
+                )
+
+
 def sparse_step(c: Cfg, d: Values) -> None:
     """Qwen-MoE: a layer holds experts when (i + 1) % decoder_sparse_step == 0 and i is not in mlp_only_layers."""
     n = d["num_hidden_layers"]

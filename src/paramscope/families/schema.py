@@ -150,6 +150,9 @@ class Family:
     #: The transformers ``model_type`` whose classes build this one, when it is not its own (Kimi K2's Hub config
     #: says ``kimi_k2``, a type transformers does not know; its ``architectures`` is ``DeepseekV3ForCausalLM``).
     read_as: str = ""
+    #: Whether the token embedding keeps a padding row (``nn.Embedding(..., padding_idx=pad_token_id)``): then
+    #: transformers refuses a vocabulary without a row for ``pad_token_id``, and so does the reader.
+    padding_row: bool = True
 
     @property
     def hf_type(self) -> str:
@@ -196,6 +199,8 @@ class Family:
         for name, rule in self.derive.items():
             if rule.always or values.get(name) is None:
                 values[name] = rule.fn(values)
+        if self.padding_row:
+            _check_padding_row(cfg, values)
         kwargs = {k: v for k, v in values.items() if v is not None or FIELDS[k].default is None}
         try:
             spec = Spec(model_type=self.model_type, **kwargs)
@@ -235,6 +240,17 @@ class Family:
         if text is not None:
             return Origin("fixed", "", value, f"fixed by the {self.class_prefix} classes: {text} = {_shown(value)}")
         return Origin("fixed", "", value, f"fixed by the {self.class_prefix} classes: {_shown(value)}")
+
+
+def _check_padding_row(cfg: Cfg, values: Mapping[str, Any]) -> None:
+    pad, vocab = cfg.get("pad_token_id"), values.get("vocab_size")
+    if isinstance(pad, int) and not isinstance(pad, bool) and isinstance(vocab, int) and 0 <= vocab <= pad:
+        key = cfg.stated("pad_token_id") or "pad_token_id (the class default)"
+        raise SpecError(
+            "vocab_size",
+            f"{vocab:,} rows leave no row for the padding token ({key} = {pad:,}); transformers refuses to build "
+            "it: choose a larger vocabulary (or lower pad_token_id)",
+        )
 
 
 #: How the Spec derives a size no key of the family states (see :func:`paramscope.spec.resolve`).
