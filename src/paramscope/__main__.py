@@ -229,10 +229,24 @@ def cmd_flops(args: argparse.Namespace) -> int:
     return cli_costs.run_flops(*load_spec(args, "flops"), args)
 
 
+def cmd_speed(args: argparse.Namespace) -> int:
+    from . import cli_costs
+
+    return cli_costs.run_speed(*load_spec(args, "speed"), args)
+
+
+def cmd_fit(args: argparse.Namespace) -> int:
+    from . import cli_costs
+
+    return cli_costs.run_fit(*load_spec(args, "fit"), args)
+
+
 COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]] = {
     "count": ("exact parameter breakdown", _count_args, cmd_count),
     "memory": ("memory per GPU for inference or training", _costs_args("memory"), cmd_memory),
     "flops": ("FLOPs per token, training compute and time", _costs_args("flops"), cmd_flops),
+    "speed": ("prefill and decode tokens per second on one GPU (roofline)", _costs_args("speed"), cmd_speed),
+    "fit": ("the fewest GPUs that hold a run, and how it is split", _costs_args("memory"), cmd_fit),
     "presets": ("list the preset names", lambda p: p.add_argument("--json", action="store_true"), cmd_presets),
 }
 

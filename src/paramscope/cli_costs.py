@@ -13,7 +13,7 @@ import math
 from . import flops as F
 from . import hardware
 from .hardware import GB, GiB
-from .memory import PARTS, gpus_needed, max_fit, memory, parts
+from .memory import PARTS, gpus_needed, max_fit, memory, parts, total_bytes
 from .run import (
     DTYPES,
     KV_DTYPES,
@@ -304,4 +304,121 @@ def run_flops(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.N
     )
     if measured is not None:
         print(f"MFU at {s.tokens_per_second:,.0f} tokens/s: {measured:.1%}")
+    return 0
+
+
+# ------------------------------------------------------------------------------------------- speed and fit
+def speed_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--gpu", choices=list(hardware.ACCELERATORS), default=hardware.DEFAULT_GPU, help="accelerator")
+    p.add_argument("--dtype", choices=DTYPES, default="bf16", help="weight format (default bf16)")
+    p.add_argument("--kv-dtype", choices=("fp32", "bf16", "fp16", "fp8", "int8"), default="bf16", help="KV cache")
+    p.add_argument("--batch", type=_count, default=1, metavar="B", help="sequences decoded together (default 1)")
+    p.add_argument("--prompt", type=_count, default=1024, metavar="P", help="prompt tokens per sequence")
+    p.add_argument("--new", type=_count, default=256, metavar="T", help="new tokens per sequence")
+    p.add_argument(
+        "--efficiency",
+        type=_number,
+        default=1.0,
+        help="fraction of peak FLOP/s and bandwidth reached (default 1: the roofline bound; 0.6-0.8 is typical)",
+    )
+
+
+def run_speed(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.Namespace) -> int:
+    from .speed import speed
+
+    gpu = hardware.get(args.gpu)
+    sp = speed(
+        spec,
+        gpu,
+        dtype=args.dtype,
+        kv_dtype=args.kv_dtype,
+        batch=args.batch,
+        prompt=args.prompt,
+        new=args.new,
+        efficiency=args.efficiency,
+    )
+    phases = {"prefill": sp.prefill, "decode_step": sp.decode_step}
+    if args.json:
+        doc = {
+            "model": label,
+            "model_type": spec.model_type,
+            "gpu": gpu.key,
+            "peak_flops": gpu.bf16_flops,
+            "bandwidth_bytes_per_s": gpu.bandwidth,
+            "efficiency": args.efficiency,
+            "batch": sp.batch,
+            "prompt": sp.prompt,
+            "new": sp.new,
+            "prefill_tokens_per_s": sp.prefill_tokens_per_s,
+            "decode_tokens_per_s": sp.decode_tokens_per_s,
+            "time_to_first_token_s": sp.time_to_first_token_s,
+            "total_s": sp.total_s,
+            "decode_context": sp.context,
+            "experts_read_per_layer": sp.experts_read if spec.is_moe else None,
+            **{
+                name: {
+                    "flops": ph.flops,
+                    "bytes": ph.bytes,
+                    "compute_s": ph.compute_s,
+                    "memory_s": ph.memory_s,
+                    "bound": ph.bound,
+                }
+                for name, ph in phases.items()
+            },
+        }
+        print(json.dumps(doc, indent=1))
+        return 0
+    print(f"{label} on {gpu.name}: {args.dtype} weights, batch {sp.batch}, prompt {sp.prompt:,}, {sp.new:,} new tokens")
+    print(f"  peak {gpu.tflops:,.1f} TFLOP/s ({gpu.source})")
+    print(f"  bandwidth {gpu.bandwidth / 1e9:,.0f} GB/s ({gpu.bandwidth_source}); efficiency {args.efficiency:g}")
+    for name, ph in phases.items():
+        print(
+            f"  {name:<12} {ph.flops:>22,} FLOP  {ph.bytes:>18,} B  compute {ph.compute_s * 1e3:9.3f} ms  "
+            f"memory {ph.memory_s * 1e3:9.3f} ms  -> {ph.bound}-bound"
+        )
+    print(f"time to first token   {sp.time_to_first_token_s * 1e3:,.1f} ms")
+    print(f"prefill               {sp.prefill_tokens_per_s:,.0f} tokens/s")
+    where = f"all {sp.batch} sequences, context {sp.context:,}"
+    print(f"decode                {sp.decode_tokens_per_s:,.1f} tokens/s ({where})")
+    return 0
+
+
+def run_fit(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.Namespace) -> int:
+    s = _settings(
+        args,
+        mode=args.mode,
+        dtype=args.dtype,
+        kv_dtype=args.kv_dtype,
+        batch=args.batch,
+        optimizer=args.optimizer,
+        zero=args.zero,
+        recompute=args.recompute,
+        flash=args.flash,
+        dropout=args.dropout,
+    )
+    gpu = hardware.get(s.gpu)
+    one = total_bytes(spec, dataclasses.replace(s, gpus=1))
+    needed = gpus_needed(spec, s, gpu.memory_bytes) if one > gpu.memory_bytes else None
+    gpus, how, per_gpu = (1, "one GPU holds it all", one) if one <= gpu.memory_bytes else (0, "", 0)
+    if needed is not None:
+        gpus, how, per_gpu = needed.gpus, needed.how, needed.per_gpu
+    if args.json:
+        doc = {
+            "model": label,
+            "gpu": gpu.key,
+            "mode": s.mode,
+            "gpus": gpus or None,
+            "layout": how or None,
+            "per_gpu_bytes": per_gpu or None,
+            "headroom_bytes": gpu.memory_bytes - per_gpu if gpus else None,
+        }
+        print(json.dumps(doc, indent=1))
+        return 0
+    if not gpus:
+        print(f"{label}: does not fit on up to 4,096 × {gpu.name}; lower the batch or the context")
+        return 0
+    print(
+        f"{label}: {gpus:,} × {gpu.name} ({how}): {per_gpu / GB:,.2f} GB per GPU, "
+        f"{(gpu.memory_bytes - per_gpu) / GB:,.2f} GB left of {gpu.memory_label}"
+    )
     return 0

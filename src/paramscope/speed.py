@@ -1,0 +1,125 @@
+"""Tokens per second from a roofline: each phase takes the longer of its FLOPs at peak and its bytes at bandwidth.
+
+For one GPU holding the whole model, ``batch`` sequences of ``prompt`` tokens, then ``new`` tokens each:
+
+* **prefill** reads the weights once and runs the forward FLOPs of the prompts (causal attention):
+  ``time = max(batch × forward(prompt) / (peak × eff), bytes / (bandwidth × eff))``; it is also the time to first
+  token;
+* **decode**, one step per new token, at the average context ``prompt + new/2``: every weight matrix is read once
+  per step (the input table only a row per sequence; for MoE only the experts the batch routes to, uniform
+  routing: ``E × (1 − (1 − k/E)^batch)`` per layer), plus the whole KV cache; the FLOPs are the marginal forward
+  cost of one more token at that context, times the batch.
+
+``eff`` (0-1] scales both the peak FLOP/s and the bandwidth: 1 gives the roofline bound, which no kernel reaches;
+measured decode runs typically reach 60-80 % of bandwidth. Peaks and bandwidths are datasheet figures
+(:mod:`paramscope.hardware`, each with its source).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .flops import forward
+from .hardware import Accelerator
+from .memory import BITS, QUANT, kv_cache, weight_bytes
+from .params import count
+from .spec import Spec, validate
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One phase's work and time: the FLOPs, the bytes moved, the time each takes at the roofline."""
+
+    flops: int
+    bytes: int
+    compute_s: float
+    memory_s: float
+
+    @property
+    def seconds(self) -> float:
+        return max(self.compute_s, self.memory_s)
+
+    @property
+    def bound(self) -> str:
+        """Which side sets the time: ``compute`` or ``memory`` (bandwidth)."""
+        return "compute" if self.compute_s >= self.memory_s else "memory"
+
+
+@dataclass(frozen=True)
+class Speed:
+    """Prefill and decode throughput of one GPU, with the work behind each."""
+
+    prefill: Phase
+    decode_step: Phase  # one decode step for the whole batch, at the average context
+    batch: int
+    prompt: int
+    new: int
+    context: int  # the average context of a decode step
+    experts_read: float  # experts read per MoE layer and step (num_experts for a dense model's 1)
+
+    @property
+    def prefill_tokens_per_s(self) -> float:
+        return self.batch * self.prompt / self.prefill.seconds if self.prefill.seconds else 0.0
+
+    @property
+    def decode_tokens_per_s(self) -> float:
+        """New tokens per second over the whole batch."""
+        return self.batch / self.decode_step.seconds if self.decode_step.seconds else 0.0
+
+    @property
+    def time_to_first_token_s(self) -> float:
+        return self.prefill.seconds
+
+    @property
+    def total_s(self) -> float:
+        """Prefill plus every decode step."""
+        return self.prefill.seconds + self.new * self.decode_step.seconds
+
+
+def expected_experts(num_experts: int, per_token: int, tokens: int) -> float:
+    """Distinct experts ``tokens`` tokens route to in one layer, each choosing ``per_token`` of ``num_experts``
+    uniformly: ``E × (1 − (1 − k/E)^tokens)``."""
+    if num_experts <= 0:
+        return 0.0
+    return num_experts * (1 - (1 - per_token / num_experts) ** tokens)
+
+
+def speed(
+    spec: Spec,
+    gpu: Accelerator,
+    *,
+    dtype: str = "bf16",
+    kv_dtype: str = "bf16",
+    batch: int = 1,
+    prompt: int = 1024,
+    new: int = 256,
+    efficiency: float = 1.0,
+) -> Speed:
+    """The roofline estimate of prefill and decode for ``batch`` sequences on one ``gpu`` (see the module doc)."""
+    spec = validate(spec)
+    if not 0 < efficiency <= 1:
+        raise ValueError(f"efficiency: expected a fraction in (0, 1], got {efficiency!r}")
+    for name, value in (("batch", batch), ("prompt", prompt), ("new", new)):
+        if value < 1:
+            raise ValueError(f"{name}: must be at least 1 (got {value})")
+    peak, bandwidth = gpu.bf16_flops * efficiency, gpu.bandwidth * efficiency
+    weights = weight_bytes(spec, dtype).count
+    tree = count(spec)
+    keep_bits = 16 if dtype in QUANT else BITS[dtype]
+    table = 0 if spec.tie_word_embeddings else tree.get("embedding/token") * keep_bits // 8
+    experts = tree.find("layers/moe/experts")
+    read = weights - table  # a decode step looks up one row per sequence, not the whole input table
+    touched = float(spec.num_experts)
+    if experts is not None and spec.num_experts:
+        touched = expected_experts(spec.num_experts, spec.num_experts_per_tok, batch)
+        read -= round(experts.count * BITS[dtype] / 8 * (1 - touched / spec.num_experts))
+
+    prefill_flops = batch * forward(spec, prompt, causal=True).count
+    prefill_bytes = weights + kv_cache(spec, prompt, batch, kv_dtype).count
+    prefill = Phase(prefill_flops, prefill_bytes, prefill_flops / peak, prefill_bytes / bandwidth)
+
+    context = prompt + new // 2
+    step_flops = batch * (forward(spec, context, causal=True).count - forward(spec, context - 1, causal=True).count)
+    step_bytes = read + kv_cache(spec, context, batch, kv_dtype).count
+    step = Phase(step_flops, step_bytes, step_flops / peak, step_bytes / bandwidth)
+    return Speed(prefill, step, batch, prompt, new, context, touched)

@@ -1,0 +1,85 @@
+"""Tokens per second from the roofline, checked against bounds written out by hand from datasheets and counts."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from paramscope import hardware, presets
+from paramscope.speed import expected_experts, speed
+
+H100 = hardware.get("h100-sxm")  # 989.4 TFLOP/s bf16 dense, 3.35 TB/s
+LLAMA3_8B = 8_030_261_248  # parameters (transformers on meta)
+LLAMA3_TABLE = 128_256 * 4096  # the input table: a decode step reads one row of it
+
+
+def test_decode_at_batch_1_is_bandwidth_bound() -> None:
+    """Llama-3-8B, bf16, batch 1: every step reads every weight but the input table once, so decode is at most
+    3.35e12 / ((8,030,261,248 - 525,336,576) × 2 B) = 223.2 tokens/s; the KV cache (1,152 tokens × 128 KiB)
+    costs about 1 % more."""
+    sp = speed(presets.load("llama-3-8b"), H100, batch=1, prompt=1024, new=256)
+    bound = 3.35e12 / ((LLAMA3_8B - LLAMA3_TABLE) * 2)
+    assert "memory" == sp.decode_step.bound
+    assert 0.98 * bound < sp.decode_tokens_per_s <= bound
+
+
+def test_long_prefill_is_compute_bound() -> None:
+    """A 32k-token prompt is compute-bound, at most peak / (2 × params) tokens/s (attention only adds FLOPs)."""
+    sp = speed(presets.load("llama-3-8b"), H100, batch=1, prompt=32_768, new=1)
+    assert "compute" == sp.prefill.bound
+    assert sp.prefill_tokens_per_s < 989.4e12 / (2 * (LLAMA3_8B - LLAMA3_TABLE))
+
+
+def test_efficiency_scales_time() -> None:
+    """At 50 % efficiency every phase takes twice as long."""
+    spec = presets.load("qwen3-8b")
+    full, half = speed(spec, H100), speed(spec, H100, efficiency=0.5)
+    assert full.decode_tokens_per_s == pytest.approx(2 * half.decode_tokens_per_s)
+    assert half.time_to_first_token_s == pytest.approx(2 * full.time_to_first_token_s)
+
+
+@pytest.mark.parametrize(("tokens", "expected"), [(1, 2.0), (2, 8 * (1 - 0.75**2)), (1000, 8.0)])
+def test_experts_a_batch_reads(tokens: int, expected: float) -> None:
+    """Mixtral (8 experts, 2 per token): one token reads 2 experts per layer, a big batch all 8."""
+    assert expected == pytest.approx(expected_experts(8, 2, tokens))
+
+
+def test_moe_decode_reads_only_routed_experts() -> None:
+    """Mixtral-8x7B at batch 1 reads about its 12.9B active weights per step, not its 46.7B (so it decodes far
+    faster than a dense model of its size)."""
+    spec = presets.load("mixtral-8x7b")
+    sp = speed(spec, H100, batch=1)
+    assert 12.5e9 * 2 < sp.decode_step.bytes < 13.5e9 * 2
+
+
+def test_cli_speed_json(tmp_path: Path) -> None:
+    """`speed NAME --gpu --dtype --batch --prompt --new --json` prints the three headline figures."""
+    out = subprocess.run(
+        [sys.executable, "-m", "paramscope", "speed", "llama-3-8b", "--gpu", "h100-sxm", "--dtype", "bf16"]
+        + ["--batch", "4", "--prompt", "512", "--new", "128", "--json"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert 0 == out.returncode, out.stderr
+    doc = json.loads(out.stdout)
+    assert {"prefill_tokens_per_s", "decode_tokens_per_s", "time_to_first_token_s"} <= set(doc)
+    assert ("memory", 4) == (doc["decode_step"]["bound"], doc["batch"])
+
+
+def test_cli_fit(tmp_path: Path) -> None:
+    """`fit` answers with the fewest GPUs: Llama-3-70B in bf16 needs two 80 GB H100s."""
+    out = subprocess.run(
+        [sys.executable, "-m", "paramscope", "fit", "llama-3-70b", "--gpu", "h100-sxm", "--json"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert 0 == out.returncode, out.stderr
+    assert 2 == json.loads(out.stdout)["gpus"]
