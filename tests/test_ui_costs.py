@@ -93,3 +93,14 @@ def test_flops_bar_shares_add_to_the_forward_total() -> None:
     groups = charts_costs.flops_breakdown(tree, 1024)
     assert tree.count == sum(groups.values())
     assert 79_047_426_048 == groups["LM head"]
+
+
+def test_compute_tab_shows_decode_speed_within_the_bandwidth_bound() -> None:
+    """Llama-3-8B in bf16 at batch 1 on an H100 SXM decodes at most 3.35e12 B/s / 15.0 GB read per step (every
+    weight but the input table, (8,030,261,248 - 525,336,576) × 2 B) = 223.2 tokens/s; the KV cache costs ~1 %."""
+    at = _app("llama-3-8b", RunSettings(gpu="h100-sxm", batch=1, seq=1024))
+    decode = next(m for m in at.metric if m.label == "Decode")
+    value = float(decode.value.split()[0].replace(",", ""))
+    bound = 3.35e12 / ((8_030_261_248 - 525_336_576) * 2)
+    assert 0.98 * bound < value <= bound
+    assert "memory-bound" in decode.help
