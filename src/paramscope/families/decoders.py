@@ -36,7 +36,7 @@ GPT2 = Family(
     ),
     defaults=dict(tie_word_embeddings=True),
     derive=dict(intermediate_size=FOUR_H),
-    fixed=dict(attention_bias=True, mlp_bias=True, position_embedding="learned"),
+    fixed=dict(attention_bias=True, mlp_bias=True, position_embedding="learned", fused=("qkv",)),
     class_names=dict(causal_lm="GPT2LMHeadModel"),
     padding_row=False,
 )
@@ -55,6 +55,7 @@ GPTJ = GPT2.but(
     source=f"{TF}/gptj/modeling_gptj.py",
     defaults=dict(tie_word_embeddings=None),
     fixed=dict(
+        fused=(),  # q_proj, k_proj, v_proj
         attention_bias=False,
         norms_per_layer=1,
         lm_head_bias=True,
@@ -115,7 +116,11 @@ GEMMA2 = GEMMA.but(
     extra_hooks=[hooks.layer_types],
 )
 PHI3 = MISTRAL.but(
-    model_type="phi3", class_prefix="Phi3", source=f"{TF}/phi3/modeling_phi3.py", extra_hooks=[hooks.rope_factors]
+    model_type="phi3",
+    class_prefix="Phi3",
+    source=f"{TF}/phi3/modeling_phi3.py",
+    fixed=dict(fused=("qkv", "gate_up")),
+    extra_hooks=[hooks.rope_factors],
 )
 STARCODER2 = MISTRAL.but(
     model_type="starcoder2",
@@ -255,7 +260,7 @@ GPT_NEOX = Family(
         parallel_attn=("use_parallel_residual",),
     ),
     defaults=dict(attention_bias=True, parallel_attn=True),
-    fixed=dict(mlp_bias=True, position_embedding="rotary"),
+    fixed=dict(fused=("qkv",), mlp_bias=True, position_embedding="rotary"),
     padding_row=False,
 )
 FALCON = Family(
@@ -273,6 +278,7 @@ FALCON = Family(
     derive=dict(intermediate_size=FOUR_H),
     hooks=(hooks.falcon_layout,),
     padding_row=False,
+    fixed=dict(fused=("qkv",)),
 )
 OPT = Family(
     model_type="opt",
@@ -304,6 +310,7 @@ BLOOM = Family(
     defaults=dict(max_position_embeddings=2048),
     derive=dict(intermediate_size=Rule("4*hidden_size", FOUR_H.fn, always=True)),
     fixed=dict(
+        fused=("qkv",),
         hidden_act="gelu",
         attention_bias=True,
         mlp_bias=True,

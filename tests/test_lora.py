@@ -1,0 +1,89 @@
+"""LoRA adapters against PEFT itself: ``get_peft_model`` on the transformers class built on the meta device."""
+
+from __future__ import annotations
+
+import logging
+import warnings
+
+import pytest
+from hf_oracle import READ_AS
+
+from paramscope import presets
+from paramscope.families import FAMILIES, read
+from paramscope.lora import lora_params
+
+LAYER_KEYS = ("num_hidden_layers", "n_layer", "num_layers", "encoder_layers", "decoder_layers", "num_decoder_layers")
+
+
+def _one_per_type() -> list[str]:
+    """The first preset of each model type (a transformers class exists for all but ParamScope's own)."""
+    seen: dict[str, str] = {}
+    for name in presets.names():
+        seen.setdefault(presets.get(name).config["model_type"], name)
+    return [name for mt, name in sorted(seen.items()) if mt != "paramscope"]
+
+
+def small(config: dict) -> dict:
+    """The preset with at most two layers of each stack (and per-layer lists to match): quick to build and adapt."""
+    out = {k: (min(v, 2) if k in LAYER_KEYS and isinstance(v, int) else v) for k, v in config.items()}
+    for key in ("layer_types", "no_rope_layers"):
+        if isinstance(out.get(key), list):
+            out[key] = out[key][:2]
+    if "first_k_dense_replace" in out:
+        out["first_k_dense_replace"] = 1
+    return out
+
+
+def peft_trainable(config: dict, rank: int, targets: str) -> int:
+    """Trainable parameters of ``get_peft_model(model, LoraConfig(r=rank, target_modules=...))``: ``all-linear``, or
+    the attention projections (every linear layer under an attention module)."""
+    import torch
+    import transformers
+    from peft import LoraConfig, get_peft_model
+
+    cfg = dict(config)
+    model_type = cfg.pop("model_type")
+    spec = read(config).spec
+    cls = getattr(transformers, cfg.get("architectures", [FAMILIES[model_type].class_name(spec.architecture)])[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        logging.disable(logging.WARNING)
+        try:
+            hf = transformers.AutoConfig.for_model(READ_AS.get(model_type, model_type), **cfg)
+            with torch.device("meta"):
+                model = cls(hf)
+                linear = (torch.nn.Linear, transformers.pytorch_utils.Conv1D)
+                target: str | list[str] = targets
+                if targets == "attn":
+                    words = ("attn", "attention", "SelfAttention", "EncDecAttention")
+                    target = [  # full module names: a suffix such as c_proj or dense names MLP layers too
+                        name
+                        for name, module in model.named_modules()
+                        if isinstance(module, linear) and any(w in name for w in words)
+                    ]
+                peft_model = get_peft_model(model, LoraConfig(r=rank, target_modules=target))
+        finally:
+            logging.disable(logging.NOTSET)
+    return sum(p.numel() for p in peft_model.parameters() if p.requires_grad)
+
+
+CASES = [
+    (name, rank, targets)
+    for name in _one_per_type()
+    for rank, targets in ((8, "all-linear"), (4, "attn"), (64, "attn"))
+    if not (targets == "all-linear" and presets.load(name).is_moe)
+]
+
+
+@pytest.mark.parametrize(("name", "rank", "targets"), CASES)
+def test_adapters_match_peft(name: str, rank: int, targets: str) -> None:
+    """Every model type, its fused projections included (GPT-2's c_attn, GPT-NeoX's query_key_value, Phi-3's
+    qkv_proj and gate_up_proj), gets exactly the adapter parameters PEFT builds."""
+    config = small(presets.get(name).config)
+    assert peft_trainable(config, rank, targets) == lora_params(read(config).spec, rank, targets).count
+
+
+def test_all_linear_on_experts_is_refused() -> None:
+    """all-linear on a mixture of experts says why (PEFT adapts 3-D expert tensors by its own rules) and what to use."""
+    with pytest.raises(ValueError, match="use attn"):
+        lora_params(presets.load("mixtral-8x7b"), 8, "all-linear")
