@@ -9,6 +9,8 @@ State lives in the URL and in this session's st.session_state, never in module g
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import Any
 from urllib.parse import urlencode
 
 import streamlit as st
@@ -345,8 +347,22 @@ def model_controls(error: str, culprit: str) -> None:
     view = model.spec
 
     st.subheader("Size", anchor=False)
-    number("vocab_size", "Vocabulary size", "Rows of the token embedding (and of an untied LM head).", show)
-    number("hidden_size", "Hidden size (embedding width)", "Width of every token vector between blocks.", show)
+    number(
+        "vocab_size",
+        "Vocabulary size",
+        "Rows of the token embedding (and of an untied LM head). The slider steps through common vocabularies; "
+        "type any size in the box.",
+        show,
+        slider=vocab_steps(view.vocab_size),
+    )
+    number(
+        "hidden_size",
+        "Hidden size (embedding width)",
+        "Width of every token vector between blocks. The slider keeps every head whole "
+        f"({width_rule(show.model)}); type any width in the box.",
+        show,
+        slider=width_steps(show.model),
+    )
     layers_slider(view, show)
     if view.is_encoder_decoder:
         number(
@@ -537,20 +553,89 @@ def _current(name: str) -> object:
 
 
 def number(
-    name: str, text: str, help: str, show: Spot, *, minimum: int = 1, maximum: int | None = None, disabled: bool = False
+    name: str,
+    text: str,
+    help: str,
+    show: Spot,
+    *,
+    minimum: int = 1,
+    maximum: int | None = None,
+    disabled: bool = False,
+    slider: list[int] | None = None,
 ) -> None:
+    """A whole-number control: the exact box, with a slider over sensible steps above it when ``slider`` is given."""
     value = _current(name)
     top = max(maximum or LIMITS[name], int(value or 0))
+    off = disabled or show.fixed(name)
+    if slider:
+        steps(name, _label(text, name), slider, int(value or 0), help, off, lambda v: f"{v:,}")
     st.number_input(
-        _label(text, name),
+        _label(f"{text}, exact", name) if slider else _label(text, name),
         min_value=min(minimum, int(value or 0)),
         max_value=top,
         step=1,
         key=WIDGET + name,
-        help=help,
-        disabled=disabled or show.fixed(name),
+        help=None if slider else help,
+        disabled=off,
+        label_visibility="collapsed" if slider else "visible",  # the slider above carries the label
     )
     show.after(name)
+
+
+SLIDER = "s."  # session-state key prefix of the sliders that step a control (the box holds the exact value)
+
+
+def steps(
+    name: str, label: str, options: list, value: object, help: str, disabled: bool, fmt: Callable[[Any], str]
+) -> None:
+    """A slider over ``options`` that writes the control's exact box (key ``WIDGET + name``) when moved."""
+    key = SLIDER + name
+    shown = sorted({*options, value})
+    st.session_state[key] = value  # follows the box (a typed value, a preset, an edit elsewhere)
+    st.select_slider(
+        label, shown, key=key, format_func=fmt, help=help, disabled=disabled, on_change=_stepped, args=(name,)
+    )
+
+
+def _stepped(name: str) -> None:
+    target = "f_ffn_multiplier" if name == "ffn_multiplier" else WIDGET + name
+    st.session_state[target] = st.session_state[SLIDER + name]
+    if name == "ffn_multiplier":
+        _multiplier_moved()
+
+
+#: Vocabulary sizes of released models (and round numbers), the vocabulary slider's steps.
+VOCABS = (
+    1_000, 2_048, 4_096, 8_192, 16_384, 32_000, 32_768, 50_257, 50_304, 65_536, 100_352, 128_256, 131_072,
+    151_936, 163_840, 201_088, 256_000, 262_144, 1_000_000,
+)  # fmt: skip
+
+
+def vocab_steps(value: int) -> list[int]:
+    return [v for v in VOCABS if v <= LIMITS["vocab_size"]]
+
+
+def width_rule(model: Model) -> str:
+    """How the width slider steps: multiples that keep every head whole (head_dim derived) or of 64 (stated)."""
+    spec = model.spec
+    if model.origin_of("head_dim").kind == "stated" or spec.is_mla or not spec.has_attention:
+        return "head_dim is stated, so steps of 64"
+    return f"steps of {width_step(spec)} = {spec.num_attention_heads} heads × 8"
+
+
+def width_step(spec: Spec) -> int:
+    return max(spec.num_attention_heads, 1) * 8
+
+
+def width_steps(model: Model) -> list[int]:
+    """Widths the slider offers: multiples of the step up to four times the current width (at most 400)."""
+    spec = model.spec
+    stated = model.origin_of("head_dim").kind == "stated" or spec.is_mla or not spec.has_attention
+    step = 64 if stated else width_step(spec)
+    top = min(max(4 * spec.hidden_size, 16_384), LIMITS["hidden_size"])
+    while top // step > 400:
+        step *= 2
+    return list(range(step, top + 1, step))
 
 
 def optional(
@@ -614,8 +699,18 @@ def ffn_controls(view: Spec, show: Spot) -> None:
     """FFN multiplier and exact intermediate size, two views of one field kept consistent."""
     ratio = round(view.ffn_size / view.hidden_size, 4) if view.hidden_size else 0.0
     st.session_state["f_ffn_multiplier"] = ratio
-    st.number_input(
+    multipliers = [m / 4 for m in range(2, 33)]  # 0.5 to 8 in quarters
+    steps(
+        "ffn_multiplier",
         "FFN multiplier (× hidden size)",
+        multipliers,
+        ratio,
+        "Sets the intermediate size to this multiple of the hidden size (rounded); type any multiple in the box.",
+        show.fixed("intermediate_size"),
+        lambda v: f"×{v:g}",
+    )
+    st.number_input(
+        "FFN multiplier, exact",
         min_value=0.0,
         max_value=max(1024.0, ratio),
         step=0.25,

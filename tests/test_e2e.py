@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -158,7 +159,7 @@ def test_slider_moves_total_chart_and_link(server, browser):
     before = page.evaluate(PIE_VALUES)
     shoot(page, "light", docs=True)
 
-    page.get_by_role("slider").first.focus()
+    slider(page, "Layers").focus()
     page.keyboard.press("ArrowRight")
     want = engine_total("gpt2", n_layer=13)
     page.wait_for_function(f"(want) => {TOTAL_JS} === want", arg=want, timeout=10_000)
@@ -171,16 +172,30 @@ def test_slider_moves_total_chart_and_link(server, browser):
     page.context.close()
 
 
+def slider(page, label: str):
+    """The sidebar slider whose label starts with ``label``."""
+    return page.get_by_role("slider", name=re.compile("^" + re.escape(label)))
+
+
+def test_width_slider_keeps_a_valid_model(server, browser):
+    """One step right on GPT-2's width slider is 768 + 96 = 864 (12 heads of 72): the model stays valid and the
+    derived MLP follows (n_inner is null), as transformers builds the edited config.json."""
+    page = open_page(browser, f"{server}/?preset=gpt2")
+    slider(page, "Hidden size").focus()
+    page.keyboard.press("ArrowRight")
+    want = engine_total("gpt2", n_embd=864)
+    page.wait_for_function(f"(want) => {TOTAL_JS} === want", arg=want, timeout=10_000)
+    assert 0 == page.locator("[data-testid='stAlertContentError']").count()
+    page.context.close()
+
+
 def test_share_link_opens_the_same_model(server, browser):
     """A share link opened in a fresh page shows exactly that model: total, controls and link."""
     query = "preset=gpt2&hidden_size=1024&num_attention_heads=16&num_hidden_layers=24&tie_word_embeddings=false"
     page = open_page(browser, f"{server}/?{query}", viewport={"width": 1400, "height": 1000}, color_scheme="dark")
     want = engine_total("gpt2", n_embd=1024, n_layer=24, n_head=16, tie_word_embeddings=False)
     assert want == page.locator(TOTAL).inner_text()
-    assert (
-        "1024"
-        == page.locator("[data-testid='stNumberInput']").filter(has_text="hidden_size").locator("input").input_value()
-    )
+    assert "1024" == page.get_by_role("spinbutton", name=re.compile(r"^Hidden size .*exact")).input_value()
     assert query in page.locator("[data-testid='stCode']").first.inner_text()
     assert 0 == page.locator("[data-testid='stAlertContentWarning']").count()
     shoot(page, "dark", docs=True)

@@ -95,6 +95,7 @@ def test_published_moe_totals_and_active(name: str, total: str, active: str, wit
     """MoE presets reproduce their model cards' total and active counts, at the cards' rounding."""
     s = paramscope.summarize(presets.model(name))
     shown = s.active if with_table else s.active_without_input_embedding
+
     def rounded(value: int, like: str) -> str:
         return f"{value / 1e9:.{len(like.partition('.')[2])}f}"
 
