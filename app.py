@@ -325,6 +325,7 @@ def apply_controls() -> tuple[str, str]:
     try:
         edited = model.edit(**edits)
     except SpecError as exc:
+        st.session_state.pending = edits  # what the controls ask for, to offer the nearest valid value
         return str(exc), exc.field
     st.session_state.model = edited
     for name in CONTROL_FIELDS:  # derived values follow the edit (GPT-2's MLP width follows its width)
@@ -534,10 +535,24 @@ class Spot:
         if self.error and self.field in (name, key):
             st.error(f"Pending: {self.error}", icon=":material/error:")
             self.shown = True
+            self.offer(name)
+
+    def offer(self, name: str) -> None:
+        """A button with the nearest value that makes the pending edits valid, for the control that moved."""
+        pending = st.session_state.get("pending", {})
+        moved = name if name in pending else next(iter(pending), "") if len(pending) == 1 else ""
+        nearest = state.nearest_valid(self.model, pending, moved) if moved else None
+        if nearest is not None:
+            label = f"Use {moved} = {nearest:,}, the nearest valid value"
+            st.button(label, key=f"x_nearest_{name}", on_click=_use_value, args=(moved, nearest), type="secondary")
 
     def rest(self) -> None:
         if self.error and not self.shown:
             st.error(self.error, icon=":material/error:")
+
+
+def _use_value(name: str, value: int) -> None:
+    st.session_state[WIDGET + name] = value
 
 
 def _label(text: str, name: str) -> str:

@@ -610,3 +610,15 @@ def test_width_slider_keeps_heads_whole() -> None:
     assert all(int(w.replace(",", "")) % 12 == 0 for w in gpt2)
     assert ("96", "1,536") == (gpt2[0], next(w for w in gpt2 if w == "1,536"))
     assert all(int(w.replace(",", "")) % 64 == 0 for w in llama)
+
+
+def test_blocked_edit_offers_the_nearest_valid_value() -> None:
+    """Width 1000 is not divisible by GPT-2's 12 heads: the page says the edit is pending and why, offers 996
+    (the nearest width 12 heads divide), and one click applies it as transformers reads it."""
+    at = move(fresh({"preset": "gpt2"}), "number_input", "f.hidden_size", 1000)
+    assert any("Pending" in e.value and "num_attention_heads" in e.value for e in at.error)
+    offer = next(b for b in at.button if "nearest valid" in b.label)
+    assert "hidden_size = 996" in offer.label
+    offer.click().run()
+    assert not at.exception and not at.error
+    assert expected("gpt2", n_embd=996) == total(at)

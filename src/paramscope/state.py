@@ -147,6 +147,25 @@ def apply_edits(model: Model, changes: Mapping[str, object]) -> tuple[Model, dic
     return model, rejected
 
 
+def nearest_valid(model: Model, changes: Mapping[str, object], name: str, reach: int = 1024) -> int | None:
+    """The whole number closest to ``changes[name]`` that makes ``changes`` a valid edit of ``model`` (the
+    smaller one on a tie), searching ``reach`` either side; ``None`` when there is none or the value is not a
+    whole number."""
+    value = changes.get(name)
+    if isinstance(value, bool) or not isinstance(value, int):
+        return None
+    for step in range(1, reach + 1):
+        for candidate in (value - step, value + step):
+            if candidate < 0:
+                continue
+            try:
+                model.edit(**{**changes, name: candidate})
+            except SpecError:
+                continue
+            return candidate
+    return None
+
+
 def _culprit(model: Model, changes: Mapping[str, object], field: str) -> str:
     """The change that a message about ``field`` (a Spec field or a config key) is about, if any."""
     for name in changes:
