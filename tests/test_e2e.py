@@ -288,3 +288,22 @@ def test_hub_link_and_picker(server, browser):
     page.wait_for_function(f"{TOTAL_JS} === {json.dumps(gpt2)}", timeout=20_000)
     page.wait_for_function("location.search.includes('hf=fixture%2Fgpt2')", timeout=10_000)
     page.context.close()
+
+
+def test_memory_table_shows_every_digit(server, browser):
+    """Llama-3-70B trained at 32k tokens without FlashAttention holds 11,882.732 GB of activations per GPU: the
+    memory table shows all five digits before the point, with separators (no column cuts them off)."""
+    from paramscope.memory import memory, parts
+    from paramscope.run import RunSettings
+
+    settings = RunSettings(mode="training", zero=3, gpus=8, flash=False, seq=32768)
+    activations = parts(memory(presets.load("llama-3-70b"), settings))["activations"]
+    shown = f"{activations / 1e9:,.3f}"
+    assert 5 == len(shown.split(".")[0].replace(",", ""))
+    url = f"{server}/?preset=llama-3-70b&tab=Memory&run_mode=training&run_zero=3&run_gpus=8&run_flash=0&run_seq=32768"
+    page = browser.new_context(viewport={"width": 1400, "height": 1600}).new_page()
+    page.goto(url)
+    cell = page.locator("[data-testid='stTable'] td").filter(has_text=shown)
+    cell.first.wait_for(timeout=30_000)
+    assert cell.first.is_visible()
+    page.context.close()

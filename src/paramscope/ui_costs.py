@@ -255,14 +255,14 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
         rows.append(
             {
                 "part": "  " * (n.depth() - 1) + n.path,
-                "bytes": n.count,
-                "GB": round(n.count / GB, 3),
-                "GiB": round(n.count / GiB, 3),
+                "bytes": f"{n.count:,}",
+                "GB": f"{n.count / GB:,.3f}",
+                "GiB": f"{n.count / GiB:,.3f}",
                 "formula": n.full_formula,
                 "note": n.note,
             }
         )
-    right.dataframe(rows, hide_index=True)
+    right.table(rows)  # a plain table: every digit shown, thousands separated, long formulas wrapped
     _sweeps(spec, settings, seq, gpu, best)
     with st.expander("Conventions and formulas"):
         st.markdown(_MEMORY_NOTES)
