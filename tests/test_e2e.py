@@ -243,6 +243,7 @@ def test_compare_link_shows_both_models(server, browser):
     page.context.close()
 
 
+@pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize(
     ("query", "ready", "name"),
     [
@@ -250,9 +251,10 @@ def test_compare_link_shows_both_models(server, browser):
         ("preset=gpt2&tab=Why-so-big", ".js-plotly-plot", "sweep"),
     ],
 )
-def test_explore_views_draw(server, browser, query, ready, name):
-    """The architecture diagram and the sweep charts draw in the browser from their links."""
-    page = open_tab(browser, f"{server}/?{query}", ready)
+def test_explore_views_draw(server, browser, query, ready, name, scheme):
+    """The architecture diagram and the sweep charts draw in the browser from their links, in both themes."""
+    page = open_tab(browser, f"{server}/?{query}", ready, color_scheme=scheme)
+    name = name if scheme == "light" else f"{name}-dark"
     if name == "sweep":
         page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 4", timeout=30_000)
     shoot(page, name, docs=True)

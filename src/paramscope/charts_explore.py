@@ -130,7 +130,7 @@ def _family_markers(fig: go.Figure, points: Sequence[dict[str, Any]], key: str, 
         name="real models",
         text=[p["name"] for p in points],
         textposition="top left",
-        marker=dict(symbol="diamond", size=11, color="#111827", line=dict(width=1, color="white")),
+        marker=dict(symbol="diamond", size=11, color="#6b7280", line=dict(width=1, color="white")),
         hovertext=[f"{p['title']}: {_hover(p[key])}" for p in points],
         hovertemplate="%{hovertext}<extra></extra>",
         **kw,
@@ -157,7 +157,7 @@ def sweep_params(
     x = [r["value"] for r in rows]
     fig = go.Figure()
     for key, name, colour, dash in (
-        ("total", "total", "#111827", "solid"),
+        ("total", "total", "#6b7280", "solid"),
         ("non_embedding", "non-embedding", "#e45756", "solid"),
         ("embedding", "embedding", "#4c78a8", "solid"),
         ("kaplan_12LD2", "Kaplan 12·L·d²", "#9ca3af", "dash"),
@@ -202,7 +202,7 @@ def sweep_kaplan(rows: Sequence[dict[str, Any]], field: str, current: int | None
     x = [r["value"] for r in rows]
     for key, name, colour in (
         ("kaplan_error_pct", "vs non-embedding", "#e45756"),
-        ("kaplan_vs_total_pct", "vs total", "#111827"),
+        ("kaplan_vs_total_pct", "vs total", "#6b7280"),
     ):
         fig.add_scatter(
             x=x,

@@ -276,11 +276,12 @@ class _Dot:
         splines = "splines=line, " if "encoder" in top else ""
         self.lines = [
             "digraph model {",
+            # transparent, with grey text outside the boxes: readable on the light and the dark theme
             f"  graph [rankdir=TB, compound=true, newrank=true, {splines}fontname=Helvetica, fontsize=11, "
-            f"labelloc=t, label={_label(title)}];",
+            f'bgcolor="transparent", fontcolor="#6b7280", labelloc=t, label={_label(title)}];',
             '  node [shape=box, fontname=Helvetica, fontsize=10, color="#6b7280"];',
-            '  edge [color="#6b7280", arrowsize=0.6, fontname=Helvetica, fontsize=9];',
-            '  input [shape=plaintext, label="token ids"];',
+            '  edge [color="#6b7280", fontcolor="#6b7280", arrowsize=0.6, fontname=Helvetica, fontsize=9];',
+            '  input [shape=plaintext, fontcolor="#6b7280", label="token ids"];',
         ]
         for child in tree.children:
             self.emit(child, "  ")
@@ -302,7 +303,7 @@ class _Dot:
             if node.children:
                 self.flow(node)
         if "head" in top or "final_norm" in top or "layers" in top:
-            self.lines.append('  output [shape=plaintext, label="logits / hidden states"];')
+            self.lines.append('  output [shape=plaintext, fontcolor="#6b7280", label="logits / hidden states"];')
             ends.append(chain[-1])
         for end in ends:
             out_of = [f"ltail={self.cid(end.path)}"] if end.children else []
