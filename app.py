@@ -858,7 +858,11 @@ def downloads(model: Model, summary: Summary) -> None:
 
 
 def cost_tab(name: str, spec: Spec, settings: object) -> None:
-    getattr(ui_costs, name)(validate(spec), settings)
+    """A Memory or Compute tab; a setting that does not apply to this model is explained, not a crash."""
+    try:
+        getattr(ui_costs, name)(validate(spec), settings)
+    except ValueError as exc:
+        st.error(f"{exc}", icon=":material/error:")
 
 
 page()

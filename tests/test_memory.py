@@ -351,3 +351,42 @@ def test_gpus_needed_training_is_the_smallest_zero3_count(name: str) -> None:
     assert needed is not None
     at = lambda n: total_bytes(spec, dataclasses.replace(settings, gpus=n, zero=3))  # noqa: E731
     assert (True, False) == (at(needed.gpus) <= capacity, at(needed.gpus - 1) <= capacity)
+
+
+def _llama1(d: int, heads: int, layers: int, ffn: int) -> Spec:
+    """LLaMA 1 (Touvron et al. 2023, Table 2) as a Llama config: vocabulary 32,000, untied head."""
+    from paramscope import read
+
+    config = dict(model_type="llama", vocab_size=32000, hidden_size=d, num_attention_heads=heads)
+    config.update(num_hidden_layers=layers, intermediate_size=ffn, tie_word_embeddings=False)
+    return read(config).spec
+
+
+@pytest.mark.parametrize(
+    ("name", "spec", "capacity"),
+    [("65B", _llama1(8192, 64, 80, 22016), 48 * 10**9), ("33B", _llama1(6656, 52, 60, 17920), 24 * 10**9)],
+)
+def test_qlora_paper_claims(name: str, spec: Spec, capacity: int) -> None:
+    """QLoRA (Dettmers et al. 2023): LLaMA 65B fine-tunes on one 48 GB GPU and 33B on a 24 GB one, with the
+    paper's set-up (NF4 + double quantization, rank 64 on every linear layer, batch 1, 512 tokens, gradient
+    checkpointing). Without NF4 (a 16-bit frozen base) neither fits."""
+    settings = RunSettings(mode="finetune", batch=1, seq=512, lora_rank=64, quant="nf4", recompute="full")
+    assert memory(spec, settings).count < capacity
+    assert memory(spec, dataclasses.replace(settings, quant="none")).count > capacity
+
+
+def test_cli_finetune_trainable_params_equal_peft(tmp_path) -> None:
+    """`memory llama-3-8b --mode finetune --lora-rank 16 --quant nf4 --json` reports the adapters PEFT builds
+    (41,943,040 on every linear layer) and NF4 weights below a quarter of the 16-bit ones plus the tables."""
+    import json
+    import subprocess
+    import sys
+
+    from test_lora import peft_trainable
+
+    args = ["memory", "llama-3-8b", "--mode", "finetune", "--lora-rank", "16", "--quant", "nf4", "--json"]
+    out = subprocess.run([sys.executable, "-m", "paramscope", *args], capture_output=True, text=True, cwd=tmp_path)
+    assert 0 == out.returncode, out.stderr
+    doc = json.loads(out.stdout)
+    assert peft_trainable(presets.get("llama-3-8b").config, 16, "all-linear") == doc["trainable_params"]
+    assert {"weights", "gradients", "optimizer", "activations", "total"} <= set(doc)

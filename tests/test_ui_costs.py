@@ -104,3 +104,11 @@ def test_compute_tab_shows_decode_speed_within_the_bandwidth_bound() -> None:
     bound = 3.35e12 / ((8_030_261_248 - 525_336_576) * 2)
     assert 0.98 * bound < value <= bound
     assert "memory-bound" in decode.help
+
+
+def test_finetune_mode_shows_trainable_adapters() -> None:
+    """Finetune (QLoRA) on the Memory tab: the trainable parameters PEFT builds (41,943,040 for Llama-3-8B at rank
+    16 on every linear layer, as PEFT's print_trainable_parameters reports) and the memory with the NF4 base."""
+    at = _app("llama-3-8b", RunSettings(mode="finetune", lora_rank=16, quant="nf4"))
+    assert not at.exception
+    assert "41,943,040" == next(m.value for m in at.metric if m.label == "Trainable LoRA parameters")

@@ -78,7 +78,9 @@ def _common(p: argparse.ArgumentParser) -> None:
 def memory_args(p: argparse.ArgumentParser) -> None:
     d = RunSettings()
     _common(p)
-    p.add_argument("--mode", choices=MODES, default=d.mode, help="inference (default) or training")
+    p.add_argument(
+        "--mode", choices=MODES, default=d.mode, help="inference (default), training, or finetune (LoRA / QLoRA)"
+    )
     p.add_argument(
         "--dtype",
         choices=DTYPES,
@@ -105,6 +107,16 @@ def memory_args(p: argparse.ArgumentParser) -> None:
         "--no-flash stores them)",
     )
     p.add_argument("--dropout", action="store_true", help="store dropout masks (GPT-2/GPT-3-style training)")
+    p.add_argument("--lora-rank", type=_count, default=d.lora_rank, metavar="R", help="finetune: LoRA rank (16)")
+    p.add_argument(
+        "--lora-targets",
+        choices=("all-linear", "attn"),
+        default=d.lora_targets,
+        help="finetune: every linear layer but the LM head (PEFT's all-linear), or the attention projections",
+    )
+    p.add_argument(
+        "--quant", choices=("none", "nf4"), default=d.quant, help="finetune: frozen base in NF4 (QLoRA) or not"
+    )
 
 
 def flops_args(p: argparse.ArgumentParser) -> None:
@@ -157,6 +169,12 @@ def _gb(n: int) -> str:
     return f"{n / GB:12,.3f} GB  {n / GiB:12,.3f} GiB"
 
 
+def _adapters(spec: Spec, s: RunSettings) -> int:
+    from .lora import lora_params
+
+    return lora_params(spec, s.lora_rank, s.lora_targets).count
+
+
 def run_memory(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.Namespace) -> int:
     s = _settings(
         args,
@@ -169,6 +187,9 @@ def run_memory(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.
         recompute=args.recompute,
         flash=args.flash,
         dropout=args.dropout,
+        lora_rank=args.lora_rank,
+        lora_targets=args.lora_targets,
+        quant=args.quant,
     )
     tree = memory(spec, s)
     out = parts(tree)
@@ -189,6 +210,9 @@ def run_memory(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.
         "recompute": s.recompute,
         "flash": s.flash,
         "dropout": s.dropout,
+        **(
+            {"lora_rank": s.lora_rank, "lora_targets": s.lora_targets, "quant": s.quant} if s.mode == "finetune" else {}
+        ),
     }
     if args.json:
         doc = {
@@ -196,6 +220,7 @@ def run_memory(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.
             "model_type": spec.model_type,
             "settings": resolved,
             **out,
+            **({"trainable_params": _adapters(spec, s)} if s.mode == "finetune" else {}),
             "gpu": {"key": gpu.key, "name": gpu.name, "memory_bytes": gpu.memory_bytes},
             "fits": fits,
             "max_seq_that_fits": best,
@@ -218,7 +243,7 @@ def run_memory(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.
     print("GB = 10^9 bytes, GiB = 2^30 bytes")
     print(f"{'part':<14} {'bytes':>20}  {'GB':>15}  {'GiB':>16}")
     for p in PARTS:
-        if out[p] or (p == "kv_cache" and s.mode == "inference") or (s.mode == "training" and p != "kv_cache"):
+        if out[p] or (p == "kv_cache" and s.mode == "inference") or (s.mode != "inference" and p != "kv_cache"):
             print(f"{p:<14} {out[p]:>20,}  {_gb(out[p])}")
     print(f"{'total':<14} {out['total']:>20,}  {_gb(out['total'])}")
     print()
@@ -395,6 +420,9 @@ def run_fit(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.Nam
         recompute=args.recompute,
         flash=args.flash,
         dropout=args.dropout,
+        lora_rank=args.lora_rank,
+        lora_targets=args.lora_targets,
+        quant=args.quant,
     )
     gpu = hardware.get(s.gpu)
     one = total_bytes(spec, dataclasses.replace(s, gpus=1))

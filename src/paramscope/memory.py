@@ -17,6 +17,7 @@ Every number is an exact integer number of bytes under a stated convention (docs
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -473,11 +474,60 @@ def memory(spec: Spec, settings: RunSettings) -> Node:
         kv = kv_cache(spec, seq, settings.batch, resolved_kv_dtype(settings))
         root = group("", [w, kv])
         return Node("", root.count, "weights + kv_cache", root.children)
+    if settings.mode == "finetune":
+        kids = [*_finetune_states(spec, settings), activations(spec, settings, seq)]
+        return Node("", sum(k.count for k in kids), "weights + gradients + optimizer + activations", tuple(kids))
     params = count(spec).count
     states = model_states(params, settings.dtype, settings.optimizer, settings.zero, settings.gpus)
     act = activations(spec, settings, seq)
     kids = [*states.children, act]
     return Node("", sum(k.count for k in kids), "weights + gradients + optimizer + activations", tuple(kids))
+
+
+#: Bits per weight of QLoRA's NF4 with double quantization (Dettmers et al. 2023, section 3): 4 bits, plus an fp8
+#: constant per 64 weights and an fp32 constant per 256 of those: 4 + 8/64 + 32/(64*256) = 4.127.
+NF4_BITS = 4 + 8 / 64 + 32 / (64 * 256)
+
+
+def _finetune_states(spec: Spec, settings: RunSettings) -> list[Node]:
+    """LoRA fine-tuning: the frozen base (16 bit, or NF4 on the layer matrices), the adapters in the compute dtype
+    with their gradients, and the optimizer state of the adapters only (fp32, as QLoRA's paged AdamW keeps it)."""
+    from .lora import lora_params
+
+    adapters = lora_params(spec, settings.lora_rank, settings.lora_targets).count
+    e = 4 if settings.dtype == "fp32" else 2
+    base = weight_bytes(spec, settings.dtype)
+    if settings.quant == "nf4":
+        matrices = base.find("weights/matrices")
+        elements = (matrices.count if matrices else 0) // e
+        nf4 = math.ceil(elements * NF4_BITS / 8)
+        rest = base.count - (matrices.count if matrices else 0)
+        frozen = Node(
+            "weights/base",
+            nf4 + rest,
+            f"{elements:,} layer matrix weights × 4.127 bits (NF4 + double "
+            f"quantization) + {rest:,} B of 16-bit embeddings, norms and biases",
+            note="frozen, QLoRA NF4",
+        )
+    else:
+        frozen = Node("weights/base", base.count, f"all weights × {e} B", note="frozen")
+    opt_bytes, opt_text = _opt_bytes_per_param("fp32", settings.optimizer)  # states only: no fp32 master copy
+    lora = f"lora_params (rank {settings.lora_rank}, {settings.lora_targets}) = {adapters:,}"
+    n, zero = settings.gpus, settings.zero  # ZeRO shards over the GPUs as in training (FSDP-QLoRA: stage 3)
+
+    def shard(stage: int, node: Node) -> Node:
+        if zero < stage or n == 1:
+            return node
+        return Node(node.path, -(-node.count // n), f"({node.formula}) / {n} GPUs", node.children, note=node.note)
+
+    adapter_weights = Node("weights/adapters", adapters * e, f"{lora} × {e} B", note="trained")
+    return [
+        shard(3, group("weights", [frozen, adapter_weights])),
+        shard(2, Node("gradients", adapters * e, f"{lora} × {e} B", note="adapters only: the base is frozen")),
+        shard(
+            1, Node("optimizer", adapters * opt_bytes, f"{lora} × {opt_bytes} B", note=f"adapters only ({opt_text})")
+        ),
+    ]
 
 
 def parts(tree: Node) -> dict[str, int]:
@@ -537,7 +587,7 @@ def gpus_needed(spec: Spec, settings: RunSettings, capacity: int, limit: int = 4
     Inference: the weights and the KV cache split evenly over ``n`` GPUs (tensor parallelism, Megatron-style
     sharding of every layer), activations and overhead per GPU; the few replicated norm weights are ignored.
     """
-    if settings.mode == "training":
+    if settings.mode != "inference":
         at = lambda n: total_bytes(spec, dataclasses.replace(settings, gpus=n, zero=3))  # noqa: E731
         how = "ZeRO-3 (parameters, gradients and optimizer state sharded) over {n} data-parallel GPUs"
     else:

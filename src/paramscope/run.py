@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from .hardware import ACCELERATORS, DEFAULT_GPU
 
-MODES = ("inference", "training")
+MODES = ("inference", "training", "finetune")  # finetune: LoRA adapters on a frozen base
 DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
 TRAIN_DTYPES = ("fp32", "bf16", "fp16")
 KV_DTYPES = ("auto", "fp32", "bf16", "fp16", "fp8", "int8", "int4")
@@ -53,6 +53,9 @@ class RunSettings:
     tokens: int = 0  # training tokens D; 0 = Chinchilla-optimal (20 per parameter)
     mfu: float = 0.4  # model FLOPs utilization assumed for the training-time estimate
     tokens_per_second: float = 0.0  # measured training throughput (all GPUs) for the MFU read-out
+    lora_rank: int = 16  # finetune: LoRA rank r
+    lora_targets: str = "all-linear"  # finetune: all-linear (every linear layer but the LM head) | attn
+    quant: str = "none"  # finetune: the frozen base in `dtype` (none) or 4-bit NF4 with double quantization (QLoRA)
 
 
 DEFAULTS = RunSettings()
@@ -65,6 +68,8 @@ _CHOICES: dict[str, tuple] = {
     "recompute": RECOMPUTE,
     "zero": ZERO_STAGES,
     "gpu": tuple(ACCELERATORS),
+    "lora_targets": ("all-linear", "attn"),
+    "quant": ("none", "nf4"),
 }
 _RANGES: dict[str, tuple[float, float]] = {
     "batch": (1, MAX_BATCH),
@@ -73,6 +78,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "tokens": (0, MAX_TOKENS),
     "mfu": (1e-6, 1.0),
     "tokens_per_second": (0.0, 1e15),
+    "lora_rank": (1, 65_536),
 }
 
 
@@ -96,7 +102,7 @@ def check(settings: RunSettings) -> RunSettings:
         error = _field_error(f.name, value)
         if error:
             raise ValueError(error)
-    if settings.mode == "training" and settings.dtype not in TRAIN_DTYPES:
+    if settings.mode in ("training", "finetune") and settings.dtype not in TRAIN_DTYPES:
         raise ValueError(
             f"dtype: training is modelled in {', '.join(TRAIN_DTYPES)} (mixed precision for 16 bit); "
             f"{settings.dtype} is an inference format here"
@@ -116,7 +122,7 @@ def _field_error(name: str, value: object) -> str:
         return f"{name}: expected a number"
     if isinstance(value, float) and not math.isfinite(value):
         return f"{name}: expected a finite number"
-    if name in ("batch", "seq", "gpus", "tokens") and not isinstance(value, int):
+    if name in ("batch", "seq", "gpus", "tokens", "lora_rank") and not isinstance(value, int):
         return f"{name}: expected a whole number"
     if not lo <= value <= hi:
         return f"{name}: {value:,} is outside {lo:,}..{hi:,}"
@@ -174,7 +180,7 @@ def settings_from_query(query: Mapping[str, str]) -> tuple[RunSettings, list[str
             continue
         changes[f.name] = value
     settings = dataclasses.replace(DEFAULTS, **changes)
-    if settings.mode == "training" and settings.dtype not in TRAIN_DTYPES:
+    if settings.mode in ("training", "finetune") and settings.dtype not in TRAIN_DTYPES:
         warnings.append(f"run_dtype: {settings.dtype} is inference-only; training uses bf16")
         settings = dataclasses.replace(settings, dtype="bf16")
     return settings, warnings

@@ -86,9 +86,10 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
         key=KEY + "mode",
         horizontal=True,
         format_func=str.capitalize,
-        help="Inference: weights + KV cache. Training: weights, gradients, optimizer, activations.",
+        help="Inference: weights + KV cache. Training: weights, gradients, optimizer, activations. Finetune: LoRA "
+        "adapters trained on a frozen base (QLoRA with NF4).",
     )
-    options = list(TRAIN_DTYPES) if mode == "training" else list(DTYPES)
+    options = list(TRAIN_DTYPES) if mode != "inference" else list(DTYPES)
     if state.get(KEY + "dtype") not in options:
         state[KEY + "dtype"] = "bf16"
     got["dtype"] = st.selectbox(
@@ -143,6 +144,23 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
         got["dropout"] = c2.checkbox(
             "Dropout", key=KEY + "dropout", help="Store dropout masks (GPT-2 / GPT-3-style training)."
         )
+    if mode == "finetune":
+        c1, c2 = st.columns(2)
+        got["lora_rank"] = c1.number_input("LoRA rank", min_value=1, max_value=65_536, step=1, key=KEY + "lora_rank")
+        got["lora_targets"] = c2.selectbox(
+            "LoRA targets",
+            ("all-linear", "attn"),
+            key=KEY + "lora_targets",
+            help="all-linear: every linear layer but the LM head (PEFT's target_modules='all-linear'); attn: the "
+            "attention projections. Mixture-of-experts models: attn.",
+        )
+        got["quant"] = st.radio(
+            "Frozen base",
+            ("none", "nf4"),
+            key=KEY + "quant",
+            horizontal=True,
+            format_func={"none": "16 bit (LoRA)", "nf4": "NF4 4-bit (QLoRA)"}.get,
+        )
     got["causal"] = st.checkbox(
         "Causal attention FLOPs",
         key=KEY + "causal",
@@ -169,7 +187,7 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
     if "mfu" in got:
         values["mfu"] = float(got["mfu"]) / 100  # type: ignore[arg-type]
     values["tokens_per_second"] = float(values["tokens_per_second"])  # type: ignore[arg-type]
-    for name in ("batch", "seq", "gpus", "tokens", "zero"):
+    for name in ("batch", "seq", "gpus", "tokens", "zero", "lora_rank"):
         values[name] = int(values[name])  # type: ignore[call-overload]
     try:
         new = check(RunSettings(**values))  # type: ignore[arg-type]
@@ -189,7 +207,7 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
     seq = resolved_seq(settings, spec.max_position_embeddings)
     total = out["total"]
     fits = total <= gpu.memory_bytes
-    what = "inference" if settings.mode == "inference" else "training"
+    what = {"inference": "inference", "training": "training", "finetune": "LoRA fine-tuning"}[settings.mode]
     st.subheader(f"Memory per GPU for {what}", anchor=False)
     st.caption(
         f"{settings.dtype}, batch {settings.batch} × {seq:,} tokens"
@@ -201,6 +219,17 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
         )
         + ". GB = 10⁹ bytes, GiB = 2³⁰ bytes."
     )
+    if settings.mode == "finetune":
+        from .lora import lora_params
+        from .params import count
+
+        adapters, params = lora_params(spec, settings.lora_rank, settings.lora_targets).count, count(spec).count
+        st.metric(
+            "Trainable LoRA parameters",
+            f"{adapters:,}",
+            help=f"{adapters / params:.3%} of {params:,}: rank {settings.lora_rank} on {settings.lora_targets}, "
+            "exactly as PEFT builds them",
+        )
     if settings.mode == "inference" and settings.gpus > 1:
         st.info(
             "Inference memory is for one GPU holding the whole model (no tensor parallelism); "
