@@ -37,6 +37,11 @@ MLA_MOE = dict(
     topk_group=1,
 )
 
+#: Routed and shared experts after dense first layers (GLM-4.5, dots.llm1 style), small.
+GLM_MOE = dict(
+    moe_intermediate_size=8, n_routed_experts=6, num_experts_per_tok=2, n_shared_experts=1, first_k_dense_replace=1
+)
+
 CASES = {
     "gpt2": dict(model_type="gpt2", n_embd=64, n_layer=2, n_head=4, vocab_size=100, n_positions=32),
     "gpt2-n_inner": dict(model_type="gpt2", n_embd=64, n_layer=3, n_head=8, n_inner=96, vocab_size=101, n_positions=7),
@@ -602,6 +607,35 @@ CASES = {
         d_ff=48,
         tie_word_embeddings=True,
     ),
+    "ernie4_5-use-bias": dict(model_type="ernie4_5", use_bias=True, head_dim=8, pad_token_id=0, **SMALL),
+    "hunyuan_v1_dense-qk-norm": dict(model_type="hunyuan_v1_dense", head_dim=8, pad_token_id=0, **SMALL),
+    "seed_oss-out-bias": dict(
+        model_type="seed_oss", head_dim=8, attention_out_bias=True, mlp_bias=True, pad_token_id=0, **SMALL
+    ),
+    "arcee-relu2-mlp": dict(model_type="arcee", pad_token_id=0, **SMALL),
+    "helium-no-o-bias": dict(model_type="helium", head_dim=8, attention_bias=True, pad_token_id=0, **SMALL),
+    "olmo3": dict(model_type="olmo3", pad_token_id=0, **SMALL),
+    "exaone4-head-qk-norm": dict(model_type="exaone4", pad_token_id=0, **SMALL),
+    "glm-fused-gate-up": dict(model_type="glm", head_dim=8, pad_token_id=0, **SMALL),
+    "glm4-four-norms": dict(model_type="glm4", head_dim=8, pad_token_id=0, **SMALL),
+    "cohere-parallel-weight-only-layernorm": dict(model_type="cohere", pad_token_id=0, **SMALL),
+    "cohere-qk-norm": dict(model_type="cohere", use_qk_norm=True, pad_token_id=0, **SMALL),
+    "cohere2": dict(model_type="cohere2", pad_token_id=0, **SMALL),
+    "glm4_moe-shared-dense-first": dict(model_type="glm4_moe", pad_token_id=0, **SMALL, **GLM_MOE),
+    "glm4_moe-qk-norm-bias": dict(
+        model_type="glm4_moe", use_qk_norm=True, attention_bias=True, pad_token_id=0, **SMALL, **GLM_MOE
+    ),
+    "dots1": dict(model_type="dots1", pad_token_id=0, **SMALL, **GLM_MOE),
+    "granitemoe": dict(model_type="granitemoe", num_local_experts=4, num_experts_per_tok=2, pad_token_id=0, **SMALL),
+    "phimoe-layernorm-biases": dict(
+        model_type="phimoe",
+        num_local_experts=4,
+        num_experts_per_tok=2,
+        attention_bias=True,
+        lm_head_bias=True,
+        pad_token_id=0,
+        **SMALL,
+    ),
 }
 
 
@@ -671,6 +705,10 @@ STRATEGIES = {
     "qwen3_moe": _decoder("qwen3_moe", num_experts=3, num_experts_per_tok=2, moe_intermediate_size=6),
     "olmoe": _decoder("olmoe", num_experts=3, num_experts_per_tok=2),
     "gpt_oss": _decoder("gpt_oss", num_local_experts=3, num_experts_per_tok=2),
+    "cohere": _decoder("cohere", use_qk_norm=True),
+    "glm4": _decoder("glm4"),
+    "glm4_moe": _decoder("glm4_moe", n_routed_experts=3, num_experts_per_tok=2, moe_intermediate_size=6),
+    "phimoe": _decoder("phimoe", num_local_experts=3, num_experts_per_tok=2, attention_bias=True),
 }
 
 

@@ -148,6 +148,79 @@ GEMMA3_TEXT = GEMMA2.but(
     hooks=(hooks.sliding_window, hooks.sliding_pattern),
 )
 
+ERNIE4_5 = LLAMA.but(
+    model_type="ernie4_5",
+    class_prefix="Ernie4_5",
+    source=f"{TF}/ernie4_5/modeling_ernie4_5.py",
+    keys=dict(attention_bias=("use_bias",), mlp_bias=("use_bias",)),
+)
+HUNYUAN_V1_DENSE = LLAMA.but(
+    model_type="hunyuan_v1_dense",
+    class_prefix="HunYuanDenseV1",
+    source=f"{TF}/hunyuan_v1_dense/modeling_hunyuan_v1_dense.py",
+    fixed=dict(qk_norm="head"),  # query_layernorm and key_layernorm, always
+)
+SEED_OSS = LLAMA.but(
+    model_type="seed_oss",
+    class_prefix="SeedOss",
+    source=f"{TF}/seed_oss/modeling_seed_oss.py",
+    keys=dict(attention_out_bias=("attention_out_bias",)),
+)
+ARCEE = LLAMA.but(
+    model_type="arcee",
+    class_prefix="Arcee",
+    source=f"{TF}/arcee/modeling_arcee.py",
+    fixed=dict(mlp_gated=False),  # up and down only (ReLU²)
+)
+HELIUM = LLAMA.but(
+    model_type="helium",
+    class_prefix="Helium",
+    source=f"{TF}/helium/modeling_helium.py",
+    fixed=dict(attention_out_bias=False),
+)
+OLMO3 = OLMO2.but(
+    model_type="olmo3",
+    class_prefix="Olmo3",
+    source=f"{TF}/olmo3/modeling_olmo3.py",
+    hooks=(hooks.sliding_window, hooks.layer_types),
+)
+EXAONE4 = OLMO2.but(
+    model_type="exaone4",
+    class_prefix="Exaone4",
+    source=f"{TF}/exaone4/modeling_exaone4.py",
+    fixed=dict(qk_norm="head"),
+    hooks=(hooks.sliding_window, hooks.layer_types),
+)
+GLM = LLAMA.but(
+    model_type="glm",
+    class_prefix="Glm",
+    source=f"{TF}/glm/modeling_glm.py",
+    keys=dict(mlp_bias=None),
+    fixed=dict(attention_out_bias=False, fused=("gate_up",)),
+)
+GLM4 = GLM.but(
+    model_type="glm4",
+    class_prefix="Glm4",
+    source=f"{TF}/glm4/modeling_glm4.py",
+    fixed=dict(norms_per_layer=4),
+)
+COHERE = LLAMA.but(
+    model_type="cohere",
+    class_prefix="Cohere",
+    source=f"{TF}/cohere/modeling_cohere.py",
+    keys=dict(mlp_bias=None),
+    defaults=dict(tie_word_embeddings=True),
+    # one weight-only LayerNorm before attention and MLP, which run in parallel
+    fixed=dict(norm_type="layernorm", norm_bias=False, parallel_attn=True, norms_per_layer=1),
+    extra_hooks=[hooks.cohere_qk_norm],
+)
+COHERE2 = COHERE.but(
+    model_type="cohere2",
+    class_prefix="Cohere2",
+    source=f"{TF}/cohere2/modeling_cohere2.py",
+    hooks=(hooks.sliding_window, hooks.layer_types),
+)
+
 # ---------------------------------------------------------------------------------------- experts
 MIXTRAL = MISTRAL.but(
     model_type="mixtral",
@@ -231,6 +304,43 @@ GPT_OSS = MIXTRAL.but(
     # experts carry biases (gate_up_proj_bias, down_proj_bias), the router a bias, each attention head a sink
     fixed=dict(mlp_bias=True, router_bias=True, attention_sinks=True),
     hooks=(hooks.sliding_window, hooks.layer_types),
+)
+
+GLM4_MOE = LLAMA.but(
+    model_type="glm4_moe",
+    class_prefix="Glm4Moe",
+    source=f"{TF}/glm4_moe/modeling_glm4_moe.py",
+    keys=dict(
+        mlp_bias=None,
+        num_experts=("n_routed_experts",),
+        num_experts_per_tok=("num_experts_per_tok",),
+        moe_intermediate_size=("moe_intermediate_size",),
+        num_shared_experts=("n_shared_experts",),
+        first_k_dense_replace=("first_k_dense_replace",),
+    ),
+    defaults=dict(num_shared_experts=0, first_k_dense_replace=0),
+    fixed=dict(attention_out_bias=False),
+    extra_hooks=[hooks.use_qk_norm],
+)
+DOTS1 = GLM4_MOE.but(
+    model_type="dots1",
+    class_prefix="Dots1",
+    source=f"{TF}/dots1/modeling_dots1.py",
+    fixed=dict(attention_out_bias=None, qk_norm="head"),
+    hooks=(hooks.sliding_window,),
+)
+GRANITEMOE = MIXTRAL.but(
+    model_type="granitemoe",
+    class_prefix="GraniteMoe",
+    source=f"{TF}/granitemoe/modeling_granitemoe.py",
+    keys=dict(attention_bias=("attention_bias",)),
+)
+PHIMOE = MIXTRAL.but(
+    model_type="phimoe",
+    class_prefix="Phimoe",
+    source=f"{TF}/phimoe/modeling_phimoe.py",
+    keys=dict(attention_bias=("attention_bias",), lm_head_bias=("lm_head_bias",)),
+    fixed=dict(norm_type="layernorm", norm_bias=True),
 )
 
 # ------------------------------------------------------------------------------- parallel blocks
@@ -344,6 +454,21 @@ ROWS = (
     QWEN3_MOE,
     OLMOE,
     GPT_OSS,
+    ERNIE4_5,
+    HUNYUAN_V1_DENSE,
+    SEED_OSS,
+    ARCEE,
+    HELIUM,
+    OLMO3,
+    EXAONE4,
+    GLM,
+    GLM4,
+    COHERE,
+    COHERE2,
+    GLM4_MOE,
+    DOTS1,
+    GRANITEMOE,
+    PHIMOE,
     PHI,
     GPT_NEOX,
     FALCON,

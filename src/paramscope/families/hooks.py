@@ -100,6 +100,16 @@ def multi_query(c: Cfg, d: Values) -> None:
     d["num_key_value_heads"] = 1 if c.bool("multi_query") else d["num_attention_heads"]
 
 
+def use_qk_norm(c: Cfg, d: Values) -> None:
+    """GLM-4.5: ``use_qk_norm`` adds an RMSNorm over head_dim on queries and keys."""
+    d["qk_norm"] = "head" if c.bool("use_qk_norm", default=False) else "none"
+
+
+def cohere_qk_norm(c: Cfg, d: Values) -> None:
+    """Command-R: ``use_qk_norm`` adds a weight-only LayerNorm over every query head and every key head."""
+    d["qk_norm"] = "full" if c.bool("use_qk_norm", default=False) else "none"
+
+
 def qk_layernorm(c: Cfg, d: Values) -> None:
     """Phi: ``qk_layernorm`` adds a LayerNorm over head_dim on queries and keys."""
     d["qk_norm"] = "head" if c.bool("qk_layernorm") else "none"
