@@ -42,6 +42,20 @@ GLM_MOE = dict(
     moe_intermediate_size=8, n_routed_experts=6, num_experts_per_tok=2, n_shared_experts=1, first_k_dense_replace=1
 )
 
+#: Llama 4's text model, small: experts of `intermediate_size`, dense layers of `intermediate_size_mlp`.
+LLAMA4 = dict(
+    vocab_size=101,
+    hidden_size=32,
+    num_hidden_layers=4,
+    num_attention_heads=4,
+    num_key_value_heads=2,
+    intermediate_size=16,
+    intermediate_size_mlp=48,
+    num_local_experts=4,
+    num_experts_per_tok=1,
+    pad_token_id=0,
+)
+
 CASES = {
     "gpt2": dict(model_type="gpt2", n_embd=64, n_layer=2, n_head=4, vocab_size=100, n_positions=32),
     "gpt2-n_inner": dict(model_type="gpt2", n_embd=64, n_layer=3, n_head=8, n_inner=96, vocab_size=101, n_positions=7),
@@ -635,6 +649,18 @@ CASES = {
         lm_head_bias=True,
         pad_token_id=0,
         **SMALL,
+    ),
+    "llama4_text-all-moe-shared-expert": dict(model_type="llama4_text", architectures=["Llama4ForCausalLM"], **LLAMA4),
+    "llama4_text-interleaved": dict(
+        model_type="llama4_text", architectures=["Llama4ForCausalLM"], interleave_moe_layer_step=2, **LLAMA4
+    ),
+    "llama4_text-moe-layers-listed": dict(
+        model_type="llama4_text",
+        architectures=["Llama4ForCausalLM"],
+        moe_layers=[0, 3],
+        head_dim=6,
+        attention_bias=True,
+        **LLAMA4,
     ),
 }
 

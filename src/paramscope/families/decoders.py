@@ -343,6 +343,21 @@ PHIMOE = MIXTRAL.but(
     fixed=dict(norm_type="layernorm", norm_bias=True),
 )
 
+LLAMA4_TEXT = LLAMA.but(
+    model_type="llama4_text",
+    class_prefix="Llama4",
+    source=f"{TF}/llama4/modeling_llama4.py",
+    keys=dict(
+        mlp_bias=None,
+        intermediate_size=("intermediate_size_mlp",),  # the dense layers' MLP
+        moe_intermediate_size=("intermediate_size",),  # one expert's (and the shared expert's) width
+        num_experts=("num_local_experts",),
+        num_experts_per_tok=("num_experts_per_tok",),
+    ),
+    fixed=dict(num_shared_experts=1),  # every MoE layer adds a shared expert of the same width
+    hooks=(hooks.llama4_layers,),
+)
+
 # ------------------------------------------------------------------------------- parallel blocks
 PHI = Family(
     model_type="phi",
@@ -469,6 +484,7 @@ ROWS = (
     DOTS1,
     GRANITEMOE,
     PHIMOE,
+    LLAMA4_TEXT,
     PHI,
     GPT_NEOX,
     FALCON,

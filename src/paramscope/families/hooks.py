@@ -77,6 +77,32 @@ def rope_factors(c: Cfg, d: Values) -> None:
                 )
 
 
+def llama4_layers(c: Cfg, d: Values) -> None:
+    """Llama 4: ``moe_layers`` (or every ``interleave_moe_layer_step``-th layer) hold experts, the rest a dense MLP
+    of ``intermediate_size_mlp``; rotary layers attend within ``attention_chunk_size`` (their cache never holds
+    more), the NoPE layers (every ``no_rope_layer_interval``-th) attend fully."""
+    n = d["num_hidden_layers"]
+    moe = c.get("moe_layers")
+    if isinstance(moe, list):
+        chosen = set(as_indices("moe_layers", moe))
+    else:
+        step = c.int("interleave_moe_layer_step", default=1)
+        if step < 1:
+            raise SpecError("interleave_moe_layer_step", f"must be at least 1 (got {step})")
+        chosen = set(range(step - 1, n, step))
+    d["mlp_only_layers"] = tuple(i for i in range(n) if i not in chosen)
+    rope = c.get("no_rope_layers")
+    if not isinstance(rope, list) or not rope:
+        interval = c.int("no_rope_layer_interval", default=4)
+        rope = [int((i + 1) % interval != 0) for i in range(n)] if interval else [1] * n
+    chunk = c.get("attention_chunk_size")
+    chunked = sum(1 for r in rope[:n] if r)
+    if isinstance(chunk, int) and not isinstance(chunk, bool) and chunk > 0 and chunked:
+        d["sliding_window"], d["sliding_window_layers"] = chunk, chunked
+    else:
+        d["sliding_window"] = None
+
+
 def sparse_step(c: Cfg, d: Values) -> None:
     """Qwen-MoE: a layer holds experts when (i + 1) % decoder_sparse_step == 0 and i is not in mlp_only_layers."""
     n = d["num_hidden_layers"]
