@@ -785,6 +785,8 @@ def headline_numbers(model: Model, summary: Summary) -> None:
     second[1].metric("Non-embedding", f"{summary.non_embedding:,}")
     second[2].metric("Embedding share", f"{share:.1%}")
     st.caption(f"Convention: {EMBEDDING_CONVENTION}. Tied weights are counted once.")
+    for note in model.notes:
+        st.caption(f"Not in this count: {note}.")
     changed = state.changed(model)
     if changed:
         moves = ", ".join(f"`{name}` {before} → {after}" for name, before, after in changed)

@@ -172,3 +172,16 @@ def test_families_group_every_preset():
     """by_family() lists every preset exactly once."""
     grouped = [n for members in presets.by_family().values() for n in members]
     assert sorted(grouped) == sorted(NAMES)
+
+
+def test_deepseek_v3_checkpoint_notes() -> None:
+    """DeepSeek-V3's note counts its one MTP layer by hand: MLA attention (q_a 7168×1536, its norm, q_b 1536×128·192,
+    kv_a 7168×576, its norm 512, kv_b 512×128·256, o 128·128×7168), an MoE layer (router 256×7168, 256 + 1 shared
+    experts of 3×7168×2048), two norms, eh_proj 2·7168×7168 and three norms; and 58 × 256 router-bias buffers."""
+    h = 7168
+    attention = h * 1536 + 1536 + 1536 * 128 * 192 + h * 576 + 512 + 512 * 128 * 256 + 128 * 128 * h
+    moe = 256 * h + 257 * 3 * h * 2048
+    layer = attention + moe + 2 * h + 2 * h * h + 3 * h
+    notes = presets.model("deepseek-v3").notes
+    assert f"{layer:,} parameters" in notes[0]
+    assert f"{58 * 256:,} router biases" in notes[1]

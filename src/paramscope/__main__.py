@@ -113,7 +113,7 @@ def cmd_count(args: argparse.Namespace) -> int:
     model, label, ignored = load_model(args.name, args.hf_config, args.revision)
     s = model.summary
     comps = [n for n in s.tree.walk() if n.path]
-    notes = model.meta.notes if not model.has_formulas else ()
+    notes = model.notes
     checkpoint = _checkpoint(model, s.total, args) if model.hub_id and not args.no_checkpoint else None
     architecture = model.spec.architecture if model.has_formulas else model.meta.class_name
     if args.json:

@@ -89,6 +89,15 @@ class Model:
         return _meta(self.config_json)
 
     @property
+    def notes(self) -> tuple[str, ...]:
+        """What this model's count does not cover, with numbers: transformers' own notes for a model without a
+        row; for a row, what its released checkpoints hold beyond the model (MTP layers, router buffers)."""
+        if not self.has_formulas:
+            return self.meta.notes
+        config, spec, tree = self.config, self.spec, self.summary.tree
+        return tuple(text for note in self.family.notes if (text := note(config, spec, tree)))
+
+    @property
     def summary(self) -> Summary:
         """Total, embedding, non-embedding and active counts: from the formulas, or from transformers."""
         return summarize(self.spec) if self.has_formulas else self.meta.summary

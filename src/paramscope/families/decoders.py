@@ -270,6 +270,7 @@ DEEPSEEK_V3 = DEEPSEEK_V2.but(
     model_type="deepseek_v3",
     class_prefix="DeepseekV3",
     source=f"{TF}/deepseek_v3/modeling_deepseek_v3.py",
+    notes=(hooks.mtp_layers, hooks.router_bias_buffers),
 )
 KIMI_K2 = DEEPSEEK_V3.but(model_type="kimi_k2", read_as="deepseek_v3")
 QWEN3_MOE = QWEN3.but(
@@ -321,6 +322,7 @@ GLM4_MOE = LLAMA.but(
     defaults=dict(num_shared_experts=0, first_k_dense_replace=0),
     fixed=dict(attention_out_bias=False),
     extra_hooks=[hooks.use_qk_norm],
+    notes=(hooks.mtp_layers, hooks.router_bias_buffers),
 )
 DOTS1 = GLM4_MOE.but(
     model_type="dots1",

@@ -5,9 +5,11 @@ A hook takes the reader (``Cfg``) and the values read so far, and sets Spec fiel
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..spec import SpecError
+from ..spec import Spec, SpecError
+from ..tree import Node
 from .schema import Cfg, as_indices, as_int
 
 Values = dict[str, Any]
@@ -201,3 +203,39 @@ def same_encoder_decoder(c: Cfg, d: Values) -> None:
         if c.get(enc) != c.get(dec):
             raise SpecError(dec, "differing encoder and decoder sizes are not supported yet")
     d["share_stack_embeddings"] = d["tie_word_embeddings"]  # untied BART: each stack keeps its own table too
+
+
+# ------------------------------------------------------------------ what a checkpoint holds beyond the model
+Note = Callable[[Mapping[str, Any], Spec, Node], "str | None"]
+
+
+def mtp_layers(config: Mapping[str, Any], spec: Spec, tree: Node) -> str | None:
+    """DeepSeek-V3, GLM-4.5: ``num_nextn_predict_layers`` multi-token-prediction layers ship in the checkpoint but
+    transformers does not build them. Each is one MoE decoder layer, a 2h->h projection and three norms; DeepSeek-V3
+    stores an embedding and a head with it too."""
+    n = config.get("num_nextn_predict_layers")
+    if isinstance(n, bool) or not isinstance(n, int) or n <= 0 or not spec.num_moe_layers:
+        return None
+    h = spec.hidden_size
+    moe = tree.find("layers/moe")
+    attention, norms = tree.find("layers/attention"), tree.find("layers/norm")
+    layer = (moe.count // spec.num_moe_layers if moe else 0) + (attention.per_copy if attention else 0)
+    layer += (norms.per_copy if norms else 0) + 2 * h * h + 3 * h
+    tables = 2 * spec.vocab_size * h
+    return (
+        f"the checkpoint also holds {n} multi-token-prediction layer(s) that transformers does not build: "
+        f"{n * layer:,} parameters (one MoE decoder layer + eh_proj 2·h×h + 3 norms each), {n * (layer + tables):,} "
+        f"where it stores its own embedding and head copy (DeepSeek-V3: 671B built, 685B on the Hub)"
+    )
+
+
+def router_bias_buffers(config: Mapping[str, Any], spec: Spec, tree: Node) -> str | None:
+    """Routers with ``e_score_correction_bias`` (aux-loss-free balancing): a buffer per expert and MoE layer, stored
+    in the checkpoint but not a parameter."""
+    if not spec.num_moe_layers:
+        return None
+    n = spec.num_experts * spec.num_moe_layers
+    return (
+        f"e_score_correction_bias: {n:,} router biases ({spec.num_experts} per MoE layer) are buffers in transformers,"
+        " stored in the checkpoint but not parameters"
+    )

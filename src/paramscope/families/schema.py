@@ -153,6 +153,9 @@ class Family:
     #: Whether the token embedding keeps a padding row (``nn.Embedding(..., padding_idx=pad_token_id)``): then
     #: transformers refuses a vocabulary without a row for ``pad_token_id``, and so does the reader.
     padding_row: bool = True
+    #: What the released checkpoints hold beyond the model transformers builds (MTP layers, buffers): notes with
+    #: numbers, each a function of (config, spec, parameter tree) in ``hooks``.
+    notes: tuple[Callable[..., str | None], ...] = ()
 
     @property
     def hf_type(self) -> str:
