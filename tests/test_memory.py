@@ -390,3 +390,70 @@ def test_cli_finetune_trainable_params_equal_peft(tmp_path) -> None:
     doc = json.loads(out.stdout)
     assert peft_trainable(presets.get("llama-3-8b").config, 16, "all-linear") == doc["trainable_params"]
     assert {"weights", "gradients", "optimizer", "activations", "total"} <= set(doc)
+
+
+@pytest.mark.parametrize(
+    ("t", "sp", "recompute", "flash"),
+    [(8, False, "none", False), (8, True, "none", False), (4, False, "selective", False), (4, True, "selective", False),
+     (8, True, "full", False), (2, False, "none", True)],
+)  # fmt: skip
+def test_korthikanti_tensor_and_sequence_parallel(t: int, sp: bool, recompute: str, flash: bool) -> None:
+    """Korthikanti et al. 2022, Table 2 with t > 1, GPT-3 175B (s = 2048, b = 1, h = 12288, a = 96, dropout):
+    tensor parallel sbh(10 + 24/t + 5as/(ht)); with sequence parallelism sbh/t (34 + 5as/h); selective
+    recomputation (and FlashAttention) drop the 5as/h term; full recomputation keeps 2sbh (2sbh/t with SP)."""
+    s, b, h, a = 2048, 1, 12288, 96
+    scores = 0 if recompute != "none" or flash else 5 * a * s * s * b // t
+    if recompute == "full":
+        expected = 2 * s * b * h // (t if sp else 1)
+    elif sp:
+        expected = 34 * s * b * h // t + scores
+    else:
+        expected = 10 * s * b * h + 24 * s * b * h // t + scores
+    run = RunSettings(mode="training", batch=b, seq=s, recompute=recompute, flash=flash, dropout=True, tp=t, sp=sp)
+    layers = memory(GPT3, run).find("activations/layers")
+    assert layers is not None
+    assert expected == layers.count // GPT3.num_hidden_layers
+
+
+@pytest.mark.parametrize("tp", [2, 4, 8])
+def test_tensor_parallel_weights_are_shards(tp: int) -> None:
+    """Under tensor parallelism the GPUs' weights sum to the whole model plus the norms each keeps whole:
+    tp × per-GPU - whole = (tp - 1) × the norm weights (Llama-3-70B: 2 per layer × 80 + final, width 8192)."""
+    from paramscope.memory import Layout
+
+    spec = presets.load("llama-3-70b")
+    norms = (2 * 80 + 1) * 8192 * 2  # bytes in bf16
+    whole, shard = weight_bytes(spec, "bf16").count, weight_bytes(spec, "bf16", Layout(tp=tp)).count
+    assert (tp - 1) * norms == tp * shard - whole
+
+
+def test_pipeline_stage_holds_its_layers_and_the_larger_end() -> None:
+    """Llama-3-8B over 4 pipeline stages: the largest stage holds 32/4 = 8 layers and the larger of the token
+    embedding and the untied head (equal here: 128,256 × 4,096 each), plus the final norm."""
+    from paramscope.memory import Layout
+
+    spec = presets.load("llama-3-8b")
+    h, f, kv = 4096, 14336, 1024
+    layer = h * (h + 2 * kv) + h * h + 3 * h * f + 2 * h  # q, k, v, o, gate/up/down, two norms
+    expected = (8 * layer + 128_256 * h + h) * 2
+    assert expected == weight_bytes(spec, "bf16", Layout(pp=4)).count
+
+
+def test_zero_with_tensor_parallelism() -> None:
+    """ZeRO-1 over 4 data-parallel GPUs with tp = 2: each GPU keeps 16-bit weights and gradients of its tensor
+    shard and a quarter of that shard's 12-byte optimizer state."""
+    from paramscope.memory import Layout
+
+    spec = presets.load("llama-3-8b")
+    shard = weight_bytes(spec, "fp32", Layout(tp=2)).count // 4
+    out = parts(memory(spec, RunSettings(mode="training", tp=2, zero=1, gpus=4)))
+    assert (2 * shard, 2 * shard, -(-12 * shard // 4)) == (out["weights"], out["gradients"], out["optimizer"])
+
+
+def test_kv_cache_splits_by_heads_and_stages() -> None:
+    """Llama-3-70B's KV cache (80 layers, 8 kv heads of 128) over tp = 4 and pp = 2: 40 layers and 2 heads per GPU."""
+    from paramscope.memory import Layout
+
+    per_head_layer_token = 2 * 128 * 2  # k and v, bf16
+    expected = 40 * 2 * per_head_layer_token * 4096
+    assert expected == kv_cache(presets.load("llama-3-70b"), 4096, 1, "bf16", Layout(tp=4, pp=2)).count

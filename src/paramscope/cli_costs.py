@@ -72,7 +72,11 @@ def _common(p: argparse.ArgumentParser) -> None:
         default=d.gpu,
         help=f"accelerator for capacity / peak FLOP/s (default {d.gpu})",
     )
-    p.add_argument("--gpus", type=_count, default=d.gpus, metavar="N", help="number of GPUs (default 1)")
+    p.add_argument("--gpus", type=_count, default=d.gpus, metavar="N", help="data-parallel GPUs (default 1)")
+    p.add_argument("--tp", type=_count, default=d.tp, metavar="T", help="tensor-parallel GPUs (default 1)")
+    p.add_argument("--pp", type=_count, default=d.pp, metavar="P", help="pipeline stages (default 1)")
+    p.add_argument("--ep", type=_count, default=d.ep, metavar="E", help="expert-parallel GPUs (default 1)")
+    p.add_argument("--sp", action="store_true", help="sequence parallelism (with --tp): split the rest too")
 
 
 def memory_args(p: argparse.ArgumentParser) -> None:
@@ -141,7 +145,8 @@ def flops_args(p: argparse.ArgumentParser) -> None:
 
 
 def _settings(args: argparse.Namespace, **fields: object) -> RunSettings:
-    base = {"seq": args.seq, "gpu": args.gpu, "gpus": args.gpus, **fields}
+    base = {"seq": args.seq, "gpu": args.gpu, "gpus": args.gpus, "tp": args.tp, "pp": args.pp, "ep": args.ep}
+    base.update(sp=args.sp, **fields)
     return check(dataclasses.replace(RunSettings(), **base))
 
 

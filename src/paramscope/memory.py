@@ -81,17 +81,45 @@ def _is_embedding(path: str) -> bool:
     return path.startswith(("embedding/", "head/")) or "/embedding/" in path
 
 
-def weight_bytes(spec: Spec, dtype: str) -> Node:
-    """Bytes of the weights stored in ``dtype`` (no sharding), split into layer matrices, quantization
-    scales, embeddings + LM head, and everything else (norms, biases, ...)."""
+@dataclass(frozen=True)
+class Layout:
+    """How one model is split over GPUs: tensor (``tp``), pipeline (``pp``) and expert (``ep``) parallelism."""
+
+    tp: int = 1
+    pp: int = 1
+    ep: int = 1
+
+    def copies(self, path: str, repeat: int, spec: Spec) -> int:
+        """Copies of a layer leaf one GPU holds: its stage's share of the layers (the largest stage: ceil), and
+        for experts its share of each layer's experts."""
+        if "/experts/" in path and spec.num_experts:
+            layers = max(repeat // spec.num_experts, 1)
+            return _ceil_div(layers, self.pp) * _ceil_div(spec.num_experts, self.ep)
+        return _ceil_div(repeat, self.pp)
+
+
+ONE_GPU = Layout()
+
+
+def weight_bytes(spec: Spec, dtype: str, layout: Layout = ONE_GPU) -> Node:
+    """Bytes of the weights stored in ``dtype`` on one GPU, split into layer matrices, quantization scales,
+    embeddings + LM head, and everything else (norms, biases, ...).
+
+    With a layout: each layer matrix is split over ``tp`` GPUs (Megatron's column- and row-parallel halves), the
+    vocabulary too (vocab-parallel embedding and head); the largest of ``pp`` stages holds ceil(layers/pp) layers
+    and the larger of the embedding (first stage) and the head (last stage); experts split over ``ep``, whole.
+    Norms and biases stay whole on every tensor-parallel GPU (an overestimate by the column-parallel biases).
+    """
     tree = count(spec)
     bits = BITS[dtype]
     quant = QUANT.get(dtype)
     keep_bits = 16 if quant else bits  # quantized formats keep the rest in 16 bit
+    tp = layout.tp
     matrix_elems = 0
     scale_bytes = 0
     matrices = 0
     emb_elems = 0
+    head_elems = 0
     other_elems = 0
     for leaf in tree.leaves():
         if not leaf.count:
@@ -99,10 +127,12 @@ def weight_bytes(spec: Spec, dtype: str) -> Node:
         m = _MATRIX.match(leaf.shape)
         if m and _in_layers(leaf.path):
             n_in, n_out = int(m.group(1)), int(m.group(2))
-            weights = n_in * n_out * leaf.repeat
+            copies = layout.copies(leaf.path, leaf.repeat, spec)
+            split = 1 if "/experts/" in leaf.path else tp  # an expert lives whole on its expert-parallel GPU
+            weights = _ceil_div(n_in * n_out, split) * copies
             matrix_elems += weights
-            other_elems += leaf.count - weights  # biases
-            matrices += leaf.repeat
+            other_elems += (leaf.count // leaf.repeat - n_in * n_out) * copies  # biases
+            matrices += copies
             if quant:
                 if quant.group < 0:
                     groups = 1
@@ -110,11 +140,17 @@ def weight_bytes(spec: Spec, dtype: str) -> Node:
                     groups = n_out
                 else:
                     groups = n_out * _ceil_div(n_in, quant.group)
-                scale_bytes += groups * quant.scale_bytes * leaf.repeat
+                scale_bytes += _ceil_div(groups, split) * quant.scale_bytes * copies
         elif _is_embedding(leaf.path):
-            emb_elems += leaf.count
+            if leaf.path.startswith("head/") or "/head/" in leaf.path:
+                head_elems += _ceil_div(leaf.count, tp)
+            else:
+                emb_elems += _ceil_div(leaf.count, tp)
+        elif _in_layers(leaf.path):
+            other_elems += leaf.count // leaf.repeat * layout.copies(leaf.path, leaf.repeat, spec)
         else:
             other_elems += leaf.count
+    emb_elems = max(emb_elems, head_elems) if layout.pp > 1 else emb_elems + head_elems
     b = bits / 8
     kb = keep_bits / 8
     children = [
@@ -163,9 +199,24 @@ def _encoder_only(spec: Spec) -> bool:
     )
 
 
-def kv_cache(spec: Spec, tokens: int, batch: int, kv_dtype: str) -> Node:
-    """Bytes of the key/value cache for ``batch`` sequences of ``tokens`` tokens."""
+def kv_cache(spec: Spec, tokens: int, batch: int, kv_dtype: str, layout: Layout = ONE_GPU) -> Node:
+    """Bytes of the key/value cache for ``batch`` sequences of ``tokens`` tokens, on one GPU of ``layout``:
+    the largest pipeline stage's layers, and ceil(kv heads / tp) heads (MLA's latent is not split by heads)."""
     spec = validate(spec)
+    if layout != ONE_GPU:
+        whole = kv_cache(spec, tokens, batch, kv_dtype)
+        if not whole.count:
+            return whole
+        layers = spec.num_decoder_layers if spec.is_encoder_decoder else spec.num_hidden_layers
+        heads = 1 if spec.is_mla else spec.kv_heads
+        share = (_ceil_div(layers, layout.pp) * _ceil_div(heads, layout.tp), layers * heads)
+        kids = tuple(
+            Node(k.path, -(-k.count * share[0] // share[1]), k.formula, (), k.repeat, k.repeat_name, k.shape, k.note)
+            for k in whole.children
+        )
+        how = f"per GPU: ceil(layers/{layout.pp}) layers"
+        how += "" if spec.is_mla else f", ceil(kv heads/{layout.tp}) heads"
+        return Node("kv_cache", sum(k.count for k in kids), f"{whole.formula}, {how}", kids, note=how)
     bits = BITS[kv_dtype]
     b = f"{bits / 8:g}"
     if not spec.has_attention or _encoder_only(spec):
@@ -280,9 +331,24 @@ class _Act:
 
     terms: tuple[tuple[str, int, str], ...]
 
-    def node(self, path: str, tokens: int) -> Node:
-        kids = [Node(f"{path}/{n}", b * tokens, f"tokens*({f})") for n, b, f in self.terms if b]
+    def node(self, path: str, tokens: int, tp: int = 1, sp: bool = False) -> Node:
+        """The terms for ``tokens`` tokens; under tensor parallelism each is split over ``tp`` GPUs except the
+        layer inputs and dropout masks, which Megatron keeps whole unless sequence parallelism splits them too
+        (Korthikanti et al. 2022, Table 2)."""
+        kids = []
+        for n, b, f in self.terms:
+            if not b:
+                continue
+            whole = n in _REPLICATED and not sp
+            split = 1 if whole else tp
+            kids.append(
+                Node(f"{path}/{n}", -(-b * tokens // split), f"tokens*({f})" + (f"/{split}" if split > 1 else ""))
+            )
         return group(path, kids)
+
+
+#: Activation terms tensor parallelism leaves whole on every GPU (sequence parallelism splits them).
+_REPLICATED = frozenset({"input", "dropout_mask", "router"})
 
 
 def _attention_terms(
@@ -347,22 +413,25 @@ def _stack(
     is repeated over the layers that hold it (dense MLP and expert layers apart), as in the parameter tree."""
     h = spec.hidden_size
     dropout = settings.dropout
+    tp, sp = settings.tp, settings.sp
     if settings.recompute == "full":
+        split = tp if sp else 1
         one = Node(
             f"{prefix}/input",
-            e * h * tokens,
-            f"tokens*{e}*hidden_size",
-            note="full recomputation: only the layer input is kept (Korthikanti: 2sbh)",
+            -(-e * h * tokens // split),
+            f"tokens*{e}*hidden_size" + (f"/{split}" if split > 1 else ""),
+            note="full recomputation: only the layer input is kept (Korthikanti: 2sbh, 2sbh/t with sequence "
+            "parallelism)",
         )
         return group(prefix, [repeated(one, layers, expr)])
     store_scores = not settings.flash and settings.recompute != "selective"
     parts: list[Node] = []
     if spec.has_attention:
         att = _attention_terms(spec, e, seq, store_scores, dropout, cross=False, skip_input=False)
-        parts.append(repeated(_Act(tuple(att)).node(f"{prefix}/attention", tokens), layers, expr))
+        parts.append(repeated(_Act(tuple(att)).node(f"{prefix}/attention", tokens, tp, sp), layers, expr))
         if cross:
             catt = _attention_terms(spec, e, seq, store_scores, dropout, cross=True, skip_input=False)
-            parts.append(repeated(_Act(tuple(catt)).node(f"{prefix}/cross_attention", tokens), layers, expr))
+            parts.append(repeated(_Act(tuple(catt)).node(f"{prefix}/cross_attention", tokens, tp, sp), layers, expr))
     shared_input = spec.parallel_attn and spec.has_attention
     n_moe = spec.num_moe_layers if spec.is_moe and not spec.is_encoder_decoder else 0
     n_dense = layers - n_moe
@@ -371,7 +440,7 @@ def _stack(
         moe_expr, dense_expr = f"num_moe_layers={n_moe}", f"dense_layers={n_dense}"
     if n_dense and spec.ffn_size:
         mlp = _mlp_terms(spec, e, spec.ffn_size, "intermediate_size", dropout, skip_input=shared_input)
-        parts.append(repeated(_Act(tuple(mlp)).node(f"{prefix}/mlp", tokens), n_dense, dense_expr))
+        parts.append(repeated(_Act(tuple(mlp)).node(f"{prefix}/mlp", tokens, tp, sp), n_dense, dense_expr))
     if n_moe:
         terms: list[tuple[str, int, str]] = []
         if not shared_input:
@@ -391,7 +460,7 @@ def _stack(
             terms.append(("shared_experts", sum(b for _, b, _ in sh), " + ".join(f for _, _, f in sh)))
         if dropout:
             terms.append(("dropout_mask", h, "hidden_size"))
-        parts.append(repeated(_Act(tuple(terms)).node(f"{prefix}/moe", tokens), n_moe, moe_expr))
+        parts.append(repeated(_Act(tuple(terms)).node(f"{prefix}/moe", tokens, tp, sp), n_moe, moe_expr))
     if spec.recurrent_units:
         r = spec.recurrent_units
         one = Node(
@@ -403,11 +472,12 @@ def _stack(
         parts.append(repeated(one, layers, expr))
     n_norms = spec.norms_per_layer + (1 if cross else 0)
     if n_norms:
+        split = tp if sp else 1
         one = Node(
             f"{prefix}/norms",
-            n_norms * e * h * tokens,
-            f"tokens*{n_norms}*{e}*hidden_size",
-            note="the input of each norm",
+            -(-n_norms * e * h * tokens // split),
+            f"tokens*{n_norms}*{e}*hidden_size" + (f"/{split}" if split > 1 else ""),
+            note="the input of each norm" + (" (split by sequence parallelism)" if split > 1 else ""),
         )
         parts.append(repeated(one, layers, expr))
     note = ""
@@ -469,15 +539,17 @@ def memory(spec: Spec, settings: RunSettings) -> Node:
     spec = validate(spec)
     settings = check(settings)
     seq = resolved_seq(settings, spec.max_position_embeddings)
+    layout = Layout(settings.tp, settings.pp, settings.ep)
     if settings.mode == "inference":
-        w = weight_bytes(spec, settings.dtype)
-        kv = kv_cache(spec, seq, settings.batch, resolved_kv_dtype(settings))
+        w = weight_bytes(spec, settings.dtype, layout)
+        kv = kv_cache(spec, seq, settings.batch, resolved_kv_dtype(settings), layout)
         root = group("", [w, kv])
         return Node("", root.count, "weights + kv_cache", root.children)
     if settings.mode == "finetune":
-        kids = [*_finetune_states(spec, settings), activations(spec, settings, seq)]
+        kids = [*_finetune_states(spec, settings, layout), activations(spec, settings, seq)]
         return Node("", sum(k.count for k in kids), "weights + gradients + optimizer + activations", tuple(kids))
-    params = count(spec).count
+    # the parameters one GPU holds under the layout (fp32: 4 bytes each, nothing quantized)
+    params = count(spec).count if layout == ONE_GPU else weight_bytes(spec, "fp32", layout).count // 4
     states = model_states(params, settings.dtype, settings.optimizer, settings.zero, settings.gpus)
     act = activations(spec, settings, seq)
     kids = [*states.children, act]
@@ -489,14 +561,16 @@ def memory(spec: Spec, settings: RunSettings) -> Node:
 NF4_BITS = 4 + 8 / 64 + 32 / (64 * 256)
 
 
-def _finetune_states(spec: Spec, settings: RunSettings) -> list[Node]:
+def _finetune_states(spec: Spec, settings: RunSettings, layout: Layout = ONE_GPU) -> list[Node]:
     """LoRA fine-tuning: the frozen base (16 bit, or NF4 on the layer matrices), the adapters in the compute dtype
     with their gradients, and the optimizer state of the adapters only (fp32, as QLoRA's paged AdamW keeps it)."""
     from .lora import lora_params
 
     adapters = lora_params(spec, settings.lora_rank, settings.lora_targets).count
+    if layout != ONE_GPU:  # the adapters split as the layers they adapt
+        adapters = -(-adapters * weight_bytes(spec, "fp32", layout).count // weight_bytes(spec, "fp32").count)
     e = 4 if settings.dtype == "fp32" else 2
-    base = weight_bytes(spec, settings.dtype)
+    base = weight_bytes(spec, settings.dtype, layout)
     if settings.quant == "nf4":
         matrices = base.find("weights/matrices")
         elements = (matrices.count if matrices else 0) // e
@@ -584,18 +658,15 @@ def gpus_needed(spec: Spec, settings: RunSettings, capacity: int, limit: int = 4
 
     Training: ZeRO-3 over ``n`` data-parallel GPUs (the stage in ``settings`` when it is 3 already), as computed
     by :func:`memory` for that ``n``: activations stay per GPU, so a micro-batch too large for one GPU never fits.
-    Inference: the weights and the KV cache split evenly over ``n`` GPUs (tensor parallelism, Megatron-style
-    sharding of every layer), activations and overhead per GPU; the few replicated norm weights are ignored.
+    Inference: tensor parallelism over ``n`` GPUs (:class:`Layout`: every matrix, the vocabulary and the KV heads
+    split, the norms whole on each GPU).
     """
     if settings.mode != "inference":
         at = lambda n: total_bytes(spec, dataclasses.replace(settings, gpus=n, zero=3))  # noqa: E731
         how = "ZeRO-3 (parameters, gradients and optimizer state sharded) over {n} data-parallel GPUs"
     else:
-        out = parts(memory(spec, settings))
-        shared = out["weights"] + out["kv_cache"]
-        rest = out["total"] - shared
-        at = lambda n: rest + -(-shared // n)  # noqa: E731
-        how = "weights and KV cache split evenly over {n} GPUs (tensor parallelism)"
+        at = lambda n: total_bytes(spec, dataclasses.replace(settings, tp=n))  # noqa: E731
+        how = "tensor parallelism over {n} GPUs (matrices, vocabulary and KV heads split; norms whole on each)"
     if at(limit) > capacity:
         return None
     lo, hi = 0, limit  # at(hi) fits; at(lo) does not (0 GPUs hold nothing)

@@ -249,4 +249,4 @@ def field_of_key(family: Family, key: str) -> str:
     return next((name for name, keys in family.keys.items() if key in keys), key)
 
 
-__all__ = ["DELETED", "Model", "field_of_key"]
+__all__ = ["DELETED", "PER_LAYER_LISTS", "Model", "field_of_key"]

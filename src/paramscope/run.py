@@ -53,6 +53,12 @@ class RunSettings:
     tokens: int = 0  # training tokens D; 0 = Chinchilla-optimal (20 per parameter)
     mfu: float = 0.4  # model FLOPs utilization assumed for the training-time estimate
     tokens_per_second: float = 0.0  # measured training throughput (all GPUs) for the MFU read-out
+    tp: int = 1  # tensor parallelism: each layer's matrices, the vocabulary and the KV heads split over tp GPUs
+    pp: int = (
+        1  # pipeline parallelism: the layers split into pp stages (the first holds the embedding, the last the head)
+    )
+    ep: int = 1  # expert parallelism: each MoE layer's experts split over ep GPUs
+    sp: bool = False  # sequence parallelism (with tp): the activations tensor parallelism leaves whole are split too
     lora_rank: int = 16  # finetune: LoRA rank r
     lora_targets: str = "all-linear"  # finetune: all-linear (every linear layer but the LM head) | attn
     quant: str = "none"  # finetune: the frozen base in `dtype` (none) or 4-bit NF4 with double quantization (QLoRA)
@@ -79,6 +85,9 @@ _RANGES: dict[str, tuple[float, float]] = {
     "mfu": (1e-6, 1.0),
     "tokens_per_second": (0.0, 1e15),
     "lora_rank": (1, 65_536),
+    "tp": (1, 4096),
+    "pp": (1, 4096),
+    "ep": (1, 4096),
 }
 
 
@@ -115,14 +124,14 @@ def _field_error(name: str, value: object) -> str:
         if value not in _CHOICES[name]:
             return f"{name}: {str(value)[:40]!r} is not one of {', '.join(map(str, _CHOICES[name]))}"
         return ""
-    if name in ("flash", "dropout", "causal"):
+    if name in ("flash", "dropout", "causal", "sp"):
         return "" if isinstance(value, bool) else f"{name}: expected true or false"
     lo, hi = _RANGES[name]
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return f"{name}: expected a number"
     if isinstance(value, float) and not math.isfinite(value):
         return f"{name}: expected a finite number"
-    if name in ("batch", "seq", "gpus", "tokens", "lora_rank") and not isinstance(value, int):
+    if name in ("batch", "seq", "gpus", "tokens", "lora_rank", "tp", "pp", "ep") and not isinstance(value, int):
         return f"{name}: expected a whole number"
     if not lo <= value <= hi:
         return f"{name}: {value:,} is outside {lo:,}..{hi:,}"

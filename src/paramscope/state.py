@@ -18,7 +18,7 @@ from typing import Any
 
 from . import presets
 from .families import hf_defaults
-from .model import DELETED, Model, field_of_key
+from .model import DELETED, PER_LAYER_LISTS, Model, field_of_key
 from .spec import FIELDS, SpecError
 
 DEFAULT_PRESET = "gpt2"
@@ -242,7 +242,11 @@ def query_from_model(model: Model) -> dict[str, str]:
             out[REVISION_KEY] = model.revision
     else:
         out = {PRESET_KEY: model.preset or DEFAULT_PRESET}
-    for key, value in sorted(model.edits.items()):
+    edits = model.edits
+    follow = model.has_formulas and model.family.key_for("num_hidden_layers", model.base) in edits
+    for key, value in sorted(edits.items()):
+        if follow and key in PER_LAYER_LISTS:
+            continue  # rebuilt from the layer-count edit, as Model.edit writes it
         out[link_key(model, key)] = format_value(value)
     return out
 
