@@ -112,3 +112,12 @@ def test_finetune_mode_shows_trainable_adapters() -> None:
     at = _app("llama-3-8b", RunSettings(mode="finetune", lora_rank=16, quant="nf4"))
     assert not at.exception
     assert "41,943,040" == next(m.value for m in at.metric if m.label == "Trainable LoRA parameters")
+
+
+def test_tensor_parallel_memory_per_gpu() -> None:
+    """Llama-3-70B in bf16 with TP = 2: each GPU holds half of every matrix and of the vocabulary, the norms whole,
+    half the KV heads: (141,107,412,992 + 2,637,824) / 2 B of weights + 335,544,320 B of KV cache = 70.89 GB."""
+    at = _app("llama-3-70b", RunSettings(tp=2, gpu="h100-sxm"))
+    total = next(m for m in at.metric if m.label == "Total per GPU")
+    expected = (141_107_412_992 + 2_637_824) // 2 + 335_544_320
+    assert f"{expected:,} bytes" in total.help

@@ -115,13 +115,45 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
         state[KEY + "gpu"] = hardware.DEFAULT_GPU
     got["gpu"] = st.selectbox("GPU", gpus, key=KEY + "gpu", format_func=lambda k: hardware.ACCELERATORS[k].name)
     got["gpus"] = st.number_input(
-        "GPUs",
+        "GPUs (data parallel)",
         min_value=1,
         max_value=MAX_GPUS,
         step=1,
         key=KEY + "gpus",
         help="Training: data-parallel GPUs (ZeRO shards over them). Compute: the time estimate.",
     )
+    t, p, e = st.columns(3)
+    got["tp"] = t.number_input(
+        "TP",
+        min_value=1,
+        max_value=4096,
+        step=1,
+        key=KEY + "tp",
+        help="Tensor parallelism: matrices, vocabulary "
+        "and KV heads split over this many GPUs (Megatron); norms stay whole on each.",
+    )
+    got["pp"] = p.number_input(
+        "PP",
+        min_value=1,
+        max_value=4096,
+        step=1,
+        key=KEY + "pp",
+        help="Pipeline stages: the largest holds ceil(layers / PP) layers and the embedding or the head.",
+    )
+    got["ep"] = e.number_input(
+        "EP",
+        min_value=1,
+        max_value=4096,
+        step=1,
+        key=KEY + "ep",
+        help="Expert parallelism: each MoE layer's experts split over this many GPUs.",
+    )
+    if mode != "inference":
+        got["sp"] = st.checkbox(
+            "Sequence parallelism",
+            key=KEY + "sp",
+            help="With TP: the norms' and dropout's activations split too (Korthikanti et al. 2022).",
+        )
     if mode == "inference":
         got["kv_dtype"] = st.selectbox("KV cache format", KV_DTYPES, key=KEY + "kv_dtype", format_func=DTYPE_LABELS.get)
     else:
@@ -187,7 +219,7 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
     if "mfu" in got:
         values["mfu"] = float(got["mfu"]) / 100  # type: ignore[arg-type]
     values["tokens_per_second"] = float(values["tokens_per_second"])  # type: ignore[arg-type]
-    for name in ("batch", "seq", "gpus", "tokens", "zero", "lora_rank"):
+    for name in ("batch", "seq", "gpus", "tokens", "zero", "lora_rank", "tp", "pp", "ep"):
         values[name] = int(values[name])  # type: ignore[call-overload]
     try:
         new = check(RunSettings(**values))  # type: ignore[arg-type]
@@ -230,11 +262,16 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
             help=f"{adapters / params:.3%} of {params:,}: rank {settings.lora_rank} on {settings.lora_targets}, "
             "exactly as PEFT builds them",
         )
-    if settings.mode == "inference" and settings.gpus > 1:
-        st.info(
-            "Inference memory is for one GPU holding the whole model (no tensor parallelism); "
-            "the GPU count only affects training (ZeRO) and the compute-time estimate."
+    layout = [f"{n} = {v}" for n, v in (("TP", settings.tp), ("PP", settings.pp), ("EP", settings.ep)) if v > 1]
+    if layout:
+        st.caption(
+            f"Per GPU with {', '.join(layout)}{' and sequence parallelism' if settings.sp else ''}: "
+            f"{settings.tp * settings.pp * settings.ep * (settings.gpus if settings.mode != 'inference' else 1):,} "
+            "GPUs in all. Megatron's split: every layer matrix, the vocabulary and the KV heads over TP (norms whole), "
+            "ceil(layers / PP) layers and the embedding or the head per stage, experts over EP."
         )
+    if settings.mode == "inference" and settings.gpus > 1:
+        st.info("Inference memory is per GPU of one model copy: data-parallel replicas (GPUs) do not split it.")
     if seq > spec.max_position_embeddings:
         st.warning(
             f"{seq:,} tokens is longer than this model's context of {spec.max_position_embeddings:,} "
