@@ -457,3 +457,14 @@ def test_kv_cache_splits_by_heads_and_stages() -> None:
     per_head_layer_token = 2 * 128 * 2  # k and v, bf16
     expected = 40 * 2 * per_head_layer_token * 4096
     assert expected == kv_cache(presets.load("llama-3-70b"), 4096, 1, "bf16", Layout(tp=4, pp=2)).count
+
+
+def test_every_precision_table() -> None:
+    """Llama-3-8B's weights in fp32 and bf16 are 4 and 2 bytes per parameter (8,030,261,248); the 8- and 4-bit
+    formats are smaller but keep the embeddings and head in 16 bit."""
+    from paramscope.memory import every_precision
+
+    table = every_precision(presets.load("llama-3-8b"), RunSettings())
+    n = 8_030_261_248
+    assert (4 * n, 2 * n) == (table["fp32"]["weights"], table["bf16"]["weights"])
+    assert table["bf16"]["weights"] > table["int8"]["weights"] > table["int4"]["weights"] > 2 * 128_256 * 4096 * 2

@@ -13,7 +13,7 @@ import math
 from . import flops as F
 from . import hardware
 from .hardware import GB, GiB
-from .memory import PARTS, gpus_needed, max_fit, memory, parts, total_bytes
+from .memory import PARTS, every_precision, gpus_needed, max_fit, memory, parts, total_bytes
 from .run import (
     DTYPES,
     KV_DTYPES,
@@ -229,6 +229,7 @@ def run_memory(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.
             "gpu": {"key": gpu.key, "name": gpu.name, "memory_bytes": gpu.memory_bytes},
             "fits": fits,
             "max_seq_that_fits": best,
+            "every_precision": every_precision(spec, s) if s.mode == "inference" else None,
             "gpus_needed": None
             if needed is None
             else {"gpus": needed.gpus, "how": needed.how, "per_gpu": needed.per_gpu},

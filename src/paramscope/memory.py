@@ -677,3 +677,17 @@ def gpus_needed(spec: Spec, settings: RunSettings, capacity: int, limit: int = 4
         else:
             lo = mid
     return GpusNeeded(gpus=hi, how=how.format(n=hi), per_gpu=at(hi))
+
+
+#: The precisions of the every-precision table (accelerate's ``estimate-memory`` shows the same set).
+PRECISIONS = ("fp32", "bf16", "fp8", "int8", "int4")
+
+
+def every_precision(spec: Spec, settings: RunSettings) -> dict[str, dict[str, int]]:
+    """Inference weights and KV cache (the cache in bf16, fp32 for fp32 weights) per GPU at each precision."""
+    out: dict[str, dict[str, int]] = {}
+    for dtype in PRECISIONS:
+        kv = "fp32" if dtype == "fp32" else "bf16"
+        tree = memory(spec, dataclasses.replace(settings, mode="inference", dtype=dtype, kv_dtype=kv))
+        out[dtype] = {"weights": tree.get("weights"), "kv_cache": tree.get("kv_cache"), "total": tree.count}
+    return out

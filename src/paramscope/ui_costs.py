@@ -20,7 +20,7 @@ from . import charts_costs as C
 from . import flops as F
 from . import hardware
 from .hardware import GB, GiB
-from .memory import PARTS, QUANT, gpus_needed, max_fit, memory, parts, sweep
+from .memory import PARTS, QUANT, every_precision, gpus_needed, max_fit, memory, parts, sweep
 from .run import (
     DTYPES,
     KV_DTYPES,
@@ -329,6 +329,15 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
             }
         )
     right.table(rows)  # a plain table: every digit shown, thousands separated, long formulas wrapped
+    if settings.mode == "inference":
+        st.caption("Every precision at once (weights + KV cache per GPU; the cache in bf16, fp32 for fp32 weights):")
+        st.table(
+            [
+                {"precision": d, "weights": f"{v['weights'] / GB:,.2f} GB", "KV cache": f"{v['kv_cache'] / GB:,.2f} GB",
+                 "total": f"{v['total'] / GB:,.2f} GB", "fits": "yes" if v["total"] <= gpu.memory_bytes else "no"}
+                for d, v in every_precision(spec, settings).items()
+            ]
+        )  # fmt: skip
     _sweeps(spec, settings, seq, gpu, best)
     with st.expander("Conventions and formulas"):
         st.markdown(_MEMORY_NOTES)
