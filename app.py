@@ -114,7 +114,7 @@ def counted_by_transformers(model: Model, tab: dict) -> None:
     """The page for a model type without a family row: transformers' count and module tree; no controls."""
     if tab["Parameters"].open:
         with tab["Parameters"]:
-            ui_hub.render_counted_by_transformers(model)
+            ui_hub.render_counted_by_transformers(model, on_use=use_model)
             if model.hub_id:
                 ui_hub.render_checkpoint(model, model.summary.total)
     with st.sidebar:
@@ -176,7 +176,11 @@ def tab_from_link(text: str) -> str | None:
 
 def use_uploaded_model(text: str) -> None:
     """The Your model tab's button: show the uploaded model on every tab, with every control."""
-    model = ui_explore.model_from_upload(text)
+    use_model(ui_explore.model_from_upload(text))
+
+
+def use_model(model: Model) -> None:
+    """Show ``model`` on every tab, with every control (an upload, a multimodal config's language model)."""
     st.session_state.model = model
     st.session_state.preset = picker_value(model)
     clear_controls()

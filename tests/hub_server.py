@@ -123,6 +123,34 @@ TINY_MAMBA = {
 }
 
 
+#: A tiny multimodal Gemma 3 (a language model with a SigLIP vision tower and a projector): no row reads the whole
+#: config, gemma3_text's row reads its text_config.
+TINY_GEMMA3 = {
+    "model_type": "gemma3",
+    "architectures": ["Gemma3ForConditionalGeneration"],
+    "mm_tokens_per_image": 16,
+    "text_config": {
+        "model_type": "gemma3_text",
+        "vocab_size": 262208,
+        "hidden_size": 64,
+        "intermediate_size": 128,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 2,
+        "num_key_value_heads": 1,
+        "head_dim": 32,
+    },
+    "vision_config": {
+        "model_type": "siglip_vision_model",
+        "hidden_size": 32,
+        "intermediate_size": 64,
+        "num_hidden_layers": 1,
+        "num_attention_heads": 2,
+        "image_size": 56,
+        "patch_size": 14,
+    },
+}
+
+
 def safetensors_file(tensors: Sequence[Tensor]) -> tuple[bytes, int]:
     """A real safetensors file for ``tensors`` (their data all zero bytes) and the length of its header part.
 
@@ -180,6 +208,7 @@ def build_repos() -> dict[str, FixtureRepo]:
             {"config.json": _json(TINY_LLAMA), "model.safetensors": safetensors_file(TINY_LLAMA_TENSORS)[0]}
         ),
         "fixture/tiny-mamba": FixtureRepo({"config.json": _json(TINY_MAMBA)}),
+        "fixture/tiny-gemma3": FixtureRepo({"config.json": _json(TINY_GEMMA3)}),
         "fixture/llama": FixtureRepo({"config.json": llama}),
         "fixture/sharded": FixtureRepo(
             {"config.json": _json(sharded_config), "model.safetensors.index.json": _json(index), **shards}

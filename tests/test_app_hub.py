@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import streamlit as st
 from hf_oracle import hf_count
-from hub_server import TINY_LLAMA, TINY_MAMBA, HubServer
+from hub_server import TINY_GEMMA3, TINY_LLAMA, TINY_MAMBA, HubServer
 from streamlit.testing.v1 import AppTest
 
 from paramscope import presets
@@ -130,3 +130,23 @@ def test_model_type_without_a_row(page_hub: HubServer) -> None:
     assert any("counted by transformers, no formulas" in i.value for i in at.info)
     at = fresh({"hf": "fixture/tiny-mamba", "tab": "Memory"})
     assert any("needs the formulas of a family row" in i.value for i in at.info)
+
+
+def test_multimodal_model_and_its_language_model(page_hub: HubServer) -> None:
+    """A multimodal Gemma 3 is counted whole by transformers (towers and projector included), the language model
+    alone beside it; one click shows the language model with formulas and controls."""
+    import torch
+    from transformers import Gemma3Config, Gemma3ForCausalLM, Gemma3ForConditionalGeneration, Gemma3TextConfig
+
+    config = {k: v for k, v in TINY_GEMMA3.items() if k not in ("model_type", "architectures")}
+    text = {k: v for k, v in TINY_GEMMA3["text_config"].items() if k != "model_type"}
+    with torch.device("meta"):
+        whole = sum(p.numel() for p in Gemma3ForConditionalGeneration(Gemma3Config(**config)).parameters())
+        language = sum(p.numel() for p in Gemma3ForCausalLM(Gemma3TextConfig(**text)).parameters())
+    at = fresh({"hf": "fixture/tiny-gemma3"})
+    assert f"{whole:,}" == total(at)
+    assert any(f"the language model alone (gemma3_text, with formulas): {language:,}" in c.value for c in at.caption)
+    next(b for b in at.button if "Edit the language model" in b.label).click().run()
+    assert not at.exception
+    assert f"{language:,}" == total(at)
+    assert at.number_input(key="f.hidden_size").value == 64

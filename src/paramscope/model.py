@@ -93,9 +93,29 @@ class Model:
         """What this model's count does not cover, with numbers: transformers' own notes for a model without a
         row; for a row, what its released checkpoints hold beyond the model (MTP layers, router buffers)."""
         if not self.has_formulas:
-            return self.meta.notes
+            text = self.text_model
+            if text is None:
+                return self.meta.notes
+            inner, total = text.summary.total, self.meta.summary.total
+            return (
+                *self.meta.notes,
+                f"the language model alone ({text.model_type}, with formulas): {inner:,}; the rest (vision or audio "
+                f"towers, projector): {total - inner:,}",
+            )
         config, spec, tree = self.config, self.spec, self.summary.tree
         return tuple(text for note in self.family.notes if (text := note(config, spec, tree)))
+
+    @property
+    def text_model(self) -> Model | None:
+        """The language model of a multimodal config (its ``text_config``) when a family row reads it, else None."""
+        text = self.config.get("text_config")
+        if not isinstance(text, dict) or not isinstance(text.get("model_type"), str):
+            return None
+        try:
+            model = Model.from_config(text, origin="text_config")
+        except SpecError:
+            return None
+        return model if model.has_formulas else None
 
     @property
     def summary(self) -> Summary:

@@ -9,6 +9,8 @@ a token: gated models need the command line with ``HF_TOKEN`` or a pasted config
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -84,7 +86,7 @@ def render_checkpoint(model: Model, total: int) -> None:
         st.caption("Read from the safetensors headers by range requests; no weights were downloaded.")
 
 
-def render_counted_by_transformers(model: Model) -> None:
+def render_counted_by_transformers(model: Model, on_use: Callable[[Model], None]) -> None:
     """A model type with no family row: transformers' own count, its module tree (repeated layers folded)."""
     meta = model.meta
     s = meta.summary
@@ -98,8 +100,17 @@ def render_counted_by_transformers(model: Model) -> None:
     cols[0].metric("Total parameters", f"{s.total:,}", help=f"{short(s.total)}: sum(p.numel()) of {meta.class_name}")
     cols[1].metric("Embedding", f"{s.embedding:,}", help="nn.Embedding tables + an untied output head")
     cols[2].metric("Non-embedding", f"{s.non_embedding:,}")
-    for note in meta.notes:
+    for note in model.notes:
         st.caption(note)
+    text = model.text_model
+    if text is not None:
+        st.button(
+            f"Edit the language model ({text.model_type}) with formulas",
+            key="x_text_model",
+            on_click=on_use,
+            args=(text,),
+            help="Loads the config's text_config: every control, memory, compute and speed apply to it.",
+        )
     rows = [
         {
             "component": "  " * (n.depth() - 1) + n.path,
