@@ -659,14 +659,16 @@ def gpus_needed(spec: Spec, settings: RunSettings, capacity: int, limit: int = 4
     Training: ZeRO-3 over ``n`` data-parallel GPUs (the stage in ``settings`` when it is 3 already), as computed
     by :func:`memory` for that ``n``: activations stay per GPU, so a micro-batch too large for one GPU never fits.
     Inference: tensor parallelism over ``n`` GPUs (:class:`Layout`: every matrix, the vocabulary and the KV heads
-    split, the norms whole on each GPU).
+    split, the norms whole on each GPU), and for MoE the experts split over the same ``n`` (expert parallelism).
     """
     if settings.mode != "inference":
         at = lambda n: total_bytes(spec, dataclasses.replace(settings, gpus=n, zero=3))  # noqa: E731
         how = "ZeRO-3 (parameters, gradients and optimizer state sharded) over {n} data-parallel GPUs"
     else:
-        at = lambda n: total_bytes(spec, dataclasses.replace(settings, tp=n))  # noqa: E731
+        ep = spec.is_moe
+        at = lambda n: total_bytes(spec, dataclasses.replace(settings, tp=n, ep=n if ep else 1))  # noqa: E731
         how = "tensor parallelism over {n} GPUs (matrices, vocabulary and KV heads split; norms whole on each)"
+        how += ", the experts split over the same GPUs (expert parallelism)" if ep else ""
     if at(limit) > capacity:
         return None
     lo, hi = 0, limit  # at(hi) fits; at(lo) does not (0 GPUs hold nothing)
