@@ -9,18 +9,20 @@ State lives in the URL and in this session's st.session_state, never in module g
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlencode
 
 import streamlit as st
 
-from paramscope import charts, presets, state, ui_costs, ui_explore, ui_hub
-from paramscope import run as run_settings
+from paramscope.app import charts, ui_costs, ui_explore, ui_hub
+from paramscope.engine import run as run_settings
+from paramscope.engine.params import summarize
+from paramscope.engine.spec import LIMITS, Spec, SpecError, short, validate
+from paramscope.engine.tree import Summary
+from paramscope.io import link, presets
 from paramscope.model import Model
-from paramscope.params import summarize
-from paramscope.spec import LIMITS, Spec, SpecError, short, validate
-from paramscope.tree import Summary
 
 EMBEDDING_CONVENTION = "embedding = token + position + token-type tables + untied LM head"
 NORM_NAMES = {"layernorm": "LayerNorm", "rmsnorm": "RMSNorm"}
@@ -33,7 +35,7 @@ POSITION_NAMES = {
     "sinusoidal": "sinusoidal table",
 }
 TABS = ("Parameters", "Memory", "Compute", "Your model", "Compare", "Architecture", "Why so big?")
-TAB_KEY = state.TAB_KEY  # the open tab is part of the link (?tab=Memory, ?tab=Why-so-big) when not the first
+TAB_KEY = link.TAB_KEY  # the open tab is part of the link (?tab=Memory, ?tab=Why-so-big) when not the first
 RUN_TABS = ("Memory", "Compute", "Compare", "Why so big?")  # the tabs that use the run settings
 WIDGET = "f."  # session-state key prefix of the model controls: "f." + Spec field name
 #: Sizes a control may leave empty: the key is then deleted and the class derives (or defaults) the value.
@@ -67,8 +69,8 @@ def page() -> None:
     if not model.has_formulas:  # a model type without a family row: transformers' count only
         counted_by_transformers(model, tab)
         with link_slot:
-            link = share_link(model, st.session_state.get("run_settings"))
-        keep_url_in_sync(link)
+            query = share_link(model, st.session_state.get("run_settings"))
+        keep_url_in_sync(query)
         return
     spec = model.spec
     if tab["Parameters"].open:  # only the open tab runs
@@ -106,8 +108,8 @@ def page() -> None:
         with tab["Why so big?"]:
             ui_explore.render_sweep(spec, model.preset or None, settings)
     with link_slot:
-        link = share_link(model, settings)
-    keep_url_in_sync(link)
+        query = share_link(model, settings)
+    keep_url_in_sync(query)
 
 
 def counted_by_transformers(model: Model, tab: dict) -> None:
@@ -139,17 +141,17 @@ def restore_from_link_once() -> None:
     if "model" in st.session_state:
         return
     query = st.query_params.to_dict()
-    model, warnings = state.model_from_query(query)
+    model, warnings = link.model_from_query(query)
     explore = ui_explore.restore_from_query(query)  # compare and sweep choices; a whole model under x_spec
     if explore.model is not None:
-        model, warnings = state.edits_from_query(explore.model, query, [])
-    if state.HUB_KEY in query:  # ?hf=ORG/NAME&revision=REV plus edits
+        model, warnings = link.edits_from_query(explore.model, query, [])
+    if link.HUB_KEY in query:  # ?hf=ORG/NAME&revision=REV plus edits
         try:
-            hub_model = ui_hub.model_from_hub(query[state.HUB_KEY], query.get(state.REVISION_KEY, "main"))
+            hub_model = ui_hub.model_from_hub(query[link.HUB_KEY], query.get(link.REVISION_KEY, "main"))
         except ValueError as exc:
             warnings.append(f"{exc}; showing {model_label(model)} instead")
         else:
-            model, warnings = state.edits_from_query(hub_model, query, [])
+            model, warnings = link.edits_from_query(hub_model, query, [])
     st.session_state.preset = picker_value(model)
     st.session_state.model = st.session_state.link_model = model
     warnings += explore.warnings
@@ -545,7 +547,7 @@ class Spot:
         """A button with the nearest value that makes the pending edits valid, for the control that moved."""
         pending = st.session_state.get("pending", {})
         moved = name if name in pending else next(iter(pending), "") if len(pending) == 1 else ""
-        nearest = state.nearest_valid(self.model, pending, moved) if moved else None
+        nearest = link.nearest_valid(self.model, pending, moved) if moved else None
         if nearest is not None:
             label = f"Use {moved} = {nearest:,}, the nearest valid value"
             st.button(label, key=f"x_nearest_{name}", on_click=_use_value, args=(moved, nearest), type="secondary")
@@ -636,22 +638,27 @@ def vocab_steps(value: int) -> list[int]:
 
 def width_rule(model: Model) -> str:
     """How the width slider steps: multiples that keep every head whole (head_dim derived) or of 64 (stated)."""
+    step, stated = width_step(model)
+    if stated:
+        return f"head_dim is stated, so steps of {step}"
+    return f"steps of {step} = {model.spec.num_attention_heads} heads × 8"
+
+
+def width_step(model: Model) -> tuple[int, bool]:
+    """The width slider's step, and whether the config states head_dim (then the heads need not divide the width,
+    unless the config class checks it anyway: a multiple of 64 and of the heads)."""
     spec = model.spec
-    if model.origin_of("head_dim").kind == "stated" or spec.is_mla or not spec.has_attention:
-        return "head_dim is stated, so steps of 64"
-    return f"steps of {width_step(spec)} = {spec.num_attention_heads} heads × 8"
-
-
-def width_step(spec: Spec) -> int:
-    return max(spec.num_attention_heads, 1) * 8
+    stated = model.origin_of("head_dim").kind == "stated" or spec.is_mla or not spec.has_attention
+    heads = max(spec.num_attention_heads, 1)
+    if not stated:
+        return heads * 8, False
+    return (math.lcm(64, heads) if model.family.checks_width else 64), True
 
 
 def width_steps(model: Model) -> list[int]:
     """Widths the slider offers: multiples of the step up to four times the current width (at most 400)."""
-    spec = model.spec
-    stated = model.origin_of("head_dim").kind == "stated" or spec.is_mla or not spec.has_attention
-    step = 64 if stated else width_step(spec)
-    top = min(max(4 * spec.hidden_size, 16_384), LIMITS["hidden_size"])
+    step = width_step(model)[0]
+    top = min(max(4 * model.spec.hidden_size, 16_384), LIMITS["hidden_size"])
     while top // step > 400:
         step *= 2
     return list(range(step, top + 1, step))
@@ -791,7 +798,7 @@ def headline_numbers(model: Model, summary: Summary) -> None:
     st.caption(f"Convention: {EMBEDDING_CONVENTION}. Tied weights are counted once.")
     for note in model.notes:
         st.caption(f"Not in this count: {note}.")
-    changed = state.changed(model)
+    changed = link.changed(model)
     if changed:
         moves = ", ".join(f"`{name}` {before} → {after}" for name, before, after in changed)
         st.caption(f"Changed from **{preset}** (keys of its config.json): {moves}")

@@ -26,9 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from hf_oracle import hf_count  # noqa: E402
 
-from paramscope import presets  # noqa: E402
+from paramscope.engine.params import _count  # noqa: E402  (uncached, to time the real work)
 from paramscope.families import architecture_class, read  # noqa: E402
-from paramscope.params import _count  # noqa: E402  (uncached, to time the real work)
+from paramscope.io import presets  # noqa: E402
 
 MODELS = ("llama-3-8b", "qwen3-8b", "gpt2", "mixtral-8x7b")
 HF_BUILD = """

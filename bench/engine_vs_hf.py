@@ -17,9 +17,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from hf_oracle import hf_count  # noqa: E402
 
-from paramscope import Spec, presets  # noqa: E402
+from paramscope import Spec  # noqa: E402
+from paramscope.engine.params import _count  # noqa: E402  (uncached, to time the real work)
 from paramscope.families import read  # noqa: E402
-from paramscope.params import _count  # noqa: E402  (uncached, to time the real work)
+from paramscope.io import presets
 
 
 def largest(n: int = 7) -> list[str]:

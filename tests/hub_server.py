@@ -27,7 +27,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from paramscope import presets
+from paramscope.io import presets
 
 #: The token that opens the gated fixture repo.
 GRANTED_TOKEN = "hf_fixture_granted_token"

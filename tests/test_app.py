@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from paramscope import presets, state
-from paramscope.encode import decode_config, encode_config
+from paramscope.engine.params import summarize
+from paramscope.engine.spec import Spec, short
+from paramscope.io import link, presets
 from paramscope.io.config_json import read_json_text
-from paramscope.params import summarize
-from paramscope.spec import Spec, short
+from paramscope.io.encode import decode_config, encode_config
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
@@ -104,15 +104,15 @@ GPT2_MOVES = [
 
 
 @pytest.mark.parametrize(
-    ("kind", "key", "value", "keys", "link"), GPT2_MOVES, ids=[f"{m[1]}={m[2]}" for m in GPT2_MOVES]
+    ("kind", "key", "value", "keys", "query"), GPT2_MOVES, ids=[f"{m[1]}={m[2]}" for m in GPT2_MOVES]
 )
-def test_every_control_edits_the_config(kind, key, value, keys, link):
+def test_every_control_edits_the_config(kind, key, value, keys, query):
     """Moving one control on GPT-2 shows the total of GPT-2's config.json with that key edited, and the link
     records the edit."""
     at = move(fresh(), kind, key, value)
     assert expected("gpt2", **keys) == total(at)
     assert expected("gpt2", **keys) == f"{pie_total(at):,}"  # the chart follows, not a cached older one
-    assert {"preset": "gpt2", **link} == at.query_params
+    assert {"preset": "gpt2", **query} == at.query_params
     assert [] == [e.value for e in at.error]
 
 
@@ -142,7 +142,7 @@ def test_structural_switches_edit_a_model_of_our_own_vocabulary(kind, key, value
     at = move(fresh({"preset": TOY}), kind, key, value)
     name = key.removeprefix("f.")
     assert expected(TOY, **{name: value}) == total(at)
-    assert {"preset": TOY, name: state.format_value(value)} == at.query_params
+    assert {"preset": TOY, name: link.format_value(value)} == at.query_params
 
 
 @pytest.mark.parametrize("key", ["f.attention_bias", "f.mlp_gated", "f.norm_type", "f.num_key_value_heads"])
@@ -241,16 +241,16 @@ def test_share_link_round_trip():
     move(at, "number_input", "f.hidden_size", 1024)
     move(at, "number_input", "f.num_attention_heads", 16)
     move(at, "toggle", "f.tie_word_embeddings", False)
-    link = dict(at.query_params)
-    assert {"preset", "hidden_size", "num_hidden_layers", "num_attention_heads", "tie_word_embeddings"} <= set(link)
-    again = fresh(link)
+    shared = dict(at.query_params)
+    assert {"preset", "hidden_size", "num_hidden_layers", "num_attention_heads", "tie_word_embeddings"} <= set(shared)
+    again = fresh(shared)
     assert total(at) == total(again)
     assert [] == [w.value for w in again.warning]
-    assert link == again.query_params
+    assert shared == again.query_params
     assert 1024 == again.number_input(key="f.hidden_size").value
     assert 20 == again.slider(key="f.num_hidden_layers").value
     shown = [c.value for c in again.code]
-    assert any(c.endswith("?" + "&".join(f"{k}={v}" for k, v in link.items())) for c in shown), shown
+    assert any(c.endswith("?" + "&".join(f"{k}={v}" for k, v in shared.items())) for c in shown), shown
 
 
 @pytest.mark.parametrize(
@@ -422,7 +422,7 @@ def test_random_walk_never_crashes(seed):
         model = at.session_state["model"]
         assert f"{summarize(model.spec).total:,}" == total(at)
         if not at.error:
-            back, warnings = state.model_from_query(dict(at.query_params))
+            back, warnings = link.model_from_query(dict(at.query_params))
             assert (model.config, []) == (back.config, warnings)
 
 
@@ -533,8 +533,8 @@ def test_pasted_config_becomes_the_model_in_view(config):
     at.session_state["tab"] = "Parameters"
     at.run()
     assert f"{want:,}" == total(at)
-    link = dict(at.query_params)
-    again = fresh(link)
+    shared = dict(at.query_params)
+    again = fresh(shared)
     assert f"{want:,}" == total(again)
     assert [] == [w.value for w in again.warning]
 

@@ -10,7 +10,7 @@ from hf_oracle import hf_count
 from hub_server import TINY_GEMMA3, TINY_LLAMA, TINY_MAMBA, HubServer
 from streamlit.testing.v1 import AppTest
 
-from paramscope import presets
+from paramscope.io import presets
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 

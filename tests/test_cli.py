@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from hf_oracle import hf_count
 
-from paramscope import presets
+from paramscope.io import presets
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:

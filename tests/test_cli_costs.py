@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from paramscope.__main__ import main
-from paramscope.run import RunSettings, settings_from_query, settings_to_query
-from paramscope.spec import FIELDS
+from paramscope.cli.main import main
+from paramscope.engine.run import RunSettings, settings_from_query, settings_to_query
+from paramscope.engine.spec import FIELDS
 
 PARTS = ("weights", "kv_cache", "gradients", "optimizer", "activations", "total")
 

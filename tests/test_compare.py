@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from paramscope import presets
-from paramscope.compare import KINDS, compare, component_totals, field_differences, kind_of
-from paramscope.params import count
+from paramscope.analysis.compare import KINDS, compare, component_totals, field_differences, kind_of
+from paramscope.engine.params import count
+from paramscope.io import presets
 
 TRIOS = [
     ("gpt2", "gpt2-medium"),
@@ -83,7 +83,7 @@ def test_records_for_tables() -> None:
 
 def test_cost_columns_when_memory_module_is_present() -> None:
     """With the memory module installed, every model gets inference and training memory columns."""
-    pytest.importorskip("paramscope.memory")
+    pytest.importorskip("paramscope.engine.memory")
     c = _compare(("gpt2", "gpt2-medium"))
     small, medium = c.headline()
     assert 0 < small["inference_gb"] < medium["inference_gb"]

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from paramscope import presets
-from paramscope.diagram import esc, to_dot
-from paramscope.params import count
-from paramscope.spec import Spec, short
+from paramscope.analysis.diagram import esc, to_dot
+from paramscope.engine.params import count
+from paramscope.engine.spec import Spec, short
+from paramscope.io import presets
 
 
 def dot_of(name: str) -> str:

@@ -24,8 +24,9 @@ import pytest
 from hf_oracle import hf_count
 from hub_server import TINY_LLAMA, HubServer
 
-from paramscope import presets, read
-from paramscope.params import summarize
+from paramscope import read
+from paramscope.engine.params import summarize
+from paramscope.io import presets
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
@@ -295,8 +296,8 @@ def test_hub_link_and_picker(server, browser):
 def test_memory_table_shows_every_digit(server, browser):
     """Llama-3-70B trained at 32k tokens without FlashAttention holds 11,882.732 GB of activations per GPU: the
     memory table shows all five digits before the point, with separators (no column cuts them off)."""
-    from paramscope.memory import memory, parts
-    from paramscope.run import RunSettings
+    from paramscope.engine.memory import memory, parts
+    from paramscope.engine.run import RunSettings
 
     settings = RunSettings(mode="training", zero=3, gpus=8, flash=False, seq=32768)
     activations = parts(memory(presets.load("llama-3-70b"), settings))["activations"]

@@ -9,8 +9,9 @@ from hf_oracle import hf_build
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from paramscope import presets, state, summarize
-from paramscope.spec import SpecError
+from paramscope import summarize
+from paramscope.engine.spec import SpecError
+from paramscope.io import link, presets
 
 HF_PRESETS = [n for n in presets.names() if presets.model(n).model_type != "paramscope"]
 
@@ -55,8 +56,8 @@ def check_edit(name: str, edit: dict) -> str:
         model = base.edit(**edit)
     except SpecError:
         return "invalid"
-    link, warnings = state.model_from_query({"preset": name, **{k: state.format_value(v) for k, v in edit.items()}})
-    assert ([], model.config) == (warnings, link.config)
+    linked, warnings = link.model_from_query({"preset": name, **{k: link.format_value(v) for k, v in edit.items()}})
+    assert ([], model.config) == (warnings, linked.config)
     hf_cfg, expected = hf_build(model.config)
     assert expected == summarize(model.spec).total
     for field, value in edit.items():

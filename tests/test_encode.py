@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import paramscope
-from paramscope import presets
-from paramscope.encode import MAX_JSON, MAX_TEXT, decode_config, encode_config, link_config
-from paramscope.spec import FIELDS, validate
+from paramscope.engine.spec import FIELDS, validate
+from paramscope.io import presets
+from paramscope.io.encode import MAX_JSON, MAX_TEXT, decode_config, encode_config, link_config
 
 
 def pack(text: str | bytes, prefix: str = "2.") -> str:

@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from paramscope import charts, presets, read
-from paramscope.params import summarize
+from paramscope import read
+from paramscope.app import charts
+from paramscope.engine.params import summarize
+from paramscope.io import presets
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from paramscope import hardware, presets
-from paramscope.flops import (
+from paramscope.engine import hardware
+from paramscope.engine.flops import (
     attention_pairs,
     chinchilla_tokens,
     compute,
@@ -18,9 +18,10 @@ from paramscope.flops import (
     six_nd,
     training_seconds,
 )
-from paramscope.params import summarize
-from paramscope.run import RunSettings
-from paramscope.spec import Spec
+from paramscope.engine.params import summarize
+from paramscope.engine.run import RunSettings
+from paramscope.engine.spec import Spec
+from paramscope.io import presets
 
 GPT2 = presets.load("gpt2")
 #: nanoGPT's notebook model: GPT-2 small with bias=False everywhere (124,337,664 parameters).

@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
-from paramscope import presets
-from paramscope.__main__ import main
+from paramscope.cli.main import main
+from paramscope.io import presets
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 GPT2 = f"{presets.get('gpt2').expected_total:,}"

@@ -23,7 +23,7 @@ from huggingface_hub import HfApi, constants
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from paramscope import presets
+from paramscope.io import presets
 from paramscope.io.hub import (
     GROUPS,
     CheckpointCount,

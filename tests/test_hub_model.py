@@ -13,7 +13,7 @@ from hf_oracle import hf_count
 from hub_server import GRANTED_TOKEN, TINY_LLAMA, TINY_LLAMA_TENSORS, TINY_MAMBA, HubServer
 
 import paramscope
-from paramscope import presets
+from paramscope.io import presets
 from paramscope.io.hub import HubError
 
 

@@ -12,26 +12,70 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "paramscope"
-# the modules allowed to import streamlit / plotly
-UI_MODULES = {"charts", "charts_costs", "charts_explore", "ui_costs", "ui"}
-ENGINE = sorted(p for p in SRC.glob("*.py") if p.stem not in UI_MODULES and not p.stem.startswith("ui_"))
+#: The layers, bottom up: a module may import from its own layer and the layers below it, never above.
+LAYERS = ("engine", "families", "model", "io", "analysis", "cli", "app")
+#: Layers side by side (the command line and the page never import each other).
+APART = {("cli", "app"), ("app", "cli")}
+UI = {"streamlit", "plotly", "pandas"}
+
+
+def _layer(module: str) -> str | None:
+    """The layer of ``paramscope.<layer>[...]`` (``None`` for the package itself and ``__main__``)."""
+    parts = module.split(".")
+    if parts[0] != "paramscope" or len(parts) < 2:
+        return None
+    return parts[1] if parts[1] in LAYERS else None
 
 
 def _imports(path: Path) -> set[str]:
+    """Every module ``path`` imports (absolute names; relative ones resolved against its package)."""
     tree = ast.parse(path.read_text())
+    package = ".".join(["paramscope", *path.relative_to(SRC).parent.parts]) if SRC in path.parents else ""
     names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            names |= {a.name.split(".")[0] for a in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module.split(".")[0])
+            names |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parts, base] if base else parts)
+            names.add(base)
+            names |= {f"{base}.{a.name}" for a in node.names}
     return names
 
 
-@pytest.mark.parametrize("path", ENGINE, ids=lambda p: p.name)
-def test_engine_has_no_ui_imports(path: Path) -> None:
-    """Engine modules never import streamlit or plotly (charts live in their own modules)."""
-    assert set() == _imports(path) & {"streamlit", "plotly", "torch", "transformers"}
+def _module(path: Path) -> str:
+    return ".".join(["paramscope", *path.relative_to(SRC).with_suffix("").parts])
+
+
+MODULES = sorted(p for p in SRC.rglob("*.py") if _layer(_module(p)))
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(SRC)))
+def test_imports_point_down(path: Path) -> None:
+    """Folders are layers: engine <- families <- model <- io <- analysis <- cli, app. A module imports from its own
+    layer or those below; only app/ imports streamlit, plotly or pandas."""
+    own = _layer(_module(path))
+    above = set(LAYERS[LAYERS.index(own) + 1 :]) - {own}
+    if own in ("cli", "app"):
+        above -= {"cli", "app"}
+    wrong = {m for m in _imports(path) if _layer(m) in above or (own, _layer(m)) in APART}
+    ui = {m for m in _imports(path) if m.split(".")[0] in UI} if own != "app" else set()
+    assert (set(), set()) == (wrong, ui)
+
+
+def test_engine_names_no_model_type() -> None:
+    """engine/ is pure: no Hugging Face model_type appears in its code (families hold that knowledge)."""
+    from paramscope.families import FAMILIES
+
+    named = {
+        (p.name, t)
+        for p in (SRC / "engine").glob("*.py")
+        for t in FAMILIES
+        if t != "paramscope" and (f'"{t}"' in p.read_text() or f"'{t}'" in p.read_text())
+    }
+    assert set() == named
 
 
 FORBIDDEN_CALLS = {"eval", "exec", "compile", "__import__"}

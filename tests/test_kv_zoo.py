@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from paramscope import from_config, preset
-from paramscope.memory import kv_cache
+from paramscope.engine.memory import kv_cache
 
 GiB = 2**30
 #: Gemma 3 27B's text config (google/gemma-3-27b-it, text_config): 62 layers, 16 kv heads of 128, a 1,024-token

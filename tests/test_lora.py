@@ -8,9 +8,9 @@ import warnings
 import pytest
 from hf_oracle import READ_AS
 
-from paramscope import presets
+from paramscope.engine.lora import lora_params
 from paramscope.families import FAMILIES, read
-from paramscope.lora import lora_params
+from paramscope.io import presets
 
 LAYER_KEYS = ("num_hidden_layers", "n_layer", "num_layers", "encoder_layers", "decoder_layers", "num_decoder_layers")
 

@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from paramscope import presets
-from paramscope.memory import kv_cache, max_fit, memory, model_states, parts, weight_bytes
-from paramscope.params import count
-from paramscope.run import RunSettings
-from paramscope.spec import Spec
+from paramscope.engine.memory import kv_cache, max_fit, memory, model_states, parts, weight_bytes
+from paramscope.engine.params import count
+from paramscope.engine.run import RunSettings
+from paramscope.engine.spec import Spec
+from paramscope.io import presets
 
 GB = 10**9
 GiB = 2**30
@@ -186,7 +186,7 @@ def test_nothing_fits_returns_none() -> None:
 def test_all_sliding_layers_fit_any_context() -> None:
     """When every layer slides (Mistral 7B v0.1) the KV cache stops growing at the window, so every
     context up to the search limit fits once the weights and one window fit."""
-    from paramscope.run import MAX_SEQ
+    from paramscope.engine.run import MAX_SEQ
 
     assert MAX_SEQ == max_fit(presets.load("mistral-7b"), RunSettings(), 80 * GB)
 
@@ -331,7 +331,7 @@ def test_every_parent_is_the_sum_of_its_children(spec: Spec, run: RunSettings) -
 def test_gpus_needed_llama_3_70b_inference() -> None:
     """Llama-3-70B in bf16 holds 70,553,706,496 × 2 B = 141.1 GB of weights: two 80 GB H100s once the weights
     and KV cache are split, not one."""
-    from paramscope.memory import gpus_needed
+    from paramscope.engine.memory import gpus_needed
 
     settings = RunSettings(mode="inference", dtype="bf16", gpu="h100-sxm")
     needed = gpus_needed(presets.load("llama-3-70b"), settings, 80 * 10**9)
@@ -343,7 +343,7 @@ def test_gpus_needed_llama_3_70b_inference() -> None:
 @pytest.mark.parametrize("name", ["llama-3-8b", "mixtral-8x7b"])
 def test_gpus_needed_training_is_the_smallest_zero3_count(name: str) -> None:
     """Training: the count returned fits with ZeRO-3 and one GPU fewer does not."""
-    from paramscope.memory import gpus_needed, total_bytes
+    from paramscope.engine.memory import gpus_needed, total_bytes
 
     spec, capacity = presets.load(name), 80 * 10**9
     settings = RunSettings(mode="training", batch=1, seq=2048)
@@ -419,7 +419,7 @@ def test_korthikanti_tensor_and_sequence_parallel(t: int, sp: bool, recompute: s
 def test_tensor_parallel_weights_are_shards(tp: int) -> None:
     """Under tensor parallelism the GPUs' weights sum to the whole model plus the norms each keeps whole:
     tp × per-GPU - whole = (tp - 1) × the norm weights (Llama-3-70B: 2 per layer × 80 + final, width 8192)."""
-    from paramscope.memory import Layout
+    from paramscope.engine.memory import Layout
 
     spec = presets.load("llama-3-70b")
     norms = (2 * 80 + 1) * 8192 * 2  # bytes in bf16
@@ -430,7 +430,7 @@ def test_tensor_parallel_weights_are_shards(tp: int) -> None:
 def test_pipeline_stage_holds_its_layers_and_the_larger_end() -> None:
     """Llama-3-8B over 4 pipeline stages: the largest stage holds 32/4 = 8 layers and the larger of the token
     embedding and the untied head (equal here: 128,256 × 4,096 each), plus the final norm."""
-    from paramscope.memory import Layout
+    from paramscope.engine.memory import Layout
 
     spec = presets.load("llama-3-8b")
     h, f, kv = 4096, 14336, 1024
@@ -442,7 +442,7 @@ def test_pipeline_stage_holds_its_layers_and_the_larger_end() -> None:
 def test_zero_with_tensor_parallelism() -> None:
     """ZeRO-1 over 4 data-parallel GPUs with tp = 2: each GPU keeps 16-bit weights and gradients of its tensor
     shard and a quarter of that shard's 12-byte optimizer state."""
-    from paramscope.memory import Layout
+    from paramscope.engine.memory import Layout
 
     spec = presets.load("llama-3-8b")
     shard = weight_bytes(spec, "fp32", Layout(tp=2)).count // 4
@@ -452,7 +452,7 @@ def test_zero_with_tensor_parallelism() -> None:
 
 def test_kv_cache_splits_by_heads_and_stages() -> None:
     """Llama-3-70B's KV cache (80 layers, 8 kv heads of 128) over tp = 4 and pp = 2: 40 layers and 2 heads per GPU."""
-    from paramscope.memory import Layout
+    from paramscope.engine.memory import Layout
 
     per_head_layer_token = 2 * 128 * 2  # k and v, bf16
     expected = 40 * 2 * per_head_layer_token * 4096
@@ -462,7 +462,7 @@ def test_kv_cache_splits_by_heads_and_stages() -> None:
 def test_every_precision_table() -> None:
     """Llama-3-8B's weights in fp32 and bf16 are 4 and 2 bytes per parameter (8,030,261,248); the 8- and 4-bit
     formats are smaller but keep the embeddings and head in 16 bit."""
-    from paramscope.memory import every_precision
+    from paramscope.engine.memory import every_precision
 
     table = every_precision(presets.load("llama-3-8b"), RunSettings())
     n = 8_030_261_248

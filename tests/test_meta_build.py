@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from paramscope.io.meta_build import MetaResult, available, build_tree
-from paramscope.tree import Node
+from paramscope.engine.tree import Node
+from paramscope.families.meta_build import MetaResult, available, build_tree
 
 needs_hf = pytest.mark.skipif(not available(), reason="torch and transformers not installed")
 hf = [needs_hf]
@@ -335,6 +335,6 @@ def test_build_time_keys_are_dropped() -> None:
 
 def test_import_does_not_load_torch() -> None:
     """The module imports without torch or transformers: they load only when a model is built."""
-    code = "import sys, paramscope.io.meta_build; print('torch' in sys.modules, 'transformers' in sys.modules)"
+    code = "import sys, paramscope.families.meta_build; print('torch' in sys.modules, 'transformers' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "False False" == out.stdout.strip()

@@ -10,10 +10,10 @@ import pytest
 from hf_oracle import hf_count
 
 import paramscope
-from paramscope import presets
+from paramscope.engine.params import count
 from paramscope.families import read
+from paramscope.io import presets
 from paramscope.io.config_json import read_json_text
-from paramscope.params import count
 
 NAMES = presets.names()
 HF_NAMES = [n for n in NAMES if presets.get(n).config.get("model_type") != "paramscope"]

@@ -9,9 +9,9 @@ import pytest
 import torch_reference as ref
 from torch import nn
 
-from paramscope import presets
-from paramscope.params import count
-from paramscope.spec import Spec
+from paramscope.engine.params import count
+from paramscope.engine.spec import Spec
+from paramscope.io import presets
 
 #: nanoGPT's GPT with bias=False (karpathy/nanoGPT model.py, GPTConfig defaults), in ParamScope's vocabulary.
 NANOGPT_SPEC = Spec(

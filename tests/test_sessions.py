@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from paramscope import presets, read
-from paramscope.params import summarize
+from paramscope import read
+from paramscope.engine.params import summarize
+from paramscope.io import presets
 
 GPT2 = presets.get("gpt2").config
 ROOT = Path(__file__).resolve().parents[1]

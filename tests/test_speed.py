@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from paramscope import hardware, presets
-from paramscope.speed import expected_experts, speed
+from paramscope.engine import hardware
+from paramscope.engine.speed import expected_experts, speed
+from paramscope.io import presets
 
 H100 = hardware.get("h100-sxm")  # 989.4 TFLOP/s bf16 dense, 3.35 TB/s
 LLAMA3_8B = 8_030_261_248  # parameters (transformers on meta)

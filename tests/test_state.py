@@ -1,4 +1,4 @@
-"""Share-link state: a preset's config plus edited keys <-> query parameters (paramscope.state).
+"""Share-link state: a preset's config plus edited keys <-> query parameters (paramscope.io.link).
 
 Expected models are the preset's config.json with the keys changed by hand in the test, read by the reader:
 a link must mean exactly what transformers builds from the edited file (tests/test_edits.py checks that the
@@ -11,9 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from paramscope import presets, read, state
-from paramscope.params import summarize
-from paramscope.spec import FIELDS, validate
+from paramscope import read
+from paramscope.engine.params import summarize
+from paramscope.engine.spec import FIELDS, validate
+from paramscope.io import link, presets
 
 
 def edited(name: str, **keys: object) -> object:
@@ -30,9 +31,9 @@ def edited(name: str, **keys: object) -> object:
 @pytest.mark.parametrize("name", presets.names())
 def test_bare_preset_link(name):
     """?preset=NAME alone is that preset (its published total), with no warning, and writes back to itself."""
-    model, warnings = state.model_from_query({"preset": name})
+    model, warnings = link.model_from_query({"preset": name})
     assert (presets.get(name).expected_total, []) == (summarize(model.spec).total, warnings)
-    assert {"preset": name} == state.query_from_model(model)
+    assert {"preset": name} == link.query_from_model(model)
 
 
 @pytest.mark.parametrize(
@@ -63,7 +64,7 @@ def test_bare_preset_link(name):
 )
 def test_good_values_edit_the_config(preset, query, keys):
     """Well-formed values edit the config's own keys: the model is the edited config.json, with no warning."""
-    model, warnings = state.model_from_query({"preset": preset, **query})
+    model, warnings = link.model_from_query({"preset": preset, **query})
     assert (edited(preset, **keys), []) == (model.spec, warnings)
 
 
@@ -94,7 +95,7 @@ def test_good_values_edit_the_config(preset, query, keys):
 def test_bad_value_warns_and_keeps_the_preset(query, field):
     """A bad value, or an edit of what GPT-2's classes fix, never raises: one warning names the field, and the
     preset stays."""
-    model, warnings = state.model_from_query({"preset": "gpt2", **query})
+    model, warnings = link.model_from_query({"preset": "gpt2", **query})
     assert 1 == len(warnings), warnings
     assert warnings[0].startswith(field), warnings
     assert edited("gpt2") == model.spec
@@ -102,7 +103,7 @@ def test_bad_value_warns_and_keeps_the_preset(query, field):
 
 def test_fixed_field_says_which_rule_fixes_it():
     """BLOOM's MLP width has no key: the warning quotes the class's rule."""
-    model, warnings = state.model_from_query({"preset": "bloom-560m", "intermediate_size": "8192"})
+    model, warnings = link.model_from_query({"preset": "bloom-560m", "intermediate_size": "8192"})
     assert edited("bloom-560m") == model.spec
     assert [
         "intermediate_size: not a key of BloomConfig (fixed by the Bloom classes: 4*hidden_size = 4,096); "
@@ -112,7 +113,7 @@ def test_fixed_field_says_which_rule_fixes_it():
 
 def test_bad_value_leaves_the_good_ones():
     """Only the bad field is dropped; the others in the same link still apply."""
-    model, warnings = state.model_from_query({"preset": "gpt2", "num_hidden_layers": "24", "vocab_size": "x"})
+    model, warnings = link.model_from_query({"preset": "gpt2", "num_hidden_layers": "24", "vocab_size": "x"})
     assert edited("gpt2", n_layer=24) == model.spec
     assert ["vocab_size"] == [w.split(":")[0] for w in warnings]
 
@@ -120,7 +121,7 @@ def test_bad_value_leaves_the_good_ones():
 @pytest.mark.parametrize("name", ["nope", "", "GPT2", "gpt2 ", "../gpt2", "x" * 500])
 def test_unknown_preset_falls_back_to_gpt2(name):
     """An unknown preset shows gpt2 with a warning naming the preset (the name is cut short)."""
-    model, warnings = state.model_from_query({"preset": name})
+    model, warnings = link.model_from_query({"preset": name})
     assert ("gpt2", edited("gpt2")) == (model.preset, model.spec)
     assert 1 == len(warnings) and warnings[0].startswith("preset:")
     assert len(warnings[0]) < 200
@@ -128,21 +129,21 @@ def test_unknown_preset_falls_back_to_gpt2(name):
 
 def test_missing_preset_is_gpt2():
     """A link without a preset (a bare address) is gpt2, without warnings."""
-    model, warnings = state.model_from_query({})
+    model, warnings = link.model_from_query({})
     assert ("gpt2", edited("gpt2"), []) == (model.preset, model.spec, warnings)
 
 
 def test_too_many_keys_are_cut():
     """A link with hundreds of keys is read only up to the limit and says so."""
     query = {"preset": "gpt2", **{f"k{i}": "1" for i in range(500)}}
-    _, warnings = state.model_from_query(query)
+    _, warnings = link.model_from_query(query)
     assert warnings[0].startswith("link:")
-    assert state.MAX_KEYS + 1 >= len(warnings)
+    assert link.MAX_KEYS + 1 >= len(warnings)
 
 
 def test_list_values_take_the_last():
     """Repeated keys (given as lists) use the last value, as st.query_params does."""
-    model, warnings = state.model_from_query({"preset": "gpt2", "num_hidden_layers": ["3", "5"]})
+    model, warnings = link.model_from_query({"preset": "gpt2", "num_hidden_layers": ["3", "5"]})
     assert (5, []) == (model.spec.num_hidden_layers, warnings)
 
 
@@ -164,7 +165,7 @@ def test_list_values_take_the_last():
 )
 def test_query_writes_only_the_edited_keys(name, edits, expected):
     """The link holds the preset and only the edited keys, by field name where a key states a field."""
-    assert expected == state.query_from_model(presets.model(name).edit(**edits))
+    assert expected == link.query_from_model(presets.model(name).edit(**edits))
 
 
 # ------------------------------------------------------------------------------------- round trip
@@ -196,9 +197,9 @@ def test_round_trip(name, changes):
         model = model.edit(**changes)
     except ValueError:
         return  # a field the family fixes, or an invalid combination: never written to a link
-    query = state.query_from_model(model)
-    assert all(isinstance(v, str) and len(v) <= state.MAX_VALUE_CHARS for v in query.values())
-    back, warnings = state.model_from_query(query)
+    query = link.query_from_model(model)
+    assert all(isinstance(v, str) and len(v) <= link.MAX_VALUE_CHARS for v in query.values())
+    back, warnings = link.model_from_query(query)
     assert (model.config, []) == (back.config, warnings)
 
 
@@ -206,6 +207,6 @@ def test_round_trip(name, changes):
 @given(query=st.dictionaries(st.sampled_from([*FIELDS, "n_embd", "preset", "junk"]), st.text(max_size=60)))
 def test_arbitrary_text_never_raises(query):
     """Any text in any field gives a valid model and warnings, never an exception."""
-    model, warnings = state.model_from_query(query)
+    model, warnings = link.model_from_query(query)
     validate(model.spec)
     assert all(isinstance(w, str) and len(w) < 600 for w in warnings)

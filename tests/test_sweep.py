@@ -6,9 +6,9 @@ import dataclasses
 
 import pytest
 
-from paramscope import presets
-from paramscope.params import count, summarize
-from paramscope.sweep import default_values, family_points, kaplan, point, sweep, varied, where_it_goes
+from paramscope.analysis.sweep import default_values, family_points, kaplan, point, sweep, varied, where_it_goes
+from paramscope.engine.params import count, summarize
+from paramscope.io import presets
 
 GPT2_SHAPES = ["gpt2", "gpt2-medium", "gpt2-large", "gpt2-xl", "gpt3-175b"]
 
@@ -136,7 +136,7 @@ def test_kaplan_counts_both_stacks() -> None:
 
 def test_memory_columns_grow_with_depth() -> None:
     """With the memory module installed, inference and training memory grow with the number of layers."""
-    pytest.importorskip("paramscope.memory")
+    pytest.importorskip("paramscope.engine.memory")
     rows = sweep(presets.load("gpt2"), "layers", [6, 12, 24])
     for key in ("inference_gb", "training_gb"):
         values = [r[key] for r in rows]
@@ -153,7 +153,7 @@ def test_where_palm_parameters_go() -> None:
 
 def test_training_compute_columns_when_flops_module_is_present() -> None:
     """With the FLOPs module installed, training FLOPs per token grow with depth and exceed 6 per parameter."""
-    pytest.importorskip("paramscope.flops")
+    pytest.importorskip("paramscope.engine.flops")
     rows = sweep(presets.load("gpt2"), "layers", [6, 12, 24])
     per_token = [r["training_flops_per_token"] for r in rows]
     assert per_token == sorted(per_token) and per_token[0] < per_token[-1]

@@ -5,17 +5,19 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from paramscope import charts_costs, presets
-from paramscope.flops import forward
-from paramscope.memory import memory, parts
-from paramscope.run import RunSettings
+from paramscope.app import charts_costs
+from paramscope.engine.flops import forward
+from paramscope.engine.memory import memory, parts
+from paramscope.engine.run import RunSettings
+from paramscope.io import presets
 
 
 def _script() -> None:
     import streamlit as st
 
-    from paramscope import presets, ui_costs
-    from paramscope.run import RunSettings
+    from paramscope.app import ui_costs
+    from paramscope.engine.run import RunSettings
+    from paramscope.io import presets
 
     spec = presets.load(st.session_state.get("model", "llama-2-7b"))
     settings = st.session_state.get("run_settings", RunSettings())

@@ -7,20 +7,20 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from paramscope import presets
-from paramscope.encode import encode_config
-from paramscope.params import summarize
-from paramscope.ui_explore import (
+from paramscope.app.ui_explore import (
     ExploreLink,
     explore_from_query,
     explore_query,
     model_from_upload,
     upload_link,
 )
+from paramscope.engine.params import summarize
+from paramscope.io import presets
+from paramscope.io.encode import encode_config
 
 UPLOAD_SCRIPT = """
 import streamlit as st
-from paramscope import ui_explore as X
+from paramscope.app import ui_explore as X
 
 def use(text):
     model = X.model_from_upload(text)
@@ -32,8 +32,8 @@ st.session_state["returned"] = None if result is None else result.model_type
 
 COMPARE_SCRIPT = """
 import streamlit as st
-from paramscope import presets
-from paramscope import ui_explore as X
+from paramscope.io import presets
+from paramscope.app import ui_explore as X
 
 X.restore_from_query(st.session_state.get("query", {}))
 st.session_state["picked"] = X.render_compare("gpt2", presets.load("gpt2"))
@@ -41,8 +41,8 @@ st.session_state["picked"] = X.render_compare("gpt2", presets.load("gpt2"))
 
 DIAGRAM_SWEEP_SCRIPT = """
 import streamlit as st
-from paramscope import presets
-from paramscope import ui_explore as X
+from paramscope.io import presets
+from paramscope.app import ui_explore as X
 
 name = st.session_state.get("model", "gpt2")
 X.render_diagram(presets.load(name))
@@ -246,12 +246,12 @@ def test_an_upload_is_its_own_config() -> None:
 
 def test_upload_link_carries_the_config_and_the_edits() -> None:
     """An edited upload links as its encoded config plus the edited keys; the link rebuilds the edited model."""
-    from paramscope import state
+    from paramscope.io import link
 
     model = model_from_upload(json.dumps(TINYLLAMA)).edit(num_hidden_layers=4)
     q = upload_link(model)
     assert {"preset", "x_spec", "num_hidden_layers"} == set(q)
-    back, warnings = state.edits_from_query(explore_from_query(q).model, q, [])
+    back, warnings = link.edits_from_query(explore_from_query(q).model, q, [])
     assert ([], model.spec) == (warnings, back.spec)  # the link keeps the keys that count, not token ids
 
 

@@ -13,23 +13,23 @@ from collections.abc import Mapping
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from .families import ReadResult, read
-from .io.config_json import read_json_text
-from .model import Model
-from .params import count
-from .params import summarize as _summarize
-from .presets import Preset
-from .presets import get as get_preset
-from .presets import model as preset
-from .presets import names as preset_names
-from .spec import Spec, SpecError, validate
-from .tree import Node, Summary
+from paramscope.engine.params import count
+from paramscope.engine.params import summarize as _summarize
+from paramscope.engine.spec import Spec, SpecError, validate
+from paramscope.engine.tree import Node, Summary
+from paramscope.families import ReadResult, read
+from paramscope.io.config_json import read_json_text
+from paramscope.io.presets import Preset
+from paramscope.io.presets import get as get_preset
+from paramscope.io.presets import model as preset
+from paramscope.io.presets import names as preset_names
+from paramscope.model import Model
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
-    from .compare import compare as compare_models
-    from .diagram import to_dot
-    from .sweep import family_points, kaplan, varied, where_it_goes
-    from .sweep import sweep as sweep_dimension
+    from paramscope.analysis.compare import compare as compare_models
+    from paramscope.analysis.diagram import to_dot
+    from paramscope.analysis.sweep import family_points, kaplan, varied, where_it_goes
+    from paramscope.analysis.sweep import sweep as sweep_dimension
 
 #: Imported on first use, so that `import paramscope` (and the command line) loads only the counting core.
 _LAZY = {
@@ -61,7 +61,7 @@ def from_hub(repo_id: str, revision: str = "main", *, token: str | None = None, 
 
     Raises ``HubError`` (a ``ValueError``, one line) when the config cannot be fetched.
     """
-    from .io.hub import from_hub as _from_hub  # huggingface_hub is imported only when a Hub id is used
+    from paramscope.io.hub import from_hub as _from_hub  # huggingface_hub is imported only when a Hub id is used
 
     return _from_hub(repo_id, revision, token=token, timeout=timeout)
 

@@ -1,6 +1,6 @@
 """The model in view is what was *said*: a config (a preset's, a file's, a Hub repo's) and the user's edits.
 
-The resolved :class:`~paramscope.spec.Spec` is computed from the config on every use (microseconds, cached
+The resolved :class:`~paramscope.engine.spec.Spec` is computed from the config on every use (microseconds, cached
 by config), never stored or edited. An edit writes one key of the config through the family's own names
 (``hidden_size`` writes ``n_embd`` for GPT-2); clearing a field deletes its key, so whatever the class derives
 follows exactly as transformers rebuilds the edited file, and a stated value stays stated::
@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from .families import FAMILIES, Family, Origin, ReadResult, family_of, read
-from .params import summarize
-from .spec import Spec, SpecError
-from .tree import Summary
+from paramscope.engine.params import summarize
+from paramscope.engine.spec import Spec, SpecError
+from paramscope.engine.tree import Summary
+from paramscope.families import FAMILIES, Family, Origin, ReadResult, family_of, read
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
-    from .io.meta_build import MetaResult
+    from paramscope.families.meta_build import MetaResult
 
 #: What an edit of a key that the config then no longer holds is written as (links: ``key=auto``).
 DELETED = None
@@ -45,7 +45,7 @@ class Model:
         """The model a config builds; ``SpecError`` naming the key when it cannot be read.
 
         A ``model_type`` without a family row is counted by transformers itself (the optional extra, see
-        :mod:`paramscope.io.meta_build`): exact, but without formulas, memory or FLOPs.
+        :mod:`paramscope.families.meta_build`): exact, but without formulas, memory or FLOPs.
         """
         text = _canonical(config)
         model = cls(text, text, origin)
@@ -246,7 +246,7 @@ def _has_row(config_json: str) -> bool:
 
 @lru_cache(maxsize=64)
 def _meta(config_json: str) -> MetaResult:
-    from .io import meta_build
+    from paramscope.families import meta_build
 
     config = json.loads(config_json)
     if not meta_build.available():

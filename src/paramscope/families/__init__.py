@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..spec import FIELDS, Spec, SpecError
-from . import decoders, encoders
-from .schema import Family, Origin, hf_defaults
+from paramscope.engine.spec import FIELDS, Spec, SpecError
+from paramscope.families import decoders, encoders
+from paramscope.families.schema import Family, Origin, hf_defaults
 
 #: ParamScope's own vocabulary: the Spec's field names, for models transformers does not ship.
 PARAMSCOPE = Family(

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from . import hooks
-from .schema import Family, Rule
+from paramscope.families import hooks
+from paramscope.families.schema import Family, Rule
 
 TF = "https://github.com/huggingface/transformers/blob/main/src/transformers/models"
 
@@ -81,6 +81,7 @@ LLAMA = Family(
     defaults=dict(attention_bias=False, mlp_bias=False),
     fixed=dict(mlp_gated=True, norm_type="rmsnorm", norm_bias=False, position_embedding="rotary"),
     hooks=(hooks.sliding_window,),
+    checks_width=True,
 )
 
 MISTRAL = LLAMA.but(
@@ -114,6 +115,7 @@ GEMMA2 = GEMMA.but(
     source=f"{TF}/gemma2/modeling_gemma2.py",
     fixed=dict(norms_per_layer=4),
     extra_hooks=[hooks.layer_types],
+    checks_width=True,
 )
 PHI3 = MISTRAL.but(
     model_type="phi3",
@@ -146,6 +148,7 @@ GEMMA3_TEXT = GEMMA2.but(
     source=f"{TF}/gemma3/modeling_gemma3.py",
     fixed=dict(qk_norm="head"),
     hooks=(hooks.sliding_window, hooks.sliding_pattern),
+    checks_width=True,
 )
 
 ERNIE4_5 = LLAMA.but(
@@ -171,6 +174,7 @@ ARCEE = LLAMA.but(
     class_prefix="Arcee",
     source=f"{TF}/arcee/modeling_arcee.py",
     fixed=dict(mlp_gated=False),  # up and down only (ReLU²)
+    checks_width=True,
 )
 HELIUM = LLAMA.but(
     model_type="helium",
@@ -264,6 +268,7 @@ DEEPSEEK_V2 = LLAMA.but(
     ),
     defaults=dict(num_shared_experts=0, first_k_dense_replace=0),
     derive=dict(head_dim=Rule("qk_rope_head_dim", lambda d: d["qk_rope_head_dim"], always=True)),
+    checks_width=True,
 )
 
 DEEPSEEK_V3 = DEEPSEEK_V2.but(

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from . import hooks
-from .decoders import CORE_KEYS, TF
-from .schema import Family, Rule
+from paramscope.families import hooks
+from paramscope.families.decoders import CORE_KEYS, TF
+from paramscope.families.schema import Family, Rule
 
 BERT = Family(
     model_type="bert",
@@ -13,6 +13,7 @@ BERT = Family(
     keys=dict(CORE_KEYS, hidden_act=("hidden_act",), type_vocab_size=("type_vocab_size",)),
     defaults=dict(tie_word_embeddings=True),
     fixed=dict(
+        encoder_only=True,
         attention_bias=True,
         mlp_bias=True,
         embedding_norm=True,
@@ -70,7 +71,7 @@ T5 = Family(
     defaults=dict(tie_word_embeddings=True),
     derive=dict(num_decoder_layers=Rule("num_layers", lambda d: d["num_hidden_layers"])),
     fixed=dict(norm_type="rmsnorm", norm_bias=False, position_embedding="relative", max_position_embeddings=512),
-    hooks=(hooks.feed_forward_proj, hooks.encoder_only),
+    hooks=(hooks.feed_forward_proj, hooks.encoder_model_class),
     default_arch="seq2seq_lm",
     padding_row=False,
 )

@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..spec import Spec, SpecError
-from ..tree import Node
-from .schema import Cfg, as_indices, as_int
+from paramscope.engine.spec import Spec, SpecError
+from paramscope.engine.tree import Node
+from paramscope.families.schema import Cfg, as_indices, as_int
 
 Values = dict[str, Any]
 
@@ -190,7 +190,7 @@ def feed_forward_proj(c: Cfg, d: Values) -> None:
     d["hidden_act"] = proj.removeprefix("gated-")
 
 
-def encoder_only(c: Cfg, d: Values) -> None:
+def encoder_model_class(c: Cfg, d: Values) -> None:
     """T5EncoderModel builds no decoder."""
     archs = c.get("architectures")
     if isinstance(archs, list) and archs and str(archs[0]).endswith("EncoderModel"):

@@ -29,7 +29,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from ..spec import FIELDS, Spec, SpecError, validate
+from paramscope.engine.spec import FIELDS, Spec, SpecError, validate
 
 ARCH_SUFFIX = {
     "causal_lm": "ForCausalLM",
@@ -153,6 +153,9 @@ class Family:
     #: Whether the token embedding keeps a padding row (``nn.Embedding(..., padding_idx=pad_token_id)``): then
     #: transformers refuses a vocabulary without a row for ``pad_token_id``, and so does the reader.
     padding_row: bool = True
+    #: The config class refuses a width its heads do not divide, even with ``head_dim`` stated (LlamaConfig's
+    #: ``validate_architecture``). Not inherited by ``but()``: each generated config class has its own validation.
+    checks_width: bool = False
     #: What the released checkpoints hold beyond the model transformers builds (MTP layers, buffers): notes with
     #: numbers, each a function of (config, spec, parameter tree) in ``hooks``.
     notes: tuple[Callable[..., str | None], ...] = ()
@@ -165,7 +168,7 @@ class Family:
     def but(self, **changes: Any) -> Family:
         """A child row: mappings are merged into the parent's (a value of ``None`` removes a key);
         ``extra_hooks`` are appended to the parent's hooks, ``hooks`` replaces them."""
-        merged: dict[str, Any] = {}
+        merged: dict[str, Any] = {"checks_width": False}
         for name, value in changes.items():
             if name in ("keys", "defaults", "derive", "fixed", "linked", "class_names"):
                 base = dict(getattr(self, name))
@@ -204,6 +207,13 @@ class Family:
                 values[name] = rule.fn(values)
         if self.padding_row:
             _check_padding_row(cfg, values)
+        heads, width = values.get("num_attention_heads"), values.get("hidden_size")
+        if self.checks_width and isinstance(heads, int) and heads > 0 and isinstance(width, int) and width % heads:
+            raise SpecError(
+                "num_attention_heads",
+                f"{heads} does not divide hidden_size {width:,}; {self.config_class} refuses it even with head_dim "
+                "stated",
+            )
         kwargs = {k: v for k, v in values.items() if v is not None or FIELDS[k].default is None}
         try:
             spec = Spec(model_type=self.model_type, **kwargs)
@@ -256,7 +266,7 @@ def _check_padding_row(cfg: Cfg, values: Mapping[str, Any]) -> None:
         )
 
 
-#: How the Spec derives a size no key of the family states (see :func:`paramscope.spec.resolve`).
+#: How the Spec derives a size no key of the family states (see :func:`paramscope.engine.spec.resolve`).
 GENERIC_RULES = {
     "num_key_value_heads": "num_attention_heads",
     "head_dim": "hidden_size // num_attention_heads",

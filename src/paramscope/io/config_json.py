@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..families import ReadResult, read
-from ..spec import SpecError
+from paramscope.engine.spec import SpecError
+from paramscope.families import ReadResult, read
 
 #: The largest config file accepted (bytes). Real ones are a few kB.
 MAX_CONFIG_BYTES = 1_000_000

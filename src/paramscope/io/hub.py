@@ -45,8 +45,8 @@ from huggingface_hub.errors import (
 )
 from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status, parse_ratelimit_headers
 
-from ..model import Model
-from .config_json import MAX_CONFIG_BYTES
+from paramscope.io.config_json import MAX_CONFIG_BYTES
+from paramscope.model import Model
 
 #: The largest ``model.safetensors.index.json`` accepted (bytes). The largest real ones are under 10 MB.
 MAX_INDEX_BYTES = 50_000_000

@@ -1,9 +1,9 @@
 """Two or three models side by side: headline numbers, counts per component, and the fields that differ.
 
-Everything is read off :func:`paramscope.params.count` trees, so a number here is the number the
+Everything is read off :func:`paramscope.engine.params.count` trees, so a number here is the number the
 rest of the app shows for the same model.
 
->>> from paramscope.presets import load
+>>> from paramscope.io.presets import load
 >>> c = compare([("gpt2", load("gpt2")), ("gpt2-medium", load("gpt2-medium"))])
 >>> [r.path for r in c.rows][:3]
 ['embedding', 'embedding/token', 'embedding/position']
@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .params import summarize
-from .spec import FIELDS, Spec, validate
-from .tree import Node, Summary
+from paramscope.engine.params import summarize
+from paramscope.engine.spec import FIELDS, Spec, validate
+from paramscope.engine.tree import Node, Summary
 
 #: Component kinds, in the order charts show them.
 KINDS = ("embedding", "attention", "mlp", "experts", "recurrent", "norms", "head", "other")
@@ -152,7 +152,7 @@ def compare(models: Sequence[tuple[str, Spec]], with_costs: bool = True, setting
     per_model = [component_totals(s.tree) for s in summaries]
     kinds = {k: tuple(m[k] for m in per_model) for k in KINDS if any(m[k] for m in per_model)}
     if with_costs:
-        from .sweep import cost_columns
+        from paramscope.analysis.sweep import cost_columns
 
         costs = tuple(cost_columns(s, settings) for s in specs)
     else:

@@ -2,7 +2,7 @@
 
 The page, the CLI and the share link all go through :class:`RunSettings`. In a share link the fields
 are written with the prefix ``run_`` (``run_batch=8``) so that they can never clash with the
-:class:`~paramscope.spec.Spec` field names used for the model; only fields that differ from the
+:class:`~paramscope.engine.spec.Spec` field names used for the model; only fields that differ from the
 defaults are written.
 """
 
@@ -13,7 +13,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .hardware import ACCELERATORS, DEFAULT_GPU
+from paramscope.engine.hardware import ACCELERATORS, DEFAULT_GPU
 
 MODES = ("inference", "training", "finetune")  # finetune: LoRA adapters on a frozen base
 DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
@@ -45,7 +45,7 @@ class RunSettings:
     optimizer: str = "adamw"  # adamw | sgd (with momentum) | adam8bit
     zero: int = 0  # ZeRO stage 0-3 over `gpus` data-parallel GPUs
     gpus: int = 1
-    gpu: str = DEFAULT_GPU  # a key of paramscope.hardware.ACCELERATORS
+    gpu: str = DEFAULT_GPU  # a key of paramscope.engine.hardware.ACCELERATORS
     recompute: str = "none"  # activation recomputation: none | selective | full
     flash: bool = True  # FlashAttention (every current trainer runs it): the s x s attention scores are never stored
     dropout: bool = False  # dropout masks stored (GPT-2/GPT-3 style training); modern LLMs train without

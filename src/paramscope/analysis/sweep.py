@@ -17,8 +17,8 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .params import summarize
-from .spec import LIMITS, Spec, validate
+from paramscope.engine.params import summarize
+from paramscope.engine.spec import LIMITS, Spec, validate
 
 #: Short names the UI offers, mapped to the Spec field they vary.
 DIMENSIONS = {
@@ -140,7 +140,7 @@ def default_values(spec: Spec, dimension: str, points: int = 9, span: float = 8.
 def cost_columns(spec: Spec, settings: Any = None) -> dict[str, float]:
     """Memory and training-compute figures for ``spec``, from the memory / FLOPs modules when installed.
 
-    ``settings`` is a :class:`paramscope.run.RunSettings` (defaults when ``None``): inference memory
+    ``settings`` is a :class:`paramscope.engine.run.RunSettings` (defaults when ``None``): inference memory
     uses it as given (mode set to inference), training memory the same with mode training. Returns
     ``{}`` (or only the columns whose module is present) so callers add columns only when there is
     something to show. Names end in their unit: ``inference_gb``, ``training_gb`` (bytes per GPU / 1e9),
@@ -149,8 +149,8 @@ def cost_columns(spec: Spec, settings: Any = None) -> dict[str, float]:
     """
     out: dict[str, float] = {}
     try:
-        from . import memory as _memory
-        from .run import RunSettings
+        from paramscope.engine import memory as _memory
+        from paramscope.engine.run import RunSettings
     except ImportError:
         return out
     base = settings if settings is not None else RunSettings()
@@ -169,7 +169,7 @@ def _training_compute(spec: Spec, settings: Any) -> dict[str, float]:
     """Training FLOPs per token and in total under training ``settings`` (for the run's tokens;
     Chinchilla's 20 per parameter when they say 0), from the FLOPs module when it is installed."""
     try:
-        from . import flops as _flops
+        from paramscope.engine import flops as _flops
     except ImportError:
         return {}
     try:
@@ -242,7 +242,7 @@ def family_points(
 ) -> list[dict[str, Any]]:
     """The presets of ``family`` (a preset family such as "GPT-2", or a model_type such as "gpt2")
     with their own value of the swept dimension and their sweep columns, to mark on the curve."""
-    from . import presets
+    from paramscope.io import presets
 
     name = field_of(dimension)
     out = []
@@ -260,7 +260,7 @@ def family_points(
 def where_it_goes(spec: Spec) -> list[dict[str, Any]]:
     """Parameters per component kind with their share of the total (largest first): PaLM 540B's answer
     to "why so big" is this list."""
-    from .compare import component_totals
+    from paramscope.analysis.compare import component_totals
 
     s = summarize(spec)
     kinds = component_totals(s.tree)

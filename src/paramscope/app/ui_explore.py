@@ -16,7 +16,7 @@ Public (called by app.py; keep stable). Widget keys all start with ``x_``.
 Share link (query keys, all prefixed ``x_`` so they never clash with Spec fields or ``run_*``):
 
 * ``x_cmp`` — the compared models besides the one in view, comma-separated; each a preset name or an
-  encoded config (``2.`` + base64url, see :mod:`paramscope.encode`);
+  encoded config (``2.`` + base64url, see :mod:`paramscope.io.encode`);
 * ``x_sweep`` — the swept dimension (``layers``, ``width``, ``vocab``, ``experts``) when not ``layers``;
 * ``x_spec`` — a whole model's config, encoded (for a model that no preset + edits name: an upload; see
   :func:`upload_link`). When present, the page shows this model instead of ``preset`` + edits.
@@ -34,17 +34,17 @@ from typing import Any
 
 import streamlit as st
 
-from . import charts_explore as CX
-from . import presets
-from .compare import compare
-from .diagram import to_dot
-from .encode import PREFIX, decode_config, encode_config, link_config
-from .families import FAMILIES
-from .io.config_json import MAX_CONFIG_BYTES, parse
-from .model import Model
-from .params import count
-from .spec import Spec, short, validate
-from .sweep import DIMENSIONS, default_values, family_points, field_of, sweep, where_it_goes
+from paramscope.analysis.compare import compare
+from paramscope.analysis.diagram import to_dot
+from paramscope.analysis.sweep import DIMENSIONS, default_values, family_points, field_of, sweep, where_it_goes
+from paramscope.app import charts_explore as CX
+from paramscope.engine.params import count
+from paramscope.engine.spec import Spec, short, validate
+from paramscope.families import FAMILIES
+from paramscope.io import presets
+from paramscope.io.config_json import MAX_CONFIG_BYTES, parse
+from paramscope.io.encode import PREFIX, decode_config, encode_config, link_config
+from paramscope.model import Model
 
 # ------------------------------------------------------------------------------------- keys
 PASTE = "x_paste"  # text area holding the config text (uploaded files are copied in)
@@ -190,11 +190,11 @@ def model_from_upload(text: str) -> Model:
 def upload_link(model: Model) -> dict[str, str]:
     """The share-link query for the model in view: ``preset`` (or ``hf``) plus its edits when it started from a
     preset (or a Hub id), else its whole config encoded under ``x_spec`` with the edits on top."""
-    from . import state as page_state
+    from paramscope.io import link
 
     if model.preset or model.hub_id:
-        return page_state.query_from_model(model)
-    return {Q_SPEC: encode_config(link_config(model.reset())), **page_state.query_from_model(model)}
+        return link.query_from_model(model)
+    return {Q_SPEC: encode_config(link_config(model.reset())), **link.query_from_model(model)}
 
 
 # ======================================================================================== upload

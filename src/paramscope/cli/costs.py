@@ -10,11 +10,11 @@ import dataclasses
 import json
 import math
 
-from . import flops as F
-from . import hardware
-from .hardware import GB, GiB
-from .memory import PARTS, every_precision, gpus_needed, max_fit, memory, parts, total_bytes
-from .run import (
+from paramscope.engine import flops as F
+from paramscope.engine import hardware
+from paramscope.engine.hardware import GB, GiB
+from paramscope.engine.memory import PARTS, every_precision, gpus_needed, max_fit, memory, parts, total_bytes
+from paramscope.engine.run import (
     DTYPES,
     KV_DTYPES,
     MODES,
@@ -25,8 +25,8 @@ from .run import (
     resolved_kv_dtype,
     resolved_seq,
 )
-from .spec import Spec, short
-from .tree import Node
+from paramscope.engine.spec import Spec, short
+from paramscope.engine.tree import Node
 
 
 def _count(text: str) -> int:
@@ -175,7 +175,7 @@ def _gb(n: int) -> str:
 
 
 def _adapters(spec: Spec, s: RunSettings) -> int:
-    from .lora import lora_params
+    from paramscope.engine.lora import lora_params
 
     return lora_params(spec, s.lora_rank, s.lora_targets).count
 
@@ -355,7 +355,7 @@ def speed_args(p: argparse.ArgumentParser) -> None:
 
 
 def run_speed(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.Namespace) -> int:
-    from .speed import speed
+    from paramscope.engine.speed import speed
 
     gpu = hardware.get(args.gpu)
     sp = speed(

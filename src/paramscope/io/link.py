@@ -16,10 +16,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from . import presets
-from .families import hf_defaults
-from .model import DELETED, PER_LAYER_LISTS, Model, field_of_key
-from .spec import FIELDS, SpecError
+from paramscope.engine.spec import FIELDS, SpecError
+from paramscope.families import hf_defaults
+from paramscope.io import presets
+from paramscope.model import DELETED, PER_LAYER_LISTS, Model, field_of_key
 
 DEFAULT_PRESET = "gpt2"
 PRESET_KEY = "preset"

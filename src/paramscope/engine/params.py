@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from functools import cache, lru_cache
 
-from .spec import Spec, validate
-from .tree import Node, Summary, group, repeated
+from paramscope.engine.spec import Spec, validate
+from paramscope.engine.tree import Node, Summary, group, repeated
 
 _EMBEDDING_TABLES = ("embedding/token", "embedding/position", "embedding/token_type")
 

@@ -79,6 +79,7 @@ class Spec:
     attention_out_bias: bool | None = None  # bias on the output projection; None -> attention_bias
     qk_norm: str = "none"  # none | head (norm over head_dim, Qwen3) | full (over all heads, OLMo2)
     attention_sinks: bool = False  # gpt-oss: one learned logit per query head ("sinks"), in every layer
+    encoder_only: bool = False  # a bidirectional encoder (BERT and kin): nothing is generated, no KV cache
     fused: tuple[str, ...] = ()  # projections the classes build as one linear layer: qkv (c_attn), gate_up
     # multi-head latent attention (DeepSeek-V2); all None for ordinary attention
     q_lora_rank: int | None = None

@@ -6,8 +6,8 @@ Public (called by app.py; keep stable):
 * ``render_memory_tab(spec: Spec, settings: RunSettings) -> None``;
 * ``render_compute_tab(spec: Spec, settings: RunSettings) -> None``.
 
-The numbers come from :mod:`paramscope.memory` and :mod:`paramscope.flops`, the figures from
-:mod:`paramscope.charts_costs`; nothing here computes a number of its own.
+The numbers come from :mod:`paramscope.engine.memory` and :mod:`paramscope.engine.flops`, the figures from
+:mod:`paramscope.app.charts_costs`; nothing here computes a number of its own.
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ import dataclasses
 
 import streamlit as st
 
-from . import charts_costs as C
-from . import flops as F
-from . import hardware
-from .hardware import GB, GiB
-from .memory import PARTS, QUANT, every_precision, gpus_needed, max_fit, memory, parts, sweep
-from .run import (
+from paramscope.app import charts_costs as C
+from paramscope.engine import flops as F
+from paramscope.engine import hardware
+from paramscope.engine.hardware import GB, GiB
+from paramscope.engine.memory import PARTS, QUANT, every_precision, gpus_needed, max_fit, memory, parts, sweep
+from paramscope.engine.run import (
     DTYPES,
     KV_DTYPES,
     MAX_BATCH,
@@ -37,8 +37,8 @@ from .run import (
     resolved_kv_dtype,
     resolved_seq,
 )
-from .spec import Spec, short
-from .speed import speed
+from paramscope.engine.spec import Spec, short
+from paramscope.engine.speed import speed
 
 KEY = "run_"  # widget keys: KEY + RunSettings field name
 _SEEN = "run__seen"  # the settings these widgets showed last (to notice settings changed from outside)
@@ -252,8 +252,8 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
         + ". GB = 10⁹ bytes, GiB = 2³⁰ bytes."
     )
     if settings.mode == "finetune":
-        from .lora import lora_params
-        from .params import count
+        from paramscope.engine.lora import lora_params
+        from paramscope.engine.params import count
 
         adapters, params = lora_params(spec, settings.lora_rank, settings.lora_targets).count, count(spec).count
         st.metric(

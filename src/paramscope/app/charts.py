@@ -17,8 +17,8 @@ from types import MappingProxyType
 
 import plotly.graph_objects as go
 
-from .spec import Spec, short, validate
-from .tree import Node, Summary
+from paramscope.engine.spec import Spec, short, validate
+from paramscope.engine.tree import Node, Summary
 
 # ------------------------------------------------------------------------------------------ components
 #: Groups the page opens to show what is inside; every other node under them is a "component".

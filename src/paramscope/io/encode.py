@@ -17,8 +17,8 @@ import zlib
 from collections.abc import Mapping
 from typing import Any
 
-from .model import Model
-from .spec import SpecError
+from paramscope.engine.spec import SpecError
+from paramscope.model import Model
 
 #: Version tag in front of every encoded config, so that the format can change without breaking links.
 PREFIX = "2."

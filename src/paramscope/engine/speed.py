@@ -12,18 +12,18 @@ For one GPU holding the whole model, ``batch`` sequences of ``prompt`` tokens, t
 
 ``eff`` (0-1] scales both the peak FLOP/s and the bandwidth: 1 gives the roofline bound, which no kernel reaches;
 measured decode runs typically reach 60-80 % of bandwidth. Peaks and bandwidths are datasheet figures
-(:mod:`paramscope.hardware`, each with its source).
+(:mod:`paramscope.engine.hardware`, each with its source).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .flops import forward
-from .hardware import Accelerator
-from .memory import BITS, QUANT, kv_cache, weight_bytes
-from .params import count
-from .spec import Spec, validate
+from paramscope.engine.flops import forward
+from paramscope.engine.hardware import Accelerator
+from paramscope.engine.memory import BITS, QUANT, kv_cache, weight_bytes
+from paramscope.engine.params import count
+from paramscope.engine.spec import Spec, validate
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Compute: forward FLOPs of one sequence as a :class:`~paramscope.tree.Node` tree, training FLOPs, 6ND,
+"""Compute: forward FLOPs of one sequence as a :class:`~paramscope.engine.tree.Node` tree, training FLOPs, 6ND,
 Chinchilla-optimal tokens, training time and MFU.
 
 Conventions (those of nanoGPT's ``transformer_sizing.ipynb`` and the PaLM paper, Appendix B):
@@ -21,12 +21,12 @@ import math
 import re
 from dataclasses import dataclass
 
-from . import params as P
-from .hardware import Accelerator
-from .params import summarize
-from .run import RunSettings, check, resolved_seq
-from .spec import Spec, validate
-from .tree import Node, group, repeated
+from paramscope.engine import params as P
+from paramscope.engine.hardware import Accelerator
+from paramscope.engine.params import summarize
+from paramscope.engine.run import RunSettings, check, resolved_seq
+from paramscope.engine.spec import Spec, validate
+from paramscope.engine.tree import Node, group, repeated
 
 CHINCHILLA_TOKENS_PER_PARAM = 20
 
@@ -183,7 +183,7 @@ def forward(spec: Spec, seq: int, causal: bool = False) -> Node:
     """
     spec = validate(spec)
     h, v, e = spec.hidden_size, spec.vocab_size, spec.embed_width
-    encoder_only = spec.architecture == "masked_lm" or spec.model_type in ("bert", "roberta", "distilbert", "albert")
+    encoder_only = spec.architecture == "masked_lm" or spec.encoder_only
     top: list[Node] = []
     if spec.embedding_size is not None and spec.embedding_size != h:
         top.append(Node("embedding/projection", 2 * seq * e * h, "2*seq*embedding_size*hidden_size"))

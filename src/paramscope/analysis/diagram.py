@@ -1,6 +1,6 @@
 """The architecture, drawn: a Graphviz DOT diagram of a model's parameter tree.
 
-Every parameterized part of :func:`paramscope.params.count`'s tree is a box with its name, weight shape
+Every parameterized part of :func:`paramscope.engine.params.count`'s tree is a box with its name, weight shape
 and exact count (per copy, and the repeat when the part is repeated per layer or per expert); every
 group (embedding, one layer, attention, MLP, experts, the head ...) is a cluster. Tied weights are a
 dashed box joined to the table they share by a dashed "tied" edge. Data flows top to bottom.
@@ -11,9 +11,9 @@ through :func:`esc` like every other label, so no input can break out of a DOT s
 
 from __future__ import annotations
 
-from .compare import kind_of
-from .spec import Spec, short, validate
-from .tree import Node
+from paramscope.analysis.compare import kind_of
+from paramscope.engine.spec import Spec, short, validate
+from paramscope.engine.tree import Node
 
 #: Fill colour per component kind (light, readable on white and dark themes).
 COLORS = {

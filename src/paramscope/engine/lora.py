@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import re
 
-from .params import count
-from .spec import Spec
-from .tree import Node, group
+from paramscope.engine.params import count
+from paramscope.engine.spec import Spec
+from paramscope.engine.tree import Node, group
 
 TARGETS = ("all-linear", "attn")
 _MATRIX = re.compile(r"^(\d+)×(\d+)$")

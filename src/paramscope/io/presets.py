@@ -14,9 +14,9 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from .families import read
-from .model import Model
-from .spec import Spec
+from paramscope.engine.spec import Spec
+from paramscope.families import read
+from paramscope.model import Model
 
 _HUB_SOURCE = re.compile(r"https://huggingface\.co/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/blob/")
 

@@ -1,5 +1,5 @@
 """Memory: bytes per GPU for inference (weights + KV cache) and training (weights, gradients, optimizer
-states, activations), as a :class:`~paramscope.tree.Node` tree whose counts are bytes.
+states, activations), as a :class:`~paramscope.engine.tree.Node` tree whose counts are bytes.
 
 Every number is an exact integer number of bytes under a stated convention (docs/memory-and-flops.md):
 
@@ -22,8 +22,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .params import count
-from .run import (
+from paramscope.engine.params import count
+from paramscope.engine.run import (
     MAX_BATCH,
     MAX_SEQ,
     RunSettings,
@@ -31,8 +31,8 @@ from .run import (
     resolved_kv_dtype,
     resolved_seq,
 )
-from .spec import Spec, validate
-from .tree import Node, group, repeated
+from paramscope.engine.spec import Spec, validate
+from paramscope.engine.tree import Node, group, repeated
 
 #: Bits per element of each storage format.
 BITS = {"fp32": 32, "bf16": 16, "fp16": 16, "fp8": 8, "int8": 8, "int4": 4}
@@ -194,9 +194,7 @@ def _window_layers(spec: Spec) -> int:
 
 
 def _encoder_only(spec: Spec) -> bool:
-    return not spec.is_encoder_decoder and (
-        spec.architecture == "masked_lm" or spec.model_type in ("bert", "roberta", "distilbert", "albert")
-    )
+    return not spec.is_encoder_decoder and (spec.architecture == "masked_lm" or spec.encoder_only)
 
 
 def kv_cache(spec: Spec, tokens: int, batch: int, kv_dtype: str, layout: Layout = ONE_GPU) -> Node:
@@ -564,7 +562,7 @@ NF4_BITS = 4 + 8 / 64 + 32 / (64 * 256)
 def _finetune_states(spec: Spec, settings: RunSettings, layout: Layout = ONE_GPU) -> list[Node]:
     """LoRA fine-tuning: the frozen base (16 bit, or NF4 on the layer matrices), the adapters in the compute dtype
     with their gradients, and the optimizer state of the adapters only (fp32, as QLoRA's paged AdamW keeps it)."""
-    from .lora import lora_params
+    from paramscope.engine.lora import lora_params
 
     adapters = lora_params(spec, settings.lora_rank, settings.lora_targets).count
     if layout != ONE_GPU:  # the adapters split as the layers they adapt

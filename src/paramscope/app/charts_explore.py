@@ -1,6 +1,6 @@
 """Plotly figures for the explore tabs: model comparison, dimension sweeps, "where the parameters go".
 
-Pure functions from engine results (:mod:`paramscope.compare`, :mod:`paramscope.sweep`) to figures; no
+Pure functions from engine results (:mod:`paramscope.analysis.compare`, :mod:`paramscope.analysis.sweep`) to figures; no
 Streamlit. Component kinds keep the colours the main charts give the matching components.
 """
 
@@ -13,8 +13,8 @@ from typing import Any
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .compare import Comparison
-from .spec import short
+from paramscope.analysis.compare import Comparison
+from paramscope.engine.spec import short
 
 _FONT = dict(family="Source Sans Pro, sans-serif")
 _LEGEND = dict(orientation="h", yanchor="top", y=-0.22, x=0)
@@ -60,7 +60,7 @@ DIMENSION_LABELS = {
 def kind_colour(kind: str) -> str:
     """The colour of a component kind (the main charts' colour for that component, when available)."""
     try:
-        from .charts import colour
+        from paramscope.app.charts import colour
     except ImportError:
         return _KIND_FALLBACK.get(kind, "#bab0ac")
     path = _KIND_PATH.get(kind)

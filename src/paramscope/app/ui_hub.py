@@ -15,9 +15,9 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from .io import hub
-from .model import Model
-from .spec import short
+from paramscope.engine.spec import short
+from paramscope.io import hub
+from paramscope.model import Model
 
 HOUR = 3600
 #: Failures worth asking the Hub again for on the next run (the others are answers, cached for the hour).

@@ -9,9 +9,9 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from .hardware import GB, GiB
-from .memory import PARTS
-from .tree import Node
+from paramscope.engine.hardware import GB, GiB
+from paramscope.engine.memory import PARTS
+from paramscope.engine.tree import Node
 
 PART_LABELS = {
     "weights": "Weights",

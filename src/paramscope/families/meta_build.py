@@ -20,8 +20,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..spec import SpecError
-from ..tree import Node, Summary, repeated
+from paramscope.engine.spec import SpecError
+from paramscope.engine.tree import Node, Summary, repeated
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from torch import nn
@@ -451,7 +451,7 @@ def _embedding_params(model: nn.Module) -> tuple[int, int]:
 def build_tree(config: Mapping[str, Any]) -> MetaResult:
     """Build the transformers class for ``config`` on the meta device and read its parameter tree.
 
-    Raises ``ValueError`` (a :class:`~paramscope.spec.SpecError`, its message beginning with the config key)
+    Raises ``ValueError`` (a :class:`~paramscope.engine.spec.SpecError`, its message beginning with the config key)
     for a config that is not a JSON object, a ``model_type`` transformers does not know, an integer over
     ``MAX_INT``, more than ``MAX_LAYERS`` layers, or a config transformers rejects or cannot build.
     """

@@ -1,0 +1,1 @@
+"""Questions over several models: compare, sweep a dimension, draw the architecture."""

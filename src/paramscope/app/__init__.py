@@ -1,0 +1,1 @@
+"""The Streamlit page's pieces: the only package that imports streamlit or plotly."""

@@ -1,0 +1,1 @@
+"""The command line (``python -m paramscope``): argparse front end importing only what each command needs."""
