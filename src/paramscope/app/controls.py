@@ -1,0 +1,483 @@
+"""The sidebar's model controls: each edits one key of the config; each says where its value comes from."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import streamlit as st
+
+from paramscope.app import ui_costs
+from paramscope.engine.spec import LIMITS, Spec, SpecError
+from paramscope.io import link
+from paramscope.model import Model
+
+NORM_NAMES = {"layernorm": "LayerNorm", "rmsnorm": "RMSNorm"}
+POSITION_NAMES = {
+    "learned": "learned table",
+    "rotary": "rotary (RoPE): no parameters",
+    "none": "none",
+    "alibi": "ALiBi: no parameters",
+    "relative": "relative bias (T5)",
+    "sinusoidal": "sinusoidal table",
+}
+WIDGET = "f."  # session-state key prefix of the model controls: "f." + Spec field name
+#: Sizes a control may leave empty: the key is then deleted and the class derives (or defaults) the value.
+CLEARABLE = ("num_key_value_heads", "head_dim", "intermediate_size", "moe_intermediate_size")
+
+
+def clear_controls() -> None:
+    """Every model control re-reads the session's model on its next draw."""
+    for key in [k for k in st.session_state if str(k).startswith(WIDGET)]:
+        del st.session_state[key]
+
+
+def apply_controls() -> tuple[str, str]:
+    """Turn the controls' values (already in the session state when the script starts) into edits of the
+    config: only the controls that moved write their key, so everything else stays as stated or derived.
+
+    Returns the error that blocks an impossible edit and the field it names; the last valid model stays.
+    """
+    model: Model = st.session_state.model
+    if not model.has_formulas:  # counted by transformers: no controls
+        return "", ""
+    edits = {
+        name: st.session_state[WIDGET + name]
+        for name in CONTROL_FIELDS
+        if WIDGET + name in st.session_state and st.session_state[WIDGET + name] != control_value(model, name)
+    }
+    if not edits:
+        return "", ""
+    try:
+        edited = model.edit(**edits)
+    except SpecError as exc:
+        st.session_state.pending = edits  # what the controls ask for, to offer the nearest valid value
+        return str(exc), exc.field
+    st.session_state.model = edited
+    for name in CONTROL_FIELDS:  # derived values follow the edit (GPT-2's MLP width follows its width)
+        if WIDGET + name in st.session_state and name not in edits:
+            st.session_state[WIDGET + name] = control_value(edited, name)
+    return "", ""
+
+
+def control_value(model: Model, name: str) -> object:
+    """What a control shows: the value, or nothing for a size the config leaves to derive (or default)."""
+    if name in CLEARABLE and model.origin_of(name).kind in ("derived", "default"):
+        return None
+    return getattr(model.spec, name)
+
+
+def model_controls(error: str, culprit: str) -> None:
+    """Every control in plain words with its Hugging Face name; an error shows under the control it names."""
+    model: Model = st.session_state.model
+    show = Spot(error, culprit, model)
+    view = model.spec
+
+    st.subheader("Size", anchor=False)
+    number(
+        "vocab_size",
+        "Vocabulary size",
+        "Rows of the token embedding (and of an untied LM head). The slider steps through common vocabularies; "
+        "type any size in the box.",
+        show,
+        slider=vocab_steps(view.vocab_size),
+    )
+    number(
+        "hidden_size",
+        "Hidden size (embedding width)",
+        "Width of every token vector between blocks. The slider keeps every head whole "
+        f"({width_rule(show.model)}); type any width in the box.",
+        show,
+        slider=width_steps(show.model),
+    )
+    layers_slider(view, show)
+    if view.is_encoder_decoder:
+        number(
+            "num_decoder_layers",
+            "Decoder layers",
+            "Blocks in the decoder stack (with cross-attention).",
+            show,
+            minimum=0,
+        )
+
+    st.subheader("Attention", anchor=False)
+    if not view.has_attention:
+        st.caption("This model has no attention.")
+    elif view.is_mla:
+        number("num_attention_heads", "Attention heads", "Query heads per layer.", show)
+        st.caption("Multi-head latent attention: its low-rank sizes stay as in the preset.")
+    else:
+        number(
+            "num_attention_heads",
+            "Attention heads",
+            "Query heads per layer. Must divide the hidden size unless head dim is set.",
+            show,
+        )
+        heads = max(view.num_attention_heads, 1)
+        optional(
+            "num_key_value_heads",
+            "Key/value heads",
+            "Fewer than the heads is grouped-query attention (1 is multi-query). Must divide the heads. "
+            "Empty: one per head.",
+            f"same as heads ({heads})",
+            show,
+            maximum=heads,
+        )
+        derived = f"hidden ÷ heads ({view.hidden_size // heads})" if view.hidden_size % heads == 0 else "not whole"
+        optional("head_dim", "Head dim", "Width of one head. Empty: hidden size ÷ heads.", derived, show)
+        switch("attention_bias", "Attention biases", "Bias vectors on the query, key and value projections.", show)
+
+    st.subheader("Feed-forward", anchor=False)
+    if view.is_moe and view.num_moe_layers == view.num_hidden_layers:
+        st.caption("Every layer uses experts: see *Mixture of experts* below (an expert's width may follow this).")
+    ffn_controls(view, show)
+    switch("mlp_gated", "Gated MLP (SwiGLU / GeGLU)", "A third matrix, gate_proj, multiplies the up projection.", show)
+    switch("mlp_bias", "MLP biases", "Bias vectors on the feed-forward projections.", show)
+
+    st.subheader("Norms and embeddings", anchor=False)
+    choice(
+        "norm_type",
+        "Norm type",
+        list(NORM_NAMES),
+        NORM_NAMES,
+        "LayerNorm has a weight and a bias per channel, RMSNorm only a weight.",
+        show,
+    )
+    switch(
+        "norm_bias",
+        "Norm biases",
+        "LayerNorm bias vectors (RMSNorm never has one).",
+        show,
+        disabled=view.norm_type != "layernorm",
+    )
+    switch(
+        "tie_word_embeddings",
+        "Tie LM head to embedding",
+        "The output projection reuses the token embedding, so it is counted once.",
+        show,
+        disabled=not view.lm_head,
+    )
+    positions = ["learned", "rotary", "none"]
+    if view.position_embedding not in positions:
+        positions.append(view.position_embedding)
+    choice(
+        "position_embedding",
+        "Position embedding",
+        positions,
+        POSITION_NAMES,
+        "Only a learned (or stored sinusoidal) table holds parameters.",
+        show,
+    )
+    number(
+        "max_position_embeddings",
+        "Context length",
+        "Longest sequence; a learned position table has this many rows.",
+        show,
+        minimum=0,
+    )
+
+    with st.expander("Mixture of experts", expanded=view.is_moe):
+        number("num_experts", "Experts", "Routed expert MLPs per MoE layer; 0 is a dense model.", show, minimum=0)
+        if view.is_moe:
+            number(
+                "num_experts_per_tok",
+                "Experts per token",
+                "How many experts each token is routed to.",
+                show,
+                maximum=max(view.num_experts, 1),
+            )
+            optional(
+                "moe_intermediate_size",
+                "Expert intermediate size",
+                "Hidden width of one expert MLP.",
+                f"same as intermediate size ({view.ffn_size})",
+                show,
+                minimum=0,
+            )
+    with st.expander("Recurrent units", expanded=view.recurrent_units > 0):
+        number(
+            "recurrent_units",
+            "Recurrent units per channel",
+            "A small RNN of this hidden size on every embedding channel, in every block (teaching model).",
+            show,
+            minimum=0,
+        )
+    show.rest()
+
+
+def run_controls(shown: bool) -> object:
+    """The run settings (batch, precision, GPUs ...), shown while a tab that uses them is open (RUN_TABS).
+
+    Elsewhere they do not apply and are not drawn; the settings stay in the session and the link.
+    """
+    settings = st.session_state.get("run_settings")
+    if not shown:
+        return settings
+    with st.expander("Run: precision, batch, context, GPUs", expanded=True, icon=":material/speed:"):
+        settings = ui_costs.render_run_controls(settings)
+    st.session_state.run_settings = settings
+    return settings
+
+
+# ---------------------------------------------------------------------------------- control helpers
+CONTROL_FIELDS = (
+    "vocab_size",
+    "hidden_size",
+    "num_hidden_layers",
+    "num_decoder_layers",
+    "num_attention_heads",
+    "num_key_value_heads",
+    "head_dim",
+    "attention_bias",
+    "intermediate_size",
+    "mlp_gated",
+    "mlp_bias",
+    "norm_type",
+    "norm_bias",
+    "tie_word_embeddings",
+    "position_embedding",
+    "max_position_embeddings",
+    "num_experts",
+    "num_experts_per_tok",
+    "moe_intermediate_size",
+    "recurrent_units",
+)
+
+
+class Spot:
+    """Shows the blocking error right under the control it concerns (or at the end when none shows it)."""
+
+    def __init__(self, error: str, field: str, model: Model) -> None:
+        self.error, self.field, self.shown, self.model = error, field, False, model
+
+    def fixed(self, name: str) -> bool:
+        """Whether the family's classes fix ``name`` (no key of the config can change it)."""
+        return self.model.family.key_for(name, self.model.config) is None
+
+    def after(self, name: str) -> None:
+        """Where the value comes from, and the error that blocks this control's edit."""
+        st.caption(self.model.origin_of(name).text)
+        key = self.model.family.key_for(name, self.model.config)
+        if self.error and self.field in (name, key):
+            st.error(f"Pending: {self.error}", icon=":material/error:")
+            self.shown = True
+            self.offer(name)
+
+    def offer(self, name: str) -> None:
+        """A button with the nearest value that makes the pending edits valid, for the control that moved."""
+        pending = st.session_state.get("pending", {})
+        moved = name if name in pending else next(iter(pending), "") if len(pending) == 1 else ""
+        nearest = link.nearest_valid(self.model, pending, moved) if moved else None
+        if nearest is not None:
+            label = f"Use {moved} = {nearest:,}, the nearest valid value"
+            st.button(label, key=f"x_nearest_{name}", on_click=_use_value, args=(moved, nearest), type="secondary")
+
+    def rest(self) -> None:
+        if self.error and not self.shown:
+            st.error(self.error, icon=":material/error:")
+
+
+def _use_value(name: str, value: int) -> None:
+    st.session_state[WIDGET + name] = value
+
+
+def _label(text: str, name: str) -> str:
+    return f"{text} · `{name}`"
+
+
+def _current(name: str) -> object:
+    """Put the model's value into a control that has none yet (first run, new preset, re-shown control)."""
+    key = WIDGET + name
+    if key not in st.session_state:
+        st.session_state[key] = control_value(st.session_state.model, name)
+    return st.session_state[key]
+
+
+def number(
+    name: str,
+    text: str,
+    help: str,
+    show: Spot,
+    *,
+    minimum: int = 1,
+    maximum: int | None = None,
+    disabled: bool = False,
+    slider: list[int] | None = None,
+) -> None:
+    """A whole-number control: the exact box, with a slider over sensible steps above it when ``slider`` is given."""
+    value = _current(name)
+    top = max(maximum or LIMITS[name], int(value or 0))
+    off = disabled or show.fixed(name)
+    if slider:
+        steps(name, _label(text, name), slider, int(value or 0), help, off, lambda v: f"{v:,}")
+    st.number_input(
+        _label(f"{text}, exact", name) if slider else _label(text, name),
+        min_value=min(minimum, int(value or 0)),
+        max_value=top,
+        step=1,
+        key=WIDGET + name,
+        help=None if slider else help,
+        disabled=off,
+        label_visibility="collapsed" if slider else "visible",  # the slider above carries the label
+    )
+    show.after(name)
+
+
+SLIDER = "s."  # session-state key prefix of the sliders that step a control (the box holds the exact value)
+
+
+def steps(
+    name: str, label: str, options: list, value: object, help: str, disabled: bool, fmt: Callable[[Any], str]
+) -> None:
+    """A slider over ``options`` that writes the control's exact box (key ``WIDGET + name``) when moved."""
+    key = SLIDER + name
+    shown = sorted({*options, value})
+    st.session_state[key] = value  # follows the box (a typed value, a preset, an edit elsewhere)
+    st.select_slider(
+        label, shown, key=key, format_func=fmt, help=help, disabled=disabled, on_change=_stepped, args=(name,)
+    )
+
+
+def _stepped(name: str) -> None:
+    target = "f_ffn_multiplier" if name == "ffn_multiplier" else WIDGET + name
+    st.session_state[target] = st.session_state[SLIDER + name]
+    if name == "ffn_multiplier":
+        _multiplier_moved()
+
+
+#: Vocabulary sizes of released models (and round numbers), the vocabulary slider's steps.
+VOCABS = (
+    1_000, 2_048, 4_096, 8_192, 16_384, 32_000, 32_768, 50_257, 50_304, 65_536, 100_352, 128_256, 131_072,
+    151_936, 163_840, 201_088, 256_000, 262_144, 1_000_000,
+)  # fmt: skip
+
+
+def vocab_steps(value: int) -> list[int]:
+    return [v for v in VOCABS if v <= LIMITS["vocab_size"]]
+
+
+def width_rule(model: Model) -> str:
+    """How the width slider steps: multiples that keep every head whole (head_dim derived) or of 64 (stated)."""
+    step, stated = width_step(model)
+    if stated:
+        return f"head_dim is stated, so steps of {step}"
+    return f"steps of {step} = {model.spec.num_attention_heads} heads × 8"
+
+
+def width_step(model: Model) -> tuple[int, bool]:
+    """The width slider's step, and whether the config states head_dim (then the heads need not divide the width,
+    unless the config class checks it anyway: a multiple of 64 and of the heads)."""
+    spec = model.spec
+    stated = model.origin_of("head_dim").kind == "stated" or spec.is_mla or not spec.has_attention
+    heads = max(spec.num_attention_heads, 1)
+    if not stated:
+        return heads * 8, False
+    return (math.lcm(64, heads) if model.family.checks_width else 64), True
+
+
+def width_steps(model: Model) -> list[int]:
+    """Widths the slider offers: multiples of the step up to four times the current width (at most 400)."""
+    step = width_step(model)[0]
+    top = min(max(4 * model.spec.hidden_size, 16_384), LIMITS["hidden_size"])
+    while top // step > 400:
+        step *= 2
+    return list(range(step, top + 1, step))
+
+
+def optional(
+    name: str, text: str, help: str, placeholder: str, show: Spot, *, minimum: int = 1, maximum: int | None = None
+) -> None:
+    """A size that may be left empty to derive it (``None``), as transformers does."""
+    value = _current(name)
+    top = max(maximum or LIMITS[name], int(value or 0))
+    st.number_input(
+        _label(text, name),
+        min_value=min(minimum, int(value or minimum)),
+        max_value=top,
+        value=None,
+        step=1,
+        key=WIDGET + name,
+        help=help,
+        placeholder=placeholder,
+        disabled=show.fixed(name),
+    )
+    show.after(name)
+
+
+def switch(name: str, text: str, help: str, show: Spot, *, disabled: bool = False) -> None:
+    _current(name)
+    st.toggle(_label(text, name), key=WIDGET + name, help=help, disabled=disabled or show.fixed(name))
+    show.after(name)
+
+
+def choice(name: str, text: str, options: list[str], names: dict[str, str], help: str, show: Spot) -> None:
+    _current(name)
+    st.selectbox(
+        _label(text, name),
+        options,
+        key=WIDGET + name,
+        format_func=lambda o: names.get(o, o),
+        help=help,
+        disabled=show.fixed(name),
+    )
+    show.after(name)
+
+
+def layers_slider(view: Spec, show: Spot) -> None:
+    name = "num_hidden_layers"
+    value = int(_current(name))
+    top = 128  # wide enough to drag to any common depth; arrow keys move it by one
+    while top < 2 * value:
+        top *= 2
+    text = "Encoder layers" if view.is_encoder_decoder else "Layers"
+    st.slider(
+        _label(text, name),
+        0,
+        top,
+        key=WIDGET + name,
+        help="Transformer blocks in the stack. Arrow keys move it by one.",
+        disabled=show.fixed(name),
+    )
+    show.after(name)
+
+
+def ffn_controls(view: Spec, show: Spot) -> None:
+    """FFN multiplier and exact intermediate size, two views of one field kept consistent."""
+    ratio = round(view.ffn_size / view.hidden_size, 4) if view.hidden_size else 0.0
+    st.session_state["f_ffn_multiplier"] = ratio
+    multipliers = [m / 4 for m in range(2, 33)]  # 0.5 to 8 in quarters
+    steps(
+        "ffn_multiplier",
+        "FFN multiplier (× hidden size)",
+        multipliers,
+        ratio,
+        "Sets the intermediate size to this multiple of the hidden size (rounded); type any multiple in the box.",
+        show.fixed("intermediate_size"),
+        lambda v: f"×{v:g}",
+    )
+    st.number_input(
+        "FFN multiplier, exact",
+        min_value=0.0,
+        max_value=max(1024.0, ratio),
+        step=0.25,
+        format="%.2f",
+        key="f_ffn_multiplier",
+        on_change=_multiplier_moved,
+        disabled=show.fixed("intermediate_size"),
+        help="Sets the intermediate size to this multiple of the hidden size (rounded).",
+    )
+    optional(
+        "intermediate_size",
+        "Intermediate size (FFN width)",
+        "Exact hidden width of the MLP. Empty: what the model's class derives or defaults to.",
+        f"{view.ffn_size:,} ({show.model.origin_of('intermediate_size').kind})",
+        show,
+        minimum=0,
+    )
+
+
+def _multiplier_moved() -> None:
+    hidden = st.session_state.get(WIDGET + "hidden_size", st.session_state.model.spec.hidden_size)
+    size = round(st.session_state["f_ffn_multiplier"] * hidden)
+    st.session_state[WIDGET + "intermediate_size"] = min(size, LIMITS["intermediate_size"])

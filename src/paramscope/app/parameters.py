@@ -1,0 +1,130 @@
+"""The Parameters tab: the exact total and its parts, the charts, the whole tree, the downloads."""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+from paramscope.app import charts, ui_explore
+from paramscope.engine.params import summarize
+from paramscope.engine.spec import Spec, short, validate
+from paramscope.engine.tree import Summary
+from paramscope.io import link
+from paramscope.model import Model
+
+EMBEDDING_CONVENTION = "embedding = token + position + token-type tables + untied LM head"
+DETAILS = "The whole tree, every component and the total's formula"
+
+
+def model_label(model: Model) -> str:
+    """The model in view, as the comparison names models: the preset, marked when the controls changed it."""
+    name = model.preset or model.hub_id or f"your {model.model_type} model"
+    return name if not model.edits else f"{name} (edited)"
+
+
+def headline_numbers(model: Model, summary: Summary) -> None:
+    """The exact total, its short form, embedding vs non-embedding, active per token, change vs preset."""
+    spec, preset = model.spec, model_label(model.reset())
+    base_total = summarize(model.reset().spec).total
+    diff = summary.total - base_total
+    delta = f"{diff:+,} ({diff / base_total:+.1%})" if diff and base_total else None
+    share = summary.embedding / summary.total if summary.total else 0
+    first = st.columns(3)
+    first[0].metric(
+        "Total parameters",
+        f"{summary.total:,}",
+        delta=delta,
+        delta_color="off",
+        help=f"Change against the preset {preset}" if delta else None,
+    )
+    first[1].metric("Short form", short(summary.total))
+    if spec.is_moe:
+        first[2].metric(
+            "Active per token",
+            f"{summary.active:,}",
+            help=f"{validate(spec).num_experts_per_tok} of {spec.num_experts} experts per MoE layer. Without the "
+            "input embedding table (a looked-up row, as gpt-oss's card counts): "
+            f"{summary.active_without_input_embedding:,}",
+        )
+    else:
+        kinds = charts.layer_kinds(summary)
+        if len(kinds) == 1:
+            first[2].metric("One layer", f"{sum(n for _, n in kinds[0][2]):,}", help="Parameters of one block")
+    second = st.columns(3)
+    second[0].metric("Embedding", f"{summary.embedding:,}", help=EMBEDDING_CONVENTION)
+    second[1].metric("Non-embedding", f"{summary.non_embedding:,}")
+    second[2].metric("Embedding share", f"{share:.1%}")
+    st.caption(f"Convention: {EMBEDDING_CONVENTION}. Tied weights are counted once.")
+    for note in model.notes:
+        st.caption(f"Not in this count: {note}.")
+    changed = link.changed(model)
+    if changed:
+        moves = ", ".join(f"`{name}` {before} → {after}" for name, before, after in changed)
+        st.caption(f"Changed from **{preset}** (keys of its config.json): {moves}")
+
+
+def breakdown_charts(spec: Spec) -> None:
+    """Where the parameters go (pie), by component (bars), and one layer of each kind when layers differ."""
+    pie, bars, layers = figures(spec)
+    left, right = st.columns(2)
+    left.plotly_chart(pie, config={"displaylogo": False})
+    right.plotly_chart(bars, config={"displaylogo": False})
+    if layers is not None:
+        st.plotly_chart(layers, config={"displaylogo": False})
+
+
+def tree_chart(spec: Spec) -> None:
+    st.plotly_chart(treemap(spec), config={"displaylogo": False})
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def figures(spec: Spec) -> tuple:
+    summary = summarize(spec)
+    return charts.pie(summary), charts.bars(summary), charts.layer_bars(summary)
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def treemap(spec: Spec) -> object:
+    return charts.treemap(summarize(spec))
+
+
+def component_table(spec: Spec, summary: Summary) -> None:
+    """Every component with its count, share and formula; then the total written out, symbol by symbol."""
+    rows = [
+        {
+            "Component": r.component,
+            "Parameters": f"{r.params:,}",
+            "Share": f"{r.share:.2f}%",
+            "Formula (Hugging Face names)": f"`{r.formula}`",
+            "Note": r.note,
+        }
+        for r in charts.component_rows(summary)
+    ]
+    st.table(rows, hide_index=True, border="horizontal")
+    tex, used = charts.total_latex(summary)
+    legend = charts.legend_latex(charts.symbol_values(spec, used))
+    st.latex(r"\begin{gathered}" + tex + r"\\[1em]" + legend + r"\end{gathered}")
+
+
+def downloads(model: Model, summary: Summary) -> None:
+    stem = (model.preset or model.model_type) + ("-edited" if model.edits else "")
+    a, b, c = st.columns(3)
+    a.download_button(
+        "Breakdown (CSV)", charts.breakdown_csv(summary), f"{stem}-params.csv", "text/csv", on_click="ignore"
+    )
+    b.download_button(
+        "Breakdown (JSON)",
+        charts.breakdown_json(summary, model.preset, ui_explore.upload_link(model)),
+        f"{stem}-params.json",
+        "application/json",
+        on_click="ignore",
+    )
+    c.download_button(
+        "config.json (Hugging Face)",
+        json.dumps(model.config, indent=2),
+        f"{stem}-config.json",
+        "application/json",
+        on_click="ignore",
+        help="The config the model was read from, with your edits: transformers builds the same total from it.",
+    )
