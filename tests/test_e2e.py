@@ -195,9 +195,11 @@ def test_share_link_opens_the_same_model(server, browser):
     query = "preset=gpt2&hidden_size=1024&num_attention_heads=16&num_hidden_layers=24&tie_word_embeddings=false"
     page = open_page(browser, f"{server}/?{query}", viewport={"width": 1400, "height": 1000}, color_scheme="dark")
     want = engine_total("gpt2", n_embd=1024, n_layer=24, n_head=16, tie_word_embeddings=False)
-    assert want == page.locator(TOTAL).inner_text()
-    assert "1024" == page.get_by_role("spinbutton", name=re.compile(r"^Hidden size .*exact")).input_value()
-    assert query in page.locator("[data-testid='stCode']").first.inner_text()
+    from playwright.sync_api import expect
+
+    expect(page.locator(TOTAL)).to_have_text(want, timeout=20_000)  # waits out a page still drawing under load
+    expect(page.get_by_role("spinbutton", name=re.compile(r"^Hidden size .*exact"))).to_have_value("1024")
+    expect(page.locator("[data-testid='stCode']").first).to_contain_text(query)
     assert 0 == page.locator("[data-testid='stAlertContentWarning']").count()
     shoot(page, "dark", docs=True)
     page.context.close()
