@@ -67,7 +67,7 @@ def page() -> None:
         with tab["Parameters"]:
             headline_numbers(model, summary)
             if model.hub_id:
-                ui_hub.render_checkpoint(model, summary.total)
+                ui_hub.render_checkpoint(model)
             breakdown_charts(spec)
             details = st.expander(DETAILS, key="details", on_change="rerun")
             if details.open:  # drawn only while open: it is the heaviest part of the page
@@ -108,7 +108,7 @@ def counted_by_transformers(model: Model, tab: dict) -> None:
         with tab["Parameters"]:
             ui_hub.render_counted_by_transformers(model, on_use=use_model)
             if model.hub_id:
-                ui_hub.render_checkpoint(model, model.summary.total)
+                ui_hub.render_checkpoint(model)
     with st.sidebar:
         preset_picker()
         st.caption("No controls: this model type has no family row (formulas). Pick a preset to edit a model.")

@@ -26,6 +26,7 @@ from paramscope.engine.run import (
     KV_DTYPES,
     MAX_BATCH,
     MAX_GPUS,
+    MAX_PARALLEL,
     MAX_SEQ,
     MAX_TOKENS,
     MODES,
@@ -63,6 +64,15 @@ def _gb(n: int) -> str:
 
 
 # ======================================================================================= controls
+#: The parallel layout's controls: tensor, pipeline and expert parallel degrees.
+PARALLEL = {
+    "tp": "Tensor parallelism: matrices, vocabulary and KV heads split over this many GPUs (Megatron); norms stay "
+    "whole on each.",
+    "pp": "Pipeline stages: the largest holds ceil(layers / PP) layers and the embedding or the head.",
+    "ep": "Expert parallelism: each MoE layer's experts split over this many GPUs.",
+}
+
+
 def _seed(settings: RunSettings) -> None:
     """Give the widgets their values: all of them when ``settings`` changed from outside (first run, a
     restored link), otherwise those that were hidden in the last run (Streamlit forgets hidden widgets)."""
@@ -122,32 +132,10 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
         key=KEY + "gpus",
         help="Training: data-parallel GPUs (ZeRO shards over them). Compute: the time estimate.",
     )
-    t, p, e = st.columns(3)
-    got["tp"] = t.number_input(
-        "TP",
-        min_value=1,
-        max_value=4096,
-        step=1,
-        key=KEY + "tp",
-        help="Tensor parallelism: matrices, vocabulary "
-        "and KV heads split over this many GPUs (Megatron); norms stay whole on each.",
-    )
-    got["pp"] = p.number_input(
-        "PP",
-        min_value=1,
-        max_value=4096,
-        step=1,
-        key=KEY + "pp",
-        help="Pipeline stages: the largest holds ceil(layers / PP) layers and the embedding or the head.",
-    )
-    got["ep"] = e.number_input(
-        "EP",
-        min_value=1,
-        max_value=4096,
-        step=1,
-        key=KEY + "ep",
-        help="Expert parallelism: each MoE layer's experts split over this many GPUs.",
-    )
+    for column, (name, help_text) in zip(st.columns(3), PARALLEL.items(), strict=True):
+        got[name] = column.number_input(
+            name.upper(), min_value=1, max_value=MAX_PARALLEL, step=1, key=KEY + name, help=help_text
+        )
     if mode != "inference":
         got["sp"] = st.checkbox(
             "Sequence parallelism",

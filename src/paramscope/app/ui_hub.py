@@ -60,7 +60,7 @@ def model_from_hub(repo_id: str, revision: str = "main") -> Model:
     return Model.from_config(config, origin=f"hub:{repo_id}@{revision}")
 
 
-def render_checkpoint(model: Model, total: int) -> None:
+def render_checkpoint(model: Model) -> None:
     """The checkpoint's own count beside ours, and why they differ, in an expander (read only when opened)."""
     box = st.expander("The checkpoint's own count, and why it differs", key="x_checkpoint", on_change="rerun")
     if not box.open:
@@ -71,16 +71,14 @@ def render_checkpoint(model: Model, total: int) -> None:
             st.warning(f"Could not read the checkpoint: {error}", icon=":material/cloud_off:")
             return
         if cc is None:
-            st.info("This repo has no safetensors files (model.safetensors or its index): no stored count to compare.")
+            st.info(f"Checkpoint: {hub.NO_SAFETENSORS}.")
             return
-        config = model.config
-        text = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
-        layers = text.get("num_hidden_layers") if isinstance(text.get("num_hidden_layers"), int) else None
-        tied = model.spec.tie_word_embeddings if model.has_formulas else bool(config.get("tie_word_embeddings"))
-        report = hub.explain_checkpoint(cc, total, layers, tie_word_embeddings=tied)
+        report = hub.model_checkpoint_report(cc, model)
         left, right = st.columns(2)
         left.metric("Stored in the checkpoint", f"{report.stored:,}", help="Tensor elements in its safetensors files")
-        right.metric("Counted from config.json", f"{total:,}", help="The model transformers builds from the config")
+        right.metric(
+            "Counted from config.json", f"{report.model_total:,}", help="The model transformers builds from the config"
+        )
         for line in report.lines:
             st.markdown(f"- {line}")
         st.caption("Read from the safetensors headers by range requests; no weights were downloaded.")

@@ -180,8 +180,9 @@ def _adapters(spec: Spec, s: RunSettings) -> int:
     return lora_params(spec, s.lora_rank, s.lora_targets).count
 
 
-def run_memory(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.Namespace) -> int:
-    s = _settings(
+def _memory_settings(args: argparse.Namespace) -> RunSettings:
+    """The run settings of ``memory`` and ``fit`` (the arguments of :func:`memory_args`)."""
+    return _settings(
         args,
         mode=args.mode,
         dtype=args.dtype,
@@ -196,6 +197,10 @@ def run_memory(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.
         lora_targets=args.lora_targets,
         quant=args.quant,
     )
+
+
+def run_memory(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.Namespace) -> int:
+    s = _memory_settings(args)
     tree = memory(spec, s)
     out = parts(tree)
     gpu = hardware.get(s.gpu)
@@ -415,27 +420,14 @@ def run_speed(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.N
 
 
 def run_fit(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.Namespace) -> int:
-    s = _settings(
-        args,
-        mode=args.mode,
-        dtype=args.dtype,
-        kv_dtype=args.kv_dtype,
-        batch=args.batch,
-        optimizer=args.optimizer,
-        zero=args.zero,
-        recompute=args.recompute,
-        flash=args.flash,
-        dropout=args.dropout,
-        lora_rank=args.lora_rank,
-        lora_targets=args.lora_targets,
-        quant=args.quant,
-    )
+    s = _memory_settings(args)
     gpu = hardware.get(s.gpu)
     one = total_bytes(spec, dataclasses.replace(s, gpus=1))
-    needed = gpus_needed(spec, s, gpu.memory_bytes) if one > gpu.memory_bytes else None
-    gpus, how, per_gpu = (1, "one GPU holds it all", one) if one <= gpu.memory_bytes else (0, "", 0)
-    if needed is not None:
-        gpus, how, per_gpu = needed.gpus, needed.how, needed.per_gpu
+    if one <= gpu.memory_bytes:
+        gpus, how, per_gpu = 1, "one GPU holds it all", one
+    else:
+        needed = gpus_needed(spec, s, gpu.memory_bytes)
+        gpus, how, per_gpu = (needed.gpus, needed.how, needed.per_gpu) if needed else (0, "", 0)
     if args.json:
         doc = {
             "model": label,

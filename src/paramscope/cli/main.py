@@ -95,18 +95,12 @@ def _count_args(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _checkpoint(model: Model, total: int, args: argparse.Namespace) -> CheckpointReport | str:
+def _checkpoint(model: Model) -> CheckpointReport | str:
     """The checkpoint's count beside ours, or why there is none (a Hub model only)."""
     from paramscope.io import hub
 
     cc = hub.checkpoint_tensors(model.hub_id, model.revision)
-    if cc is None:
-        return "the repo has no safetensors files (model.safetensors or its index): no stored count to compare"
-    config = model.config
-    text = config.get("text_config") if isinstance(config.get("text_config"), dict) else config
-    layers = text.get("num_hidden_layers") if isinstance(text.get("num_hidden_layers"), int) else None
-    tied = model.spec.tie_word_embeddings if model.has_formulas else bool(config.get("tie_word_embeddings"))
-    return hub.explain_checkpoint(cc, total, layers, tie_word_embeddings=tied)
+    return hub.NO_SAFETENSORS if cc is None else hub.model_checkpoint_report(cc, model)
 
 
 def cmd_count(args: argparse.Namespace) -> int:
@@ -114,7 +108,7 @@ def cmd_count(args: argparse.Namespace) -> int:
     s = model.summary
     comps = [n for n in s.tree.walk() if n.path]
     notes = model.notes
-    checkpoint = _checkpoint(model, s.total, args) if model.hub_id and not args.no_checkpoint else None
+    checkpoint = _checkpoint(model) if model.hub_id and not args.no_checkpoint else None
     architecture = model.spec.architecture if model.has_formulas else model.meta.class_name
     if args.json:
         out = {

@@ -197,6 +197,11 @@ def _encoder_only(spec: Spec) -> bool:
     return not spec.is_encoder_decoder and (spec.architecture == "masked_lm" or spec.encoder_only)
 
 
+def params_on_gpu(spec: Spec, layout: Layout = ONE_GPU) -> int:
+    """The parameters one GPU holds under ``layout`` (fp32 weight bytes / 4: nothing quantized)."""
+    return count(spec).count if layout == ONE_GPU else weight_bytes(spec, "fp32", layout).count // 4
+
+
 def kv_cache(spec: Spec, tokens: int, batch: int, kv_dtype: str, layout: Layout = ONE_GPU) -> Node:
     """Bytes of the key/value cache for ``batch`` sequences of ``tokens`` tokens, on one GPU of ``layout``:
     the largest pipeline stage's layers, and ceil(kv heads / tp) heads (MLA's latent is not split by heads)."""
@@ -546,8 +551,7 @@ def memory(spec: Spec, settings: RunSettings) -> Node:
     if settings.mode == "finetune":
         kids = [*_finetune_states(spec, settings, layout), activations(spec, settings, seq)]
         return Node("", sum(k.count for k in kids), "weights + gradients + optimizer + activations", tuple(kids))
-    # the parameters one GPU holds under the layout (fp32: 4 bytes each, nothing quantized)
-    params = count(spec).count if layout == ONE_GPU else weight_bytes(spec, "fp32", layout).count // 4
+    params = params_on_gpu(spec, layout)
     states = model_states(params, settings.dtype, settings.optimizer, settings.zero, settings.gpus)
     act = activations(spec, settings, seq)
     kids = [*states.children, act]
@@ -566,7 +570,7 @@ def _finetune_states(spec: Spec, settings: RunSettings, layout: Layout = ONE_GPU
 
     adapters = lora_params(spec, settings.lora_rank, settings.lora_targets).count
     if layout != ONE_GPU:  # the adapters split as the layers they adapt
-        adapters = -(-adapters * weight_bytes(spec, "fp32", layout).count // weight_bytes(spec, "fp32").count)
+        adapters = -(-adapters * params_on_gpu(spec, layout) // count(spec).count)
     e = 4 if settings.dtype == "fp32" else 2
     base = weight_bytes(spec, settings.dtype, layout)
     if settings.quant == "nf4":
@@ -618,6 +622,18 @@ def sweep(spec: Spec, settings: RunSettings, field: str, values: list[int]) -> l
     return [parts(memory(spec, dataclasses.replace(settings, **{field: v}))) for v in values]
 
 
+def _bisect(lo: int, hi: int, holds: Callable[[int], bool]) -> tuple[int, int]:
+    """Neighbours ``(n, n + 1)`` in [lo, hi] where a monotone ``holds`` turns false; ``holds(lo)`` is true and
+    ``holds(hi)`` false on entry (not evaluated)."""
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if holds(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo, hi
+
+
 def max_fit(spec: Spec, settings: RunSettings, capacity: int, field: str = "seq") -> int | None:
     """The largest ``seq`` (or ``batch``) whose total fits in ``capacity`` bytes.
 
@@ -632,14 +648,7 @@ def max_fit(spec: Spec, settings: RunSettings, capacity: int, field: str = "seq"
         return None
     if at(limit) <= capacity:
         return limit
-    lo, hi = 1, limit  # at(lo) fits, at(hi) does not
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if at(mid) <= capacity:
-            lo = mid
-        else:
-            hi = mid
-    return lo
+    return _bisect(1, limit, lambda v: at(v) <= capacity)[0]  # at(1) fits, at(limit) does not
 
 
 @dataclass(frozen=True)
@@ -669,14 +678,8 @@ def gpus_needed(spec: Spec, settings: RunSettings, capacity: int, limit: int = 4
         how += ", the experts split over the same GPUs (expert parallelism)" if ep else ""
     if at(limit) > capacity:
         return None
-    lo, hi = 0, limit  # at(hi) fits; at(lo) does not (0 GPUs hold nothing)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if at(mid) <= capacity:
-            hi = mid
-        else:
-            lo = mid
-    return GpusNeeded(gpus=hi, how=how.format(n=hi), per_gpu=at(hi))
+    n = _bisect(0, limit, lambda n: at(n) > capacity)[1]  # 0 GPUs hold nothing; limit GPUs hold it
+    return GpusNeeded(gpus=n, how=how.format(n=n), per_gpu=at(n))
 
 
 #: The precisions of the every-precision table (accelerate's ``estimate-memory`` shows the same set).

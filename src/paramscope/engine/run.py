@@ -27,6 +27,7 @@ ZERO_STAGES = (0, 1, 2, 3)
 MAX_BATCH = 1_000_000
 MAX_SEQ = 100_000_000
 MAX_GPUS = 1_000_000
+MAX_PARALLEL = 4096  # the largest tensor, pipeline or expert parallel degree
 MAX_TOKENS = 10**16
 DEFAULT_SEQ = 2048  # used (capped at the model's context) when seq is 0
 
@@ -85,9 +86,9 @@ _RANGES: dict[str, tuple[float, float]] = {
     "mfu": (1e-6, 1.0),
     "tokens_per_second": (0.0, 1e15),
     "lora_rank": (1, 65_536),
-    "tp": (1, 4096),
-    "pp": (1, 4096),
-    "ep": (1, 4096),
+    "tp": (1, MAX_PARALLEL),
+    "pp": (1, MAX_PARALLEL),
+    "ep": (1, MAX_PARALLEL),
 }
 
 

@@ -586,6 +586,19 @@ class CheckpointReport:
         return self.explained == self.model_total and not self.groups["quantization"]
 
 
+#: Said when a repo has no safetensors files to read a stored count from.
+NO_SAFETENSORS = "the repo has no safetensors files (model.safetensors or its index): no stored count to compare"
+
+
+def model_checkpoint_report(cc: CheckpointCount, model: Model) -> CheckpointReport:
+    """:func:`explain_checkpoint` for ``model``: its exact total, its (text model's) layer count, its tying."""
+    config = model.config
+    text = config["text_config"] if isinstance(config.get("text_config"), dict) else config
+    layers = text.get("num_hidden_layers") if isinstance(text.get("num_hidden_layers"), int) else None
+    tied = model.spec.tie_word_embeddings if model.has_formulas else bool(config.get("tie_word_embeddings"))
+    return explain_checkpoint(cc, model.summary.total, layers, tie_word_embeddings=tied)
+
+
 def explain_checkpoint(
     cc: CheckpointCount, model_total: int, num_hidden_layers: int | None, *, tie_word_embeddings: bool = False
 ) -> CheckpointReport:
