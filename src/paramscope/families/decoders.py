@@ -114,7 +114,7 @@ GEMMA2 = GEMMA.but(
     class_prefix="Gemma2",
     source=f"{TF}/gemma2/modeling_gemma2.py",
     fixed=dict(norms_per_layer=4),
-    extra_hooks=[hooks.layer_types],
+    extra_hooks=[hooks.sliding_every(2)],
     checks_width=True,
 )
 PHI3 = MISTRAL.but(
@@ -147,7 +147,7 @@ GEMMA3_TEXT = GEMMA2.but(
     class_prefix="Gemma3",
     source=f"{TF}/gemma3/modeling_gemma3.py",
     fixed=dict(qk_norm="head"),
-    hooks=(hooks.sliding_window, hooks.sliding_pattern),
+    hooks=(hooks.sliding_window, hooks.sliding_every(6)),
     checks_width=True,
 )
 
@@ -186,14 +186,14 @@ OLMO3 = OLMO2.but(
     model_type="olmo3",
     class_prefix="Olmo3",
     source=f"{TF}/olmo3/modeling_olmo3.py",
-    hooks=(hooks.sliding_window, hooks.layer_types),
+    hooks=(hooks.sliding_window, hooks.sliding_every(4)),
 )
 EXAONE4 = OLMO2.but(
     model_type="exaone4",
     class_prefix="Exaone4",
     source=f"{TF}/exaone4/modeling_exaone4.py",
     fixed=dict(qk_norm="head"),
-    hooks=(hooks.sliding_window, hooks.layer_types),
+    hooks=(hooks.sliding_window, hooks.sliding_every(4)),
 )
 GLM = LLAMA.but(
     model_type="glm",
@@ -222,7 +222,7 @@ COHERE2 = COHERE.but(
     model_type="cohere2",
     class_prefix="Cohere2",
     source=f"{TF}/cohere2/modeling_cohere2.py",
-    hooks=(hooks.sliding_window, hooks.layer_types),
+    hooks=(hooks.sliding_window, hooks.sliding_every(4)),
 )
 
 # ---------------------------------------------------------------------------------------- experts
@@ -309,7 +309,7 @@ GPT_OSS = MIXTRAL.but(
     ),
     # experts carry biases (gate_up_proj_bias, down_proj_bias), the router a bias, each attention head a sink
     fixed=dict(mlp_bias=True, router_bias=True, attention_sinks=True),
-    hooks=(hooks.sliding_window, hooks.layer_types),
+    hooks=(hooks.sliding_window, hooks.sliding_every(2)),
 )
 
 GLM4_MOE = LLAMA.but(

@@ -10,7 +10,7 @@ from typing import Any
 
 from paramscope.engine.spec import Spec, SpecError
 from paramscope.engine.tree import Node
-from paramscope.families.schema import Cfg, as_indices, as_int
+from paramscope.families.schema import Cfg, Hook, as_indices, as_int
 
 Values = dict[str, Any]
 
@@ -24,32 +24,27 @@ def sliding_window(c: Cfg, d: Values) -> None:
     )
 
 
-def layer_types(c: Cfg, d: Values) -> None:
-    """Gemma 2: ``layer_types`` names the sliding layers; without it transformers slides layers 0, 2, 4, ..."""
-    types = c.get("layer_types")
-    n = d["num_hidden_layers"]
-    if isinstance(types, list):
-        sliding = sum(1 for t in types[:n] if t == "sliding_attention")
-    else:
-        sliding = (n + 1) // 2
-    d["sliding_window_layers"] = sliding
-    if sliding == 0:  # 0 would mean "every layer" (Mistral style): no layer slides here
-        d["sliding_window"] = None
+def sliding_every(period: int) -> Hook:
+    """Sliding and full attention layers: ``layer_types`` names them; without it every ``period``-th layer
+    (``sliding_window_pattern`` where the config states one) attends fully and the others slide, as the config
+    classes fill ``layer_types`` in (Gemma 2 and gpt-oss every 2nd, Command-R 2, OLMo 3 and EXAONE 4 every 4th,
+    Gemma 3 every 6th)."""
 
+    def hook(c: Cfg, d: Values) -> None:
+        types = c.get("layer_types")
+        n = d["num_hidden_layers"]
+        if isinstance(types, list):
+            sliding = sum(1 for t in types[:n] if t == "sliding_attention")
+        else:
+            every = c.get("sliding_window_pattern", default=period)
+            every = every if isinstance(every, int) and not isinstance(every, bool) and every > 0 else period
+            sliding = sum(1 for i in range(n) if (i + 1) % every)
+        d["sliding_window_layers"] = sliding
+        if sliding == 0:  # 0 would mean "every layer" (Mistral style): no layer slides here
+            d["sliding_window"] = None
 
-def sliding_pattern(c: Cfg, d: Values) -> None:
-    """Gemma 3: ``layer_types`` names the sliding layers; without it every ``sliding_window_pattern``-th layer
-    (6 by default: five sliding, one full) attends fully."""
-    types = c.get("layer_types")
-    n = d["num_hidden_layers"]
-    if isinstance(types, list):
-        sliding = sum(1 for t in types[:n] if t == "sliding_attention")
-    else:
-        pattern = c.int("sliding_window_pattern", default=6)
-        sliding = sum(1 for i in range(n) if (i + 1) % max(pattern, 1))
-    d["sliding_window_layers"] = sliding
-    if sliding == 0:
-        d["sliding_window"] = None
+    hook.__name__ = hook.__qualname__ = f"sliding_every_{period}"
+    return hook
 
 
 def rope_factors(c: Cfg, d: Values) -> None:
