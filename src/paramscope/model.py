@@ -132,6 +132,11 @@ class Model:
         return self.read.spec
 
     @property
+    def ignored(self) -> tuple[str, ...]:
+        """Keys of the config the count does not use (none are known for a model transformers counts)."""
+        return self.read.ignored if self.has_formulas else ()
+
+    @property
     def model_type(self) -> str:
         return self.read.model_type if self.has_formulas else str(self.config["model_type"])
 

@@ -284,7 +284,7 @@ def render_upload(on_use: Callable[[str], None] | None = None) -> Model | None:
     try:
         model = model_from_upload(text)
         summary = model.summary
-        ignored = model.read.ignored if model.has_formulas else ()
+        ignored = model.ignored
     except ValueError as exc:
         _explain(str(exc))
         return None

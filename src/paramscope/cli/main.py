@@ -42,13 +42,13 @@ def load_model(name: str | None, hf_config: str | None, revision: str = "main") 
 
         model = hub.from_hub(name, revision)  # HubError: one line, exit 2
         label = name if revision == "main" else f"{name}@{revision}"
-        return model, label, model.read.ignored if model.has_formulas else ()
+        return model, label, model.ignored
     if name:
         try:
             model = presets.model(name)
         except ValueError as exc:
             raise UserError(str(exc)) from None
-        return model, name, model.read.ignored
+        return model, name, model.ignored
     path = Path(hf_config or "")
     try:
         size = path.stat().st_size
@@ -65,7 +65,7 @@ def load_model(name: str | None, hf_config: str | None, revision: str = "main") 
         model = Model.from_config(parse(data), origin="upload")
     except ValueError as exc:
         raise UserError(f"{path}: {exc}") from None
-    return model, str(path), model.read.ignored if model.has_formulas else ()
+    return model, str(path), model.ignored
 
 
 def load_spec(args: argparse.Namespace, command: str) -> tuple[Spec, str, tuple[str, ...]]:

@@ -45,11 +45,10 @@ def decode_config(text: str) -> Model:
 
 
 def link_config(model: Model) -> dict[str, Any]:
-    """The part of ``model``'s config that a link needs: the keys its family reads, and what names the class."""
-    if not model.has_formulas:  # transformers reads every key: keep them all
-        return model.config
-    used = model.read.ignored
-    return {k: v for k, v in model.config.items() if k not in used}
+    """The part of ``model``'s config that a link needs: the keys its family reads, and what names the class
+    (every key of a model transformers counts: it ignores none of them)."""
+    ignored = model.ignored
+    return {k: v for k, v in model.config.items() if k not in ignored}
 
 
 def _unpack(text: Any) -> dict[str, Any]:
