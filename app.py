@@ -11,6 +11,7 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from paramscope.app import ui_costs, ui_explore, ui_hub
 from paramscope.app.controls import apply_controls, clear_controls, model_controls, run_controls
@@ -43,51 +44,87 @@ def page() -> None:
         "**Exact parameter count of a transformer, component by component:** pick a preset, "
         "move a control, share the link."
     )
-
+    st.session_state.full_run = True  # cleared at the end: a run without it is a rerun of model_view alone
     restore_from_link_once()
     ui_explore.keep_state()
-    error, culprit = apply_controls()
-    model: Model = st.session_state.model
-    summary = model.summary
-    show_link_warnings(model)
-    if error:
-        st.error(f"Not applied: {error.rstrip('.')}. The page shows the last valid model.", icon=":material/error:")
-    link_slot = st.container()  # filled at the end, once the run settings are known
-
+    messages, link_slot = st.container(), st.container()  # filled by model_view
     tabs = st.tabs(TABS, key=TAB_KEY, default=st.session_state.first_tab, on_change="rerun")
     tab = dict(zip(TABS, tabs, strict=True))
-    if not model.has_formulas:  # a model type without a family row: transformers' count only
-        counted_by_transformers(model, tab)
-        with link_slot:
-            query = share_link(model, st.session_state.get("run_settings"))
-        keep_url_in_sync(query)
-        return
-    spec = model.spec
+    with st.sidebar:
+        preset_picker()
+        shown = st.session_state.model.has_formulas and any(tab[name].open for name in RUN_TABS)
+        settings = run_controls(shown=shown)
+    model_view(tab, messages, link_slot, settings)
+    model: Model = st.session_state.model
+    if tab["Your model"].open:
+        with tab["Your model"]:
+            ui_explore.render_upload(on_use=use_uploaded_model)
+    if not model.has_formulas:
+        needs_formulas(model, tab)
+    else:
+        other_tabs(model, tab, settings)
+    st.session_state.drawn_for, st.session_state.full_run = model, False
+
+
+@st.fragment
+def model_view(tab: dict, messages: DeltaGenerator, link_slot: DeltaGenerator, settings: object) -> None:
+    """The model in view: its controls in the sidebar, the Parameters tab, the messages and the link.
+
+    A control's move reruns only this (``st.fragment``), as fast as a bare one-slider page; a move that
+    changes what another open tab shows, or that starts another model, reruns the whole page instead.
+    """
+    error, culprit = apply_controls()
+    model: Model = st.session_state.model
+    drawn = st.session_state.get("drawn_for", model)
+    if not st.session_state.get("full_run") and model != drawn:
+        if model.reset() != drawn.reset() or any(tab[name].open for name in TABS if name != "Parameters"):
+            st.rerun()
+    with messages:
+        show_link_warnings(model)
+        if error:
+            st.error(f"Not applied: {error.rstrip('.')}. The page shows the last valid model.", icon=":material/error:")
     if tab["Parameters"].open:  # only the open tab runs
         with tab["Parameters"]:
-            headline_numbers(model, summary)
-            if model.hub_id:
-                ui_hub.render_checkpoint(model)
-            breakdown_charts(spec)
-            details = st.expander(DETAILS, key="details", on_change="rerun")
-            if details.open:  # drawn only while open: it is the heaviest part of the page
-                with details:
-                    tree_chart(spec)
-                    component_table(spec, summary)
-            downloads(model, summary)
-    with st.sidebar:  # drawn after the numbers, so that they reach the browser first
-        preset_picker()
-        settings = run_controls(shown=any(tab[name].open for name in RUN_TABS))
-        model_controls(error, culprit)
+            parameters_tab(model)
+    with st.sidebar:
+        if model.has_formulas:
+            model_controls(error, culprit)
+        else:
+            st.caption("No controls: this model type has no family row (formulas). Pick a preset to edit a model.")
+    with link_slot:
+        query = share_link(model, settings)
+    keep_url_in_sync(query)
+
+
+def parameters_tab(model: Model) -> None:
+    """The exact total and its parts, the charts, the whole tree (on demand) and the downloads."""
+    if not model.has_formulas:  # a model type without a family row: transformers' count and module tree
+        ui_hub.render_counted_by_transformers(model, on_use=use_model)
+        if model.hub_id:
+            ui_hub.render_checkpoint(model)
+        return
+    spec, summary = model.spec, model.summary
+    headline_numbers(model, summary)
+    if model.hub_id:
+        ui_hub.render_checkpoint(model)
+    breakdown_charts(spec)
+    details = st.expander(DETAILS, key="details", on_change="rerun")
+    if details.open:  # drawn only while open: it is the heaviest part of the page
+        with details:
+            tree_chart(spec)
+            component_table(spec, summary)
+    downloads(model, summary)
+
+
+def other_tabs(model: Model, tab: dict, settings: object) -> None:
+    """Memory, Compute, Compare, Architecture and Why so big?, each drawn only while open."""
+    spec = model.spec
     if tab["Memory"].open:
         with tab["Memory"]:
             cost_tab("render_memory_tab", spec, settings)
     if tab["Compute"].open:
         with tab["Compute"]:
             cost_tab("render_compute_tab", spec, settings)
-    if tab["Your model"].open:
-        with tab["Your model"]:
-            ui_explore.render_upload(on_use=use_uploaded_model)
     if tab["Compare"].open:
         with tab["Compare"]:
             ui_explore.render_compare(model_label(model), spec, settings)
@@ -97,24 +134,10 @@ def page() -> None:
     if tab["Why so big?"].open:
         with tab["Why so big?"]:
             ui_explore.render_sweep(spec, model.preset or None, settings)
-    with link_slot:
-        query = share_link(model, settings)
-    keep_url_in_sync(query)
 
 
-def counted_by_transformers(model: Model, tab: dict) -> None:
-    """The page for a model type without a family row: transformers' count and module tree; no controls."""
-    if tab["Parameters"].open:
-        with tab["Parameters"]:
-            ui_hub.render_counted_by_transformers(model, on_use=use_model)
-            if model.hub_id:
-                ui_hub.render_checkpoint(model)
-    with st.sidebar:
-        preset_picker()
-        st.caption("No controls: this model type has no family row (formulas). Pick a preset to edit a model.")
-    if tab["Your model"].open:
-        with tab["Your model"]:
-            ui_explore.render_upload(on_use=use_uploaded_model)
+def needs_formulas(model: Model, tab: dict) -> None:
+    """The tabs that need a family row's formulas, for a model counted by transformers alone."""
     for name in TABS:
         if name not in ("Parameters", "Your model") and tab[name].open:
             with tab[name]:

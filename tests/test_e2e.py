@@ -173,6 +173,22 @@ def test_slider_moves_total_chart_and_link(server, browser):
     page.context.close()
 
 
+def test_memory_tab_follows_a_slider(server, browser):
+    """With the Memory tab open, one step on the layers slider redraws the Memory tab too (not only the
+    numbers above it): Llama-3-8B's fp32 weights go from 32 layers' to 33 layers' bytes."""
+    page = open_tab(browser, f"{server}/?preset=llama-3-8b&tab=Memory", "[data-testid='stTable']")
+    before, after = (
+        f"{4 * int(engine_total('llama-3-8b', num_hidden_layers=n).replace(',', '')) / 1e9:,.2f} GB" for n in (32, 33)
+    )
+    table = page.locator("[data-testid='stTable'] td")
+    table.filter(has_text=before).first.wait_for(timeout=20_000)
+    slider(page, "Layers").focus()
+    page.keyboard.press("ArrowRight")
+    table.filter(has_text=after).first.wait_for(timeout=20_000)
+    assert 0 == table.filter(has_text=before).count()
+    page.context.close()
+
+
 def slider(page, label: str):
     """The sidebar slider whose label starts with ``label``."""
     return page.get_by_role("slider", name=re.compile("^" + re.escape(label)))

@@ -323,15 +323,14 @@ def breakdown_json(summary: Summary, preset: str, link: dict[str, str]) -> str:
 _FONT = dict(family="Source Sans Pro, sans-serif")
 
 
-def _figure(*traces: object) -> go.Figure:
-    """A figure without Plotly's own template: Streamlit themes it in the browser (light or dark), and the
+def _figure(traces: list[dict], height: int, **layout: object) -> go.Figure:
+    """A figure built in one step from plain dicts (a tenth of the time of Plotly's property-by-property
+    updates), without Plotly's own template: Streamlit themes it in the browser (light or dark), and the
     default template would add ~6 kB and most of the build time to every figure."""
-    return go.Figure(data=list(traces), layout={"template": "none"})
-
-
-def _layout(fig: go.Figure, height: int, **kw: object) -> go.Figure:
-    fig.update_layout(height=height, margin=dict(l=8, r=8, t=36, b=8), font=_FONT, **kw)
-    return fig
+    margin = dict(l=8, r=8, t=36, b=8)
+    return go.Figure(
+        {"data": traces, "layout": dict(template="none", height=height, margin=margin, font=_FONT, **layout)}
+    )
 
 
 SMALL_SHARE = 0.005  # pie slices below this share of the total are grouped
@@ -352,26 +351,25 @@ def pie(summary: Summary) -> go.Figure:
         labels.append(f"{len(small)} small parts (< {SMALL_SHARE:.1%} each)")
         values.append(rest)
         colours.append(OTHER_COLOUR)
-    fig = _figure(
-        go.Pie(
-            labels=labels,
-            values=values,
-            customdata=[[f"{v:,}", short(v)] for v in values],
-            marker=dict(colors=colours, line=dict(width=1, color="rgba(255,255,255,0.6)")),
-            hole=0.45,
-            sort=False,
-            direction="clockwise",
-            textinfo="percent",
-            textposition="inside",
-            insidetextorientation="horizontal",
-            hovertemplate="<b>%{label}</b><br>%{customdata[0][0]} parameters<br>%{percent}<extra></extra>",
-        )
+    pie = dict(
+        type="pie",
+        labels=labels,
+        values=values,
+        customdata=[[f"{v:,}", short(v)] for v in values],
+        marker=dict(colors=colours, line=dict(width=1, color="rgba(255,255,255,0.6)")),
+        hole=0.45,
+        sort=False,
+        direction="clockwise",
+        textinfo="percent",
+        textposition="inside",
+        insidetextorientation="horizontal",
+        hovertemplate="<b>%{label}</b><br>%{customdata[0][0]} parameters<br>%{percent}<extra></extra>",
     )
-    fig.add_annotation(text=f"<b>{short(summary.total)}</b>", showarrow=False, font=dict(size=18))
-    return _layout(
-        fig,
+    return _figure(
+        [pie],
         380,
         title=dict(text="Where the parameters go", x=0),
+        annotations=[dict(text=f"<b>{short(summary.total)}</b>", showarrow=False, font=dict(size=18))],
         uniformtext=dict(minsize=10, mode="hide"),
         legend=dict(orientation="h", yanchor="top", y=-0.02, x=0),
     )
@@ -380,21 +378,25 @@ def pie(summary: Summary) -> go.Figure:
 def bars(summary: Summary) -> go.Figure:
     """Parameters by component, largest first."""
     comps = sorted((c for c in components(summary.tree) if c.count), key=lambda c: c.count)
-    fig = _figure(
-        go.Bar(
-            x=[c.count for c in comps],
-            y=[label(c.path) for c in comps],
-            orientation="h",
-            marker=dict(color=[colour(c.path) for c in comps]),
-            text=[short(c.count) for c in comps],
-            textposition="auto",
-            customdata=[f"{c.count:,}" for c in comps],
-            hovertemplate="<b>%{y}</b><br>%{customdata} parameters<extra></extra>",
-        )
+    bar = dict(
+        type="bar",
+        x=[c.count for c in comps],
+        y=[label(c.path) for c in comps],
+        orientation="h",
+        marker=dict(color=[colour(c.path) for c in comps]),
+        text=[short(c.count) for c in comps],
+        textposition="auto",
+        customdata=[f"{c.count:,}" for c in comps],
+        hovertemplate="<b>%{y}</b><br>%{customdata} parameters<extra></extra>",
     )
-    fig.update_xaxes(title=None, tickformat="~s")
-    fig.update_yaxes(title=None, automargin=True)
-    return _layout(fig, 90 + 30 * len(comps), title=dict(text="By component", x=0), showlegend=False)
+    return _figure(
+        [bar],
+        90 + 30 * len(comps),
+        title=dict(text="By component", x=0),
+        showlegend=False,
+        xaxis=dict(title=None, tickformat="~s"),
+        yaxis=dict(title=None, automargin=True),
+    )
 
 
 def layer_kinds(summary: Summary) -> list[tuple[str, int, list[tuple[str, int]]]]:
@@ -430,31 +432,33 @@ def layer_bars(summary: Summary) -> go.Figure | None:
     paths = []
     for _, _, parts in kinds:
         paths += [p for p, _ in parts if p not in paths]
-    fig = _figure()
     by_kind = [dict(parts) for _, _, parts in kinds]
-    seen: set[str] = set()
+    traces, seen = [], set()
     for p in paths:
         name = label(p).removeprefix("Encoder ").removeprefix("Decoder ")
         name = name[0].upper() + name[1:]
         vals = [d.get(p, 0) for d in by_kind]
-        fig.add_bar(
-            x=xs,
-            y=vals,
-            name=name,
-            marker_color=colour(p),
-            legendgroup=name,
-            showlegend=name not in seen,
-            customdata=[f"{v:,}" for v in vals],
-            hovertemplate=f"<b>{name}</b><br>%{{customdata}} parameters per layer<extra></extra>",
+        traces.append(
+            dict(
+                type="bar",
+                x=xs,
+                y=vals,
+                name=name,
+                marker=dict(color=colour(p)),
+                legendgroup=name,
+                showlegend=name not in seen,
+                customdata=[f"{v:,}" for v in vals],
+                hovertemplate=f"<b>{name}</b><br>%{{customdata}} parameters per layer<extra></extra>",
+            )
         )
         seen.add(name)
-    fig.update_yaxes(title="parameters per layer", tickformat="~s")
-    return _layout(
-        fig,
+    return _figure(
+        traces,
         360,
         barmode="stack",
         title=dict(text="One layer of each kind", x=0),
         legend=dict(orientation="h", yanchor="top", y=-0.12, x=0),
+        yaxis=dict(title="parameters per layer", tickformat="~s"),
     )
 
 
@@ -473,18 +477,17 @@ def treemap(summary: Summary) -> go.Figure:
         colours.append(colour(comp) if comp else GROUP_COLOUR)
         copies = f" ({n.repeat:,} copies)" if n.repeat > 1 else ""
         hover.append(f"{n.path or 'total'}<br>{n.count:,} parameters{copies}<br>{n.shape}")
-    fig = _figure(
-        go.Treemap(
-            ids=ids,
-            parents=parents,
-            values=values,
-            labels=labels,
-            branchvalues="total",
-            marker=dict(colors=colours),
-            customdata=hover,
-            maxdepth=3,
-            texttemplate="%{label}<br>%{percentRoot:.1%}",
-            hovertemplate="%{customdata}<extra></extra>",
-        )
+    tree = dict(
+        type="treemap",
+        ids=ids,
+        parents=parents,
+        values=values,
+        labels=labels,
+        branchvalues="total",
+        marker=dict(colors=colours),
+        customdata=hover,
+        maxdepth=3,
+        texttemplate="%{label}<br>%{percentRoot:.1%}",
+        hovertemplate="%{customdata}<extra></extra>",
     )
-    return _layout(fig, 460, title=dict(text="The whole tree (click to zoom)", x=0))
+    return _figure([tree], 460, title=dict(text="The whole tree (click to zoom)", x=0))

@@ -69,8 +69,13 @@ def _all() -> dict[str, Preset]:
 
 def names() -> list[str]:
     """Every preset name, sorted by family then name."""
+    return list(_sorted_names())
+
+
+@cache
+def _sorted_names() -> tuple[str, ...]:
     presets = _all()
-    return sorted(presets, key=lambda n: (presets[n].family.lower(), n))
+    return tuple(sorted(presets, key=lambda n: (presets[n].family.lower(), n)))
 
 
 def get(name: str) -> Preset:
