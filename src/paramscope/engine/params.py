@@ -35,9 +35,12 @@ def linear(path: str, n_in: int, in_expr: str, n_out: int, out_expr: str, bias: 
     return Node(path, n_in * n_out + (n_out if bias else 0), formula, shape=f"{n_in}×{n_out}")
 
 
-def norm(path: str, spec: Spec, width: int, expr: str, copies: int = 1, copies_expr: str = "") -> Node:
-    """``copies`` norms of ``width``: LayerNorm has a weight and (optionally) a bias, RMSNorm a weight."""
-    per = 2 if spec.norm_type == "layernorm" and spec.norm_bias else 1
+def norm(
+    path: str, spec: Spec, width: int, expr: str, copies: int = 1, copies_expr: str = "", bias: bool | None = None
+) -> Node:
+    """``copies`` norms of ``width``: LayerNorm has a weight and (optionally, ``bias`` or else the spec's
+    ``norm_bias``) a bias, RMSNorm a weight."""
+    per = 2 if spec.norm_type == "layernorm" and (spec.norm_bias if bias is None else bias) else 1
     parts = [p for p in (copies_expr if copies != 1 else "", "2" if per == 2 else "", expr) if p]
     label = "LayerNorm" if spec.norm_type == "layernorm" else "RMSNorm"
     return Node(path, copies * per * width, "*".join(parts), shape=f"{copies}×{label}({width})")
@@ -59,14 +62,17 @@ def attention(prefix: str, spec: Spec) -> Node:
         linear(f"{prefix}/qkv", h, "hidden_size", qkv_out, out_expr, spec.attention_bias),
         linear(f"{prefix}/o", heads * hd, "num_attention_heads*head_dim", h, "hidden_size", spec.out_bias),
     ]
+    qk_bias = spec.qk_norm_bias
     if spec.qk_norm == "head":
-        parts.append(norm(f"{prefix}/qk_norm", spec, hd, "head_dim", 2, "2"))
+        parts.append(norm(f"{prefix}/qk_norm", spec, hd, "head_dim", 2, "2", qk_bias))
     elif spec.qk_norm == "full":
-        q = norm(f"{prefix}/q_norm", spec, heads * hd, "num_attention_heads*head_dim")
-        k = norm(f"{prefix}/k_norm", spec, kv * hd, "num_key_value_heads*head_dim")
+        q = norm(f"{prefix}/q_norm", spec, heads * hd, "num_attention_heads*head_dim", bias=qk_bias)
+        k = norm(f"{prefix}/k_norm", spec, kv * hd, "num_key_value_heads*head_dim", bias=qk_bias)
         parts.append(Node(f"{prefix}/qk_norm", q.count + k.count, f"{q.formula} + {k.formula}"))
     if spec.attention_sinks:
         parts.append(Node(f"{prefix}/sinks", heads, "num_attention_heads", shape=str(heads)))
+    if spec.sub_norms:
+        parts.append(norm(f"{prefix}/sub_norm", spec, h, "hidden_size"))
     return group(prefix, parts)
 
 
@@ -112,6 +118,11 @@ def mlp(prefix: str, spec: Spec, size: int, size_expr: str) -> Node:
         parts.append(linear(f"{prefix}/gate", h, "hidden_size", size, size_expr, spec.mlp_bias))
     parts.append(linear(f"{prefix}/up", h, "hidden_size", size, size_expr, spec.mlp_bias))
     parts.append(linear(f"{prefix}/down", size, size_expr, h, "hidden_size", spec.mlp_bias))
+    if spec.sub_norms:
+        parts.append(norm(f"{prefix}/sub_norm", spec, size, size_expr))
+    if spec.act_params:
+        n = spec.act_params
+        parts.append(Node(f"{prefix}/act", n, str(n), shape=str(n), note="learned activation scalars"))
     return group(prefix, parts)
 
 

@@ -78,6 +78,8 @@ class Spec:
     attention_bias: bool = False  # bias on the q, k, v projections
     attention_out_bias: bool | None = None  # bias on the output projection; None -> attention_bias
     qk_norm: str = "none"  # none | head (norm over head_dim, Qwen3) | full (over all heads, OLMo2)
+    qk_norm_bias: bool | None = None  # a LayerNorm q/k norm with a bias; None -> norm_bias (StableLM: none)
+    sub_norms: bool = False  # BitNet: a norm on the attention output (hidden_size) and on the MLP's inner width
     attention_sinks: bool = False  # gpt-oss: one learned logit per query head ("sinks"), in every layer
     encoder_only: bool = False  # a bidirectional encoder (BERT and kin): nothing is generated, no KV cache
     fused: tuple[str, ...] = ()  # projections the classes build as one linear layer: qkv (c_attn), gate_up
@@ -90,6 +92,7 @@ class Spec:
     # MLP
     mlp_gated: bool = False  # gate_proj * act(up_proj): SwiGLU / GeGLU
     mlp_bias: bool = False
+    act_params: int = 0  # learned scalars of the MLP's activation, per MLP (Apertus' xIELU: alpha_p, alpha_n)
     # norms
     norm_type: str = "layernorm"  # layernorm | rmsnorm
     norm_bias: bool = True  # LayerNorm with a bias vector (RMSNorm never has one)

@@ -225,6 +225,48 @@ COHERE2 = COHERE.but(
     hooks=(hooks.sliding_window, hooks.sliding_every(4)),
 )
 
+OLMO = LLAMA.but(
+    model_type="olmo",
+    class_prefix="Olmo",
+    source=f"{TF}/olmo/modeling_olmo.py",
+    keys=dict(mlp_bias=None, head_dim=None),
+    # OlmoLayerNorm: a LayerNorm without weight or bias, so no norm holds a parameter
+    fixed=dict(norm_type="layernorm", norm_bias=False, norms_per_layer=0, final_norm=False),
+)
+STABLELM = LLAMA.but(
+    model_type="stablelm",
+    class_prefix="StableLm",
+    source=f"{TF}/stablelm/modeling_stablelm.py",
+    keys=dict(attention_bias=("use_qkv_bias",), mlp_bias=None, head_dim=None, parallel_attn=("use_parallel_residual",)),
+    defaults=dict(parallel_attn=False),
+    fixed=dict(norm_type="layernorm", norm_bias=True, attention_out_bias=False, qk_norm_bias=False),
+    hooks=(hooks.stablelm_layout,),
+)
+NEMOTRON = LLAMA.but(
+    model_type="nemotron",
+    class_prefix="Nemotron",
+    source=f"{TF}/nemotron/modeling_nemotron.py",
+    # LayerNorm1P: a LayerNorm with weight and bias; the MLP is up and down only (ReLU²)
+    fixed=dict(norm_type="layernorm", norm_bias=True, mlp_gated=False),
+    hooks=(hooks.kv_heads_stated,),
+)
+APERTUS = LLAMA.but(
+    model_type="apertus",
+    class_prefix="Apertus",
+    source=f"{TF}/apertus/modeling_apertus.py",
+    keys=dict(mlp_bias=None),
+    fixed=dict(mlp_gated=False, qk_norm="head"),
+    hooks=(hooks.xielu,),
+)
+BITNET = LLAMA.but(
+    model_type="bitnet",
+    class_prefix="BitNet",
+    source=f"{TF}/bitnet/modeling_bitnet.py",
+    keys=dict(mlp_bias=None),
+    fixed=dict(sub_norms=True),  # attn_sub_norm (hidden_size) before o_proj, ffn_sub_norm (intermediate) before down
+    hooks=(),
+)
+
 # ---------------------------------------------------------------------------------------- experts
 MIXTRAL = MISTRAL.but(
     model_type="mixtral",
@@ -364,6 +406,33 @@ LLAMA4_TEXT = LLAMA.but(
     fixed=dict(num_shared_experts=1),  # every MoE layer adds a shared expert of the same width
     hooks=(hooks.llama4_layers,),
 )
+ERNIE4_5_MOE = ERNIE4_5.but(
+    model_type="ernie4_5_moe",
+    class_prefix="Ernie4_5_Moe",
+    source=f"{TF}/ernie4_5_moe/modeling_ernie4_5_moe.py",
+    keys=dict(
+        num_experts=("moe_num_experts",),
+        num_experts_per_tok=("moe_k",),
+        moe_intermediate_size=("moe_intermediate_size",),
+        num_shared_experts=("moe_num_shared_experts",),
+        lm_head_bias=("use_bias",),  # unlike ERNIE 4.5's dense class
+    ),
+    # e_score_correction_bias (one per expert) is a Parameter here, a buffer in DeepSeek-V3: counted as the
+    # router's bias; the shared experts are one MLP of moe_intermediate_size × moe_num_shared_experts
+    fixed=dict(router_bias=True),
+    hooks=(hooks.ernie_moe_layers,),
+)
+MINIMAX_M2 = QWEN3_MOE.but(
+    model_type="minimax_m2",
+    class_prefix="MiniMaxM2",
+    source=f"{TF}/minimax_m2/modeling_minimax_m2.py",
+    keys=dict(num_experts=("num_local_experts",), moe_intermediate_size=None, attention_bias=None),
+    # q_norm and k_norm span every head; each expert is intermediate_size wide
+    derive=dict(moe_intermediate_size=Rule("intermediate_size", lambda d: d["intermediate_size"], always=True)),
+    fixed=dict(qk_norm="full"),
+    hooks=(),
+    notes=(hooks.router_bias_buffers,),
+)
 
 # ------------------------------------------------------------------------------- parallel blocks
 PHI = Family(
@@ -497,4 +566,11 @@ ROWS = (
     FALCON,
     OPT,
     BLOOM,
+    OLMO,
+    STABLELM,
+    NEMOTRON,
+    APERTUS,
+    BITNET,
+    ERNIE4_5_MOE,
+    MINIMAX_M2,
 )

@@ -111,6 +111,24 @@ def sparse_step(c: Cfg, d: Values) -> None:
     d["mlp_only_layers"] = tuple(sorted(listed | {i for i in range(n) if (i + 1) % step}))
 
 
+def ernie_moe_layers(c: Cfg, d: Values) -> None:
+    """ERNIE 4.5 MoE: layer i holds experts when (i + 1) % moe_layer_interval == 0 and moe_layer_start_index <= i
+    <= moe_layer_end_index (-1: the last layer); the others keep the dense MLP. The experts never carry biases,
+    while ``use_bias`` gives the dense and shared MLPs theirs, which one switch cannot say: refused."""
+    n = d["num_hidden_layers"]
+    step = c.int("moe_layer_interval", default=1)
+    if step < 1:
+        raise SpecError("moe_layer_interval", f"must be at least 1 (got {step})")
+    start = c.int("moe_layer_start_index", default=1)
+    end = c.int("moe_layer_end_index", default=-1)
+    end = n - 1 if end == -1 else end
+    d["mlp_only_layers"] = tuple(i for i in range(n) if (i + 1) % step or not start <= i <= end)
+    if d.get("mlp_bias") and len(d["mlp_only_layers"]) < n and d.get("num_experts"):
+        raise SpecError(
+            "use_bias", "with experts, ERNIE 4.5 MoE biases the dense MLPs but not the experts; not modelled"
+        )
+
+
 def shared_expert_gate(c: Cfg, d: Values) -> None:
     """Qwen-MoE: one shared expert, with its sigmoid gate, whenever it has a width."""
     shared = bool(d.get("shared_expert_intermediate_size"))
@@ -136,6 +154,25 @@ def cohere_qk_norm(c: Cfg, d: Values) -> None:
 def qk_layernorm(c: Cfg, d: Values) -> None:
     """Phi: ``qk_layernorm`` adds a LayerNorm over head_dim on queries and keys."""
     d["qk_norm"] = "head" if c.bool("qk_layernorm") else "none"
+
+
+def stablelm_layout(c: Cfg, d: Values) -> None:
+    """StableLM: ``use_parallel_residual`` drops the second norm; ``qk_layernorm`` adds one bias-free LayerNorm
+    of head_dim per query head and per key head (``StableLmLayerNormPerHead``)."""
+    d["norms_per_layer"] = 1 if d["parallel_attn"] else 2
+    d["qk_norm"] = "full" if c.bool("qk_layernorm") else "none"
+
+
+def kv_heads_stated(c: Cfg, d: Values) -> None:
+    """Nemotron: the config class gives ``num_key_value_heads`` no default, and the model cannot be built without
+    it (transformers divides by it), so it must be stated."""
+    if c.get("num_key_value_heads") is None:
+        raise SpecError("num_key_value_heads", "NemotronConfig has no default for it: state a number of KV heads")
+
+
+def xielu(c: Cfg, d: Values) -> None:
+    """Apertus: the xIELU activation learns two scalars (``alpha_p``, ``alpha_n``) in every MLP."""
+    d["act_params"] = 2 if d.get("hidden_act") == "xielu" else 0
 
 
 def falcon_layout(c: Cfg, d: Values) -> None:
