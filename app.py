@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from paramscope.app import ui_costs, ui_explore, ui_hub
+from paramscope.app import page_style, ui_costs, ui_explore, ui_hub
 from paramscope.app.controls import apply_controls, clear_controls, model_controls, run_controls
 from paramscope.app.parameters import (
     DETAILS,
@@ -44,6 +44,7 @@ def page() -> None:
         "**Exact parameter count of a transformer, component by component:** pick a preset, "
         "move a control, share the link."
     )
+    page_style.phone_layout()
     st.session_state.full_run = True  # cleared at the end: a run without it is a rerun of model_view alone
     restore_from_link_once()
     ui_explore.keep_state()

@@ -222,7 +222,8 @@ def test_share_link_opens_the_same_model(server, browser):
 
 
 def test_bad_link_warns_on_a_phone(server, browser):
-    """On a 390 px phone, a link with a bad value warns naming the field and shows the preset's total."""
+    """On a 390 px phone, a link with a bad value warns naming the field and shows the preset's total; every tab
+    is on screen (the tab bar wraps), the hint says where the controls are, the link's copy button shows."""
     page = open_page(
         browser,
         f"{server}/?preset=gpt2&num_hidden_layers=lots",
@@ -235,6 +236,13 @@ def test_bad_link_warns_on_a_phone(server, browser):
     warning = page.locator("[data-testid='stAlertContentWarning']").first.inner_text()
     assert "num_hidden_layers" in warning
     page.wait_for_url(lambda u: "num_hidden_layers" not in u, timeout=10_000)
+    assert page.locator(".st-key-phone_hint").is_visible()  # where the controls are (the sidebar is folded)
+    tabs = page.get_by_role("tab").all()
+    assert 7 == len(tabs) and all(
+        0 <= t.bounding_box()["x"] and t.bounding_box()["x"] + t.bounding_box()["width"] <= 390 for t in tabs
+    )
+    copy = page.get_by_role("button", name="Copy to clipboard").first
+    assert "1" == copy.evaluate("b => getComputedStyle(b.closest('[data-testid=stCode] > div')).opacity")
     shoot(page, "phone", docs=True)
     page.context.close()
 

@@ -1,0 +1,29 @@
+"""What the page adds to Streamlit's own layout for phones: a static style sheet and a hint, nothing user-made."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+#: Phones (narrow or touch screens): the tab bar wraps onto two lines instead of hiding tabs behind a scroll
+#: arrow, the share link's copy button shows without a hover, and the hint to the controls appears.
+PHONE_CSS = """<style>
+@media (max-width: 640px) {
+  [data-testid="stTabs"] [role="tablist"] { flex-wrap: wrap; row-gap: 0.25rem; }
+  [data-testid="stTabsScrollLeft"], [data-testid="stTabsScrollRight"] { display: none; }
+}
+@media (min-width: 641px) { .st-key-phone_hint { display: none; } }
+@media (hover: none) {
+  [data-testid="stCode"] > div, [data-testid="stCode"] > div * {
+    opacity: 1 !important;
+    visibility: visible !important;
+  }
+}
+</style>"""
+
+
+def phone_layout() -> None:
+    """The phone style sheet (a constant of this module, never user input) and, on narrow screens only, where
+    the controls are: Streamlit folds the sidebar away below 640 px."""
+    st.html(PHONE_CSS)
+    with st.container(key="phone_hint"):
+        st.caption(":material/tune: The sliders and every control are in the side panel: tap **»** at the top left.")
