@@ -56,6 +56,23 @@ LLAMA4 = dict(
     pad_token_id=0,
 )
 
+#: Gated DeltaNet hybrids (Qwen3-Next, Qwen3.5), small: three linear-attention layers to one full by default.
+HYBRID = dict(
+    vocab_size=101,
+    hidden_size=32,
+    num_hidden_layers=4,
+    num_attention_heads=4,
+    num_key_value_heads=2,
+    head_dim=8,
+    intermediate_size=48,
+    linear_num_key_heads=2,
+    linear_num_value_heads=4,
+    linear_key_head_dim=6,
+    linear_value_head_dim=5,
+    linear_conv_kernel_dim=3,
+)
+HYBRID_MOE = dict(num_experts=4, num_experts_per_tok=2, moe_intermediate_size=8, shared_expert_intermediate_size=12)
+
 CASES = {
     "gpt2": dict(model_type="gpt2", n_embd=64, n_layer=2, n_head=4, vocab_size=100, n_positions=32),
     "gpt2-n_inner": dict(model_type="gpt2", n_embd=64, n_layer=3, n_head=8, n_inner=96, vocab_size=101, n_positions=7),
@@ -680,6 +697,48 @@ CASES = {
         moe_layer_start_index=5,
         tie_word_embeddings=False,
         **SMALL,
+    ),
+    "deepseek_v32-indexer": dict(
+        MLA_MOE,
+        architectures=["DeepseekV32ForCausalLM"],
+        model_type="deepseek_v32",
+        q_lora_rank=12,
+        n_group=1,
+        n_shared_experts=1,
+        first_k_dense_replace=1,
+        index_n_heads=3,
+        index_head_dim=6,
+    ),
+    "deepseek_v32-mlp-layer-types-tied": dict(
+        MLA_MOE,
+        architectures=["DeepseekV32ForCausalLM"],
+        model_type="deepseek_v32",
+        num_hidden_layers=4,
+        q_lora_rank=12,
+        n_group=1,
+        n_shared_experts=0,
+        mlp_layer_types=["dense", "sparse", "dense", "sparse"],
+        index_n_heads=2,
+        index_head_dim=4,
+        tie_word_embeddings=True,
+    ),
+    "qwen3_5_text-hybrid": dict(model_type="qwen3_5_text", **HYBRID),
+    "qwen3_5_text-layer-types-tied": dict(
+        model_type="qwen3_5_text",
+        layer_types=["full_attention", "linear_attention", "full_attention"],
+        tie_word_embeddings=True,
+        **{**HYBRID, "num_hidden_layers": 3, "num_key_value_heads": 4, "linear_num_value_heads": 2},
+    ),
+    "qwen3_5_moe_text": dict(model_type="qwen3_5_moe_text", **HYBRID, **HYBRID_MOE),
+    "qwen3_next-interval-dense-layer": dict(
+        model_type="qwen3_next",
+        mlp_only_layers=[1],
+        full_attention_interval=2,
+        **{**HYBRID, "num_hidden_layers": 5},
+        **HYBRID_MOE,
+    ),
+    "qwen3_next-sparse-step-bias": dict(
+        model_type="qwen3_next", decoder_sparse_step=2, attention_bias=True, **HYBRID, **HYBRID_MOE
     ),
     "minimax_m2": dict(model_type="minimax_m2", num_local_experts=4, num_experts_per_tok=2, **SMALL),
     "minimax_m2-head-dim-tied": dict(

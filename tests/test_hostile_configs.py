@@ -94,7 +94,8 @@ CASES = {
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_named_hostile_inputs(name: str) -> None:
-    """Each classic hostile input gets a one-line ValueError naming the field (or, if harmless, is read)."""
+    """Each classic hostile input gets a one-line ValueError naming the field, short apart from the list of supported
+    types (or, if harmless, is read)."""
     text, message = CASES[name]
     if not message:
         assert ("x",) == read_json_text(text).ignored
@@ -102,7 +103,8 @@ def test_named_hostile_inputs(name: str) -> None:
     with pytest.raises(ValueError) as err:
         read_json_text(text)
     assert message in str(err.value)
-    assert len(str(err.value)) < 600
+    said, _, _ = str(err.value).partition("; supported: ")  # the list of supported types is ours, not input
+    assert len(said) < 600 and "\n" not in str(err.value)
 
 
 def test_compressed_size_is_not_trusted() -> None:

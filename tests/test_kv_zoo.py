@@ -86,3 +86,74 @@ def test_sliding_layers_follow_the_config_class(model_type: str, layers: int) ->
     hf = AutoConfig.for_model(model_type, **{k: v for k, v in config.items() if k != "model_type"})
     expected = sum(1 for t in hf.layer_types if t == "sliding_attention")
     assert expected == from_config(config).spec.sliding_window_layers
+
+
+#: Small hybrids: Gated DeltaNet layers (a constant state) between full-attention layers (a growing cache).
+HYBRIDS = {
+    "qwen3_next": dict(
+        model_type="qwen3_next",
+        num_experts=4,
+        num_experts_per_tok=2,
+        moe_intermediate_size=8,
+        shared_expert_intermediate_size=12,
+        full_attention_interval=2,
+        num_hidden_layers=5,
+    ),
+    "qwen3_5_text": dict(model_type="qwen3_5_text", num_hidden_layers=4),
+    "qwen3_5_text-layer-types": dict(
+        model_type="qwen3_5_text",
+        num_hidden_layers=3,
+        layer_types=["linear_attention", "full_attention", "linear_attention"],
+    ),
+}
+HYBRID_SIZES = dict(
+    vocab_size=101,
+    hidden_size=32,
+    num_attention_heads=4,
+    num_key_value_heads=2,
+    head_dim=8,
+    intermediate_size=48,
+    linear_num_key_heads=2,
+    linear_num_value_heads=4,
+    linear_key_head_dim=6,
+    linear_value_head_dim=5,
+    linear_conv_kernel_dim=3,
+)
+
+
+def _cache_bytes(cache: object, seen: dict[int, object], depth: int = 0) -> None:
+    """Every tensor reachable from a transformers cache object (keys, values, conv and recurrent states)."""
+    import torch
+
+    if isinstance(cache, torch.Tensor):
+        seen[id(cache)] = cache
+    elif depth < 5 and isinstance(cache, (list, tuple)):
+        for item in cache:
+            _cache_bytes(item, seen, depth + 1)
+    elif depth < 5 and isinstance(cache, dict):
+        for item in cache.values():
+            _cache_bytes(item, seen, depth + 1)
+    elif depth < 5 and hasattr(cache, "__dict__"):
+        for item in vars(cache).values():
+            _cache_bytes(item, seen, depth + 1)
+
+
+@pytest.mark.parametrize("name", sorted(HYBRIDS))
+@pytest.mark.parametrize("tokens", [3, 9])
+def test_hybrid_state_is_what_transformers_keeps(name: str, tokens: int) -> None:
+    """The cache of a hybrid after a forward pass of ``tokens`` tokens is what transformers actually allocates: run
+    the real class (tiny, bf16, random weights, CPU) with ``use_cache`` and sum the bytes of every tensor its cache
+    holds: keys and values of the attention layers, the convolution window and the fp32 recurrent state of the
+    linear-attention layers."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    config = {**HYBRID_SIZES, **HYBRIDS[name]}
+    hf_config = transformers.AutoConfig.for_model(**config)
+    torch.manual_seed(0)
+    model = transformers.AutoModelForCausalLM.from_config(hf_config).to(torch.bfloat16).eval()
+    with torch.no_grad():
+        cache = model(torch.arange(1, tokens + 1).unsqueeze(0), use_cache=True).past_key_values
+    seen: dict[int, object] = {}
+    _cache_bytes(cache, seen)
+    expected = sum(t.numel() * t.element_size() for t in seen.values())
+    assert expected == kv_cache(from_config(config).spec, tokens, 1, "bf16").count

@@ -132,7 +132,8 @@ class _Dot:
         if name == "qkv":
             q, kv = s.num_attention_heads * s.head_size, s.kv_heads * s.head_size
             h = s.hidden_size
-            lines.append(f"q {h}×{q} · k {h}×{kv} · v {h}×{kv}")
+            gate = f" (+ gate {h}×{q})" if s.attn_output_gate else ""
+            lines.append(f"q {h}×{q}{gate} · k {h}×{kv} · v {h}×{kv}")
             lines.append(f"{s.num_attention_heads} heads of {s.head_size}, {s.kv_heads} kv heads")
             if s.attention_bias:
                 lines.append("with biases")
@@ -211,8 +212,8 @@ class _Dot:
             order: list[list[str]] = [["norm"]]
             if self.spec.parallel_attn:
                 order += [["attention", "mlp", "moe"], ["recurrent"]]
-            else:
-                order += [["attention"], ["cross_attention"], ["mlp", "moe"], ["recurrent"]]
+            else:  # a hybrid's layers hold attention or linear attention: drawn side by side
+                order += [["attention", "linear_attention"], ["cross_attention"], ["mlp", "moe"], ["recurrent"]]
         elif node.name in ("mlp", "experts", "shared_experts"):
             order = [["gate", "up"], ["down"]]
         elif node.name == "moe":

@@ -101,8 +101,32 @@ def _window_layers(spec: Spec, layers: int) -> int:
     return min(spec.sliding_window_layers, layers) if spec.sliding_window_layers else layers
 
 
+def _linear_attention(spec: Spec, prefix: str, layers: int, seq: int) -> Node:
+    """Gated DeltaNet layers: their projections and depthwise convolution (2 FLOPs per weight per token) and the
+    delta rule per token and value head: read the state with the key, write the corrected outer product, read it
+    with the query (3 products of key dim x value dim, 2 FLOPs each)."""
+    expr = f"linear_attention_layers={layers}"
+    block = P.linear_attention(f"{prefix}/linear_attention", spec)
+    kids = [repeated(n, layers, expr) for n in _matmuls(block, seq, "seq")]
+    nv, dk, dv = spec.linear_num_value_heads, spec.linear_key_head_dim, spec.linear_value_head_dim
+    conv = block.find(f"{prefix}/linear_attention/conv")
+    kids.append(repeated(Node(conv.path, 2 * conv.count * seq, f"2*seq*{conv.formula}"), layers, expr))
+    rule = Node(
+        f"{prefix}/linear_attention/state",
+        6 * nv * dk * dv * seq,
+        "6*seq*linear_num_value_heads*linear_key_head_dim*linear_value_head_dim",
+        note="delta rule: linear in the tokens",
+    )
+    return group(f"{prefix}/linear_attention", [*kids, repeated(rule, layers, expr)])
+
+
 def _stack(spec: Spec, prefix: str, layers: int, layers_expr: str, seq: int, causal: bool, cross: bool) -> Node:
     parts: list[Node] = []
+    linear = spec.linear_attention_layers if not cross and not spec.is_encoder_decoder else 0
+    if linear:
+        parts.append(_linear_attention(spec, prefix, linear, seq))
+    all_layers, all_expr = layers, layers_expr
+    layers, layers_expr = layers - linear, (layers_expr if not linear else f"attention_layers={layers - linear}")
     if spec.has_attention and layers:
         att = P.attention(f"{prefix}/attention", spec)
         mm = _matmuls(att, seq, "seq")
@@ -142,6 +166,7 @@ def _stack(spec: Spec, prefix: str, layers: int, layers_expr: str, seq: int, cau
                 for n in _score_nodes(spec, f"{prefix}/cross_attention", attention_pairs(seq, False), "seq*source_len")
             ]
             parts.append(group(f"{prefix}/cross_attention", ckids))
+    layers, layers_expr = all_layers, all_expr  # the MLPs are in every layer
     n_moe = spec.num_moe_layers if spec.is_moe and not cross and not spec.is_encoder_decoder else 0
     n_dense = layers - n_moe
     moe_expr, dense_expr = layers_expr, layers_expr

@@ -5,7 +5,8 @@ Targets, as PEFT names them:
 
 * ``all-linear``: every ``nn.Linear`` (and GPT-2's ``Conv1D``) except the output layer (``lm_head``), as
   ``LoraConfig(target_modules="all-linear")`` selects them;
-* ``attn``: the attention projections only (q, k, v, o, or their fused and low-rank forms).
+* ``attn``: the attention projections only (q, k, v, o, or their fused and low-rank forms; a hybrid's
+  linear-attention projections too, as PEFT finds them under ``linear_attn``).
 
 The parameter tree knows the sizes; ``Spec.fused`` (set by the family row) says which projections the classes
 build as one layer (GPT-2's ``c_attn``, Phi-3's ``gate_up_proj``), since PEFT adapts modules, not matrices.
@@ -21,7 +22,7 @@ from paramscope.engine.tree import Node, group
 
 TARGETS = ("all-linear", "attn")
 _MATRIX = re.compile(r"^(\d+)×(\d+)$")
-_ATTENTION = re.compile(r"(^|/)(cross_)?attention/")
+_ATTENTION = re.compile(r"(^|/)(cross_|linear_)?attention/")  # linear: Gated DeltaNet's projections
 _TABLE = re.compile(r"(^|/)(embedding/(token|position|token_type)|relative_attention_bias)$")  # nn.Embedding
 
 

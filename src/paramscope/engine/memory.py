@@ -7,7 +7,8 @@ Every number is an exact integer number of bytes under a stated convention (docs
   matrices of the transformer layers only and keep embeddings, the LM head, norms and biases in 16 bit,
   with their scales counted separately (:data:`QUANT`).
 * KV cache: ``2 * layers * num_key_value_heads * head_dim * tokens * batch * bytes``, sliding-window
-  layers capped at their window, MLA caching ``kv_lora_rank + qk_rope_head_dim`` per token and layer,
+  layers capped at their window, MLA caching ``kv_lora_rank + qk_rope_head_dim`` per token and layer (plus
+  ``index_head_dim`` with DeepSeek-V3.2's indexer),
   encoder-decoders caching decoder self-attention and cross-attention.
 * training: mixed precision keeps fp32 master weights in the optimizer (AdamW: 2 + 2 + 12 = 16 bytes per
   parameter, as in the ZeRO paper), ZeRO stages 1-3 shard optimizer / gradients / weights over the GPUs,
@@ -227,10 +228,17 @@ def kv_cache(spec: Spec, tokens: int, batch: int, kv_dtype: str, layout: Layout 
         return Node("kv_cache", 0, "0", note=why)
     layers = spec.num_decoder_layers if spec.is_encoder_decoder else spec.num_hidden_layers
     layers_expr = "num_decoder_layers" if spec.is_encoder_decoder else "num_hidden_layers"
+    state = _linear_attention_state(spec, batch, bits)
+    if state is not None:  # linear-attention layers keep a state, not keys and values
+        layers -= spec.linear_attention_layers
+        layers_expr = f"attention_layers={layers}"
     if spec.is_mla:
         per_token = (spec.kv_lora_rank or 0) + (spec.qk_rope_head_dim or 0)
-        per_expr = "(kv_lora_rank + qk_rope_head_dim)"
+        per_token += spec.index_head_dim if spec.index_n_heads else 0
+        per_expr = "(kv_lora_rank + qk_rope_head_dim" + (" + index_head_dim)" if spec.index_n_heads else ")")
         note = "multi-head latent attention caches the compressed latent and the rotary key"
+        if spec.index_n_heads:
+            note += ", and the sparse-attention indexer its own key"
     else:
         per_token = 2 * spec.kv_heads * spec.head_size
         per_expr = "2*num_key_value_heads*head_dim"
@@ -263,6 +271,8 @@ def kv_cache(spec: Spec, tokens: int, batch: int, kv_dtype: str, layout: Layout 
                 note=f"sliding window of {spec.sliding_window:,} tokens: the cache never holds more",
             )
         )
+    if state is not None:
+        children.append(state)
     if spec.is_encoder_decoder:
         children.append(
             Node(
@@ -276,6 +286,29 @@ def kv_cache(spec: Spec, tokens: int, batch: int, kv_dtype: str, layout: Layout 
             )
         )
     return group("kv_cache", children)
+
+
+def _linear_attention_state(spec: Spec, batch: int, bits: int) -> Node | None:
+    """What a linear-attention (Gated DeltaNet) layer keeps per sequence instead of a cache that grows: the
+    convolution's last ``linear_conv_kernel_dim`` inputs in the cache's precision and one key-by-value matrix per
+    value head in fp32 (as transformers keeps it, whatever the model's precision). A constant in the tokens."""
+    n = spec.linear_attention_layers if not spec.is_encoder_decoder else 0
+    if not n:
+        return None
+    nv, dk, dv = spec.linear_num_value_heads, spec.linear_key_head_dim, spec.linear_value_head_dim
+    conv = (2 * spec.linear_num_key_heads * dk + nv * dv) * spec.linear_conv_kernel_dim
+    return Node(
+        "kv_cache/linear_state",
+        n * batch * (_nbytes(conv, bits) + 4 * nv * dk * dv),
+        "((2*linear_num_key_heads*linear_key_head_dim + linear_num_value_heads*linear_value_head_dim)"
+        f"*linear_conv_kernel_dim*{bits / 8:g} B + linear_num_value_heads*linear_key_head_dim*linear_value_head_dim"
+        "*4 B)*batch",
+        repeat=n,
+        repeat_name=f"linear_attention_layers={n}",
+        shape=f"({conv} + {nv * dk * dv})×{batch}",
+        note="linear attention: a constant state per sequence (convolution window, and one fp32 matrix per value "
+        "head), whatever the number of tokens",
+    )
 
 
 # --------------------------------------------------------------------------------- training: states

@@ -58,6 +58,10 @@ def attention(prefix: str, spec: Spec) -> Node:
         out_expr = "3*num_attention_heads*head_dim"
     else:
         out_expr = "(num_attention_heads + 2*num_key_value_heads)*head_dim"
+    if spec.attn_output_gate:  # q_proj emits queries and as many gate values
+        qkv_out += heads * hd
+        both = "(2*num_attention_heads + 2*num_key_value_heads)*head_dim"
+        out_expr = both if kv != heads else "4*num_attention_heads*head_dim"
     parts = [
         linear(f"{prefix}/qkv", h, "hidden_size", qkv_out, out_expr, spec.attention_bias),
         linear(f"{prefix}/o", heads * hd, "num_attention_heads*head_dim", h, "hidden_size", spec.out_bias),
@@ -107,7 +111,53 @@ def _mla(prefix: str, spec: Spec) -> Node:
         ),
         linear(f"{prefix}/o", heads * vd, "num_attention_heads*v_head_dim", h, "hidden_size", spec.out_bias),
     ]
+    if spec.index_n_heads:
+        parts.append(_indexer(f"{prefix}/indexer", spec))
     return group(prefix, parts)
+
+
+def linear_attention(prefix: str, spec: Spec) -> Node:
+    """Gated DeltaNet (Qwen3-Next, Qwen3.5): q, k, v and the output gate z from one projection, per-head decay
+    inputs b and a, a depthwise causal convolution over q, k and v, two learned values per value head (dt_bias,
+    A_log), a gated RMSNorm over a value head, the output projection."""
+    h, kern = spec.hidden_size, spec.linear_conv_kernel_dim
+    nv = spec.linear_num_value_heads
+    key = spec.linear_num_key_heads * spec.linear_key_head_dim
+    value = nv * spec.linear_value_head_dim
+    k_expr, v_expr = "linear_num_key_heads*linear_key_head_dim", "linear_num_value_heads*linear_value_head_dim"
+    conv = 2 * key + value
+    return group(
+        prefix,
+        [
+            linear(f"{prefix}/in_qkvz", h, "hidden_size", 2 * key + 2 * value, f"(2*{k_expr} + 2*{v_expr})", False),
+            linear(f"{prefix}/in_ba", h, "hidden_size", 2 * nv, "2*linear_num_value_heads", False),
+            Node(
+                f"{prefix}/conv",
+                conv * kern,
+                f"(2*{k_expr} + {v_expr})*linear_conv_kernel_dim",
+                shape=f"{conv}×1×{kern}",
+                note="depthwise Conv1d: one kernel per channel",
+            ),
+            Node(f"{prefix}/decay", 2 * nv, "2*linear_num_value_heads", shape=f"{nv} + {nv}", note="dt_bias and A_log"),
+            norm(f"{prefix}/norm", spec, spec.linear_value_head_dim, "linear_value_head_dim"),
+            linear(f"{prefix}/out", value, v_expr, h, "hidden_size", False),
+        ],
+    )
+
+
+def _indexer(prefix: str, spec: Spec) -> Node:
+    """DeepSeek-V3.2's lightning indexer: queries from the q latent, one shared key, a LayerNorm (weight and
+    bias) on it, and a weight per head; it picks the tokens each query attends to."""
+    h, n, d, r = spec.hidden_size, spec.index_n_heads, spec.index_head_dim, spec.q_lora_rank or 0
+    return group(
+        prefix,
+        [
+            linear(f"{prefix}/q", r, "q_lora_rank", n * d, "index_n_heads*index_head_dim", False),
+            linear(f"{prefix}/k", h, "hidden_size", d, "index_head_dim", False),
+            Node(f"{prefix}/k_norm", 2 * d, "2*index_head_dim", shape=f"1×LayerNorm({d})"),
+            linear(f"{prefix}/weights", h, "hidden_size", n, "index_n_heads", False),
+        ],
+    )
 
 
 def mlp(prefix: str, spec: Spec, size: int, size_expr: str) -> Node:
@@ -161,8 +211,13 @@ def layer_stack(prefix: str, spec: Spec, layers: int, layers_expr: str, cross: b
     if spec.num_hidden_groups is not None and not cross:
         copies, layers_expr = spec.num_hidden_groups, "num_hidden_groups"
     parts: list[Node] = []
-    if spec.has_attention:
-        parts.append(repeated(attention(f"{prefix}/attention", spec), copies, layers_expr))
+    linear_layers = 0 if cross else spec.linear_attention_layers
+    if spec.has_attention and copies - linear_layers:
+        expr = layers_expr if not linear_layers else f"attention_layers={copies - linear_layers}"
+        parts.append(repeated(attention(f"{prefix}/attention", spec), copies - linear_layers, expr))
+    if linear_layers:
+        expr = f"linear_attention_layers={linear_layers}" if linear_layers < copies else layers_expr
+        parts.append(repeated(linear_attention(f"{prefix}/linear_attention", spec), linear_layers, expr))
     if cross:
         parts.append(repeated(attention(f"{prefix}/cross_attention", spec), copies, layers_expr))
     n_moe = spec.num_moe_layers if not cross and spec.num_hidden_groups is None else 0

@@ -89,6 +89,17 @@ class Spec:
     qk_nope_head_dim: int | None = None
     qk_rope_head_dim: int | None = None
     v_head_dim: int | None = None
+    attn_output_gate: bool = False  # Qwen3-Next: q_proj also emits a sigmoid gate on the attention output
+    # Linear attention (Gated DeltaNet, Qwen3-Next / Qwen3.5) in linear_attention_layers of the layers, instead
+    # of attention: a constant state per sequence (conv_dim x kernel, and value heads x key dim x value dim)
+    linear_attention_layers: int = 0
+    linear_num_key_heads: int = 0
+    linear_num_value_heads: int = 0
+    linear_key_head_dim: int = 0
+    linear_value_head_dim: int = 0
+    linear_conv_kernel_dim: int = 0
+    index_n_heads: int = 0  # DeepSeek-V3.2 sparse attention: the lightning indexer's heads (0: no indexer)
+    index_head_dim: int = 0  # and their width; the indexer caches one key of this width per token and layer
     # MLP
     mlp_gated: bool = False  # gate_proj * act(up_proj): SwiGLU / GeGLU
     mlp_bias: bool = False
@@ -285,6 +296,17 @@ def validate(spec: Spec) -> Spec:
             raise SpecError("num_hidden_groups", "must be between 1 and num_hidden_layers")
     if spec.position_embedding == "relative" and spec.relative_attention_num_buckets < 1:
         raise SpecError("relative_attention_num_buckets", "relative positions need at least one bucket")
+    if spec.linear_attention_layers:
+        if spec.linear_attention_layers > spec.num_hidden_layers:
+            raise SpecError("linear_attention_layers", "cannot exceed num_hidden_layers")
+        for name in ("linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim", "linear_value_head_dim"):
+            if getattr(spec, name) < 1:
+                raise SpecError(name, "must be at least 1 with linear-attention layers")
+        if spec.linear_num_value_heads % spec.linear_num_key_heads:
+            raise SpecError(
+                "linear_num_value_heads",
+                f"{spec.linear_num_value_heads} is not a multiple of linear_num_key_heads {spec.linear_num_key_heads}",
+            )
     if spec.sliding_window_layers > spec.num_hidden_layers:
         raise SpecError("sliding_window_layers", "cannot exceed num_hidden_layers")
     if spec.sliding_window is not None and spec.sliding_window < 1:

@@ -320,6 +320,13 @@ DEEPSEEK_V3 = DEEPSEEK_V2.but(
     notes=(hooks.mtp_layers, hooks.router_bias_buffers),
 )
 KIMI_K2 = DEEPSEEK_V3.but(model_type="kimi_k2", read_as="deepseek_v3")
+DEEPSEEK_V32 = DEEPSEEK_V3.but(
+    model_type="deepseek_v32",
+    class_prefix="DeepseekV32",
+    source=f"{TF}/deepseek_v32/modeling_deepseek_v32.py",
+    keys=dict(index_n_heads=("index_n_heads",), index_head_dim=("index_head_dim",)),
+    extra_hooks=[hooks.mlp_layer_types],
+)
 QWEN3_MOE = QWEN3.but(
     model_type="qwen3_moe",
     class_prefix="Qwen3Moe",
@@ -432,6 +439,41 @@ MINIMAX_M2 = QWEN3_MOE.but(
     fixed=dict(qk_norm="full"),
     hooks=(),
     notes=(hooks.router_bias_buffers,),
+)
+#: Gated DeltaNet linear attention (Qwen3-Next, Qwen3.5): the sizes of its heads and convolution.
+LINEAR_ATTENTION_KEYS = dict(
+    linear_num_key_heads=("linear_num_key_heads",),
+    linear_num_value_heads=("linear_num_value_heads",),
+    linear_key_head_dim=("linear_key_head_dim",),
+    linear_value_head_dim=("linear_value_head_dim",),
+    linear_conv_kernel_dim=("linear_conv_kernel_dim",),
+)
+QWEN3_5_TEXT = QWEN3.but(
+    model_type="qwen3_5_text",
+    class_prefix="Qwen3_5",
+    source=f"{TF}/qwen3_5/modeling_qwen3_5.py",
+    keys=LINEAR_ATTENTION_KEYS,
+    # three Gated DeltaNet layers to one attention layer whose q_proj also emits an output gate
+    fixed=dict(attn_output_gate=True),
+    extra_hooks=[hooks.linear_attention_layers],
+)
+QWEN3_5_MOE_TEXT = QWEN3_5_TEXT.but(
+    model_type="qwen3_5_moe_text",
+    class_prefix="Qwen3_5Moe",
+    source=f"{TF}/qwen3_5_moe/modeling_qwen3_5_moe.py",
+    keys=dict(
+        num_experts=("num_experts",),
+        num_experts_per_tok=("num_experts_per_tok",),
+        moe_intermediate_size=("moe_intermediate_size",),
+        shared_expert_intermediate_size=("shared_expert_intermediate_size",),
+    ),
+    extra_hooks=[hooks.shared_expert_gate],  # every layer holds experts and a gated shared expert
+)
+QWEN3_NEXT = QWEN3_5_MOE_TEXT.but(
+    model_type="qwen3_next",
+    class_prefix="Qwen3Next",
+    source=f"{TF}/qwen3_next/modeling_qwen3_next.py",
+    extra_hooks=[hooks.sparse_step],  # and decoder_sparse_step / mlp_only_layers keep dense MLPs
 )
 
 # ------------------------------------------------------------------------------- parallel blocks
@@ -573,4 +615,8 @@ ROWS = (
     BITNET,
     ERNIE4_5_MOE,
     MINIMAX_M2,
+    DEEPSEEK_V32,
+    QWEN3_5_TEXT,
+    QWEN3_5_MOE_TEXT,
+    QWEN3_NEXT,
 )

@@ -129,6 +129,39 @@ def ernie_moe_layers(c: Cfg, d: Values) -> None:
         )
 
 
+def mlp_layer_types(c: Cfg, d: Values) -> None:
+    """DeepSeek-V3.2: ``mlp_layer_types`` ("dense" / "sparse" per layer) says which layers hold experts; without it
+    the first ``first_k_dense_replace`` are dense. Its indexer reads the q latent, so ``q_lora_rank`` is needed."""
+    types = c.get("mlp_layer_types")
+    if isinstance(types, list):
+        n = d["num_hidden_layers"]
+        if len(types) < n or any(t not in ("dense", "sparse") for t in types):
+            raise SpecError("mlp_layer_types", f'expected "dense" or "sparse" for each of the {n} layers')
+        d["mlp_only_layers"] = tuple(i for i in range(n) if types[i] == "dense")
+        d["first_k_dense_replace"] = 0
+    if d.get("index_n_heads") and d.get("q_lora_rank") is None:
+        raise SpecError("q_lora_rank", "DeepSeek-V3.2's indexer reads the query latent: q_lora_rank is required")
+
+
+def linear_attention_layers(c: Cfg, d: Values) -> None:
+    """Qwen3-Next and Qwen3.5: ``layer_types`` names each layer "linear_attention" (Gated DeltaNet) or
+    "full_attention"; without it every ``full_attention_interval``-th layer (4) attends fully, as the config
+    classes fill ``layer_types`` in."""
+    n = d["num_hidden_layers"]
+    types = c.get("layer_types")
+    if isinstance(types, list):
+        if len(types) < n or any(t not in ("linear_attention", "full_attention") for t in types[:n]):
+            raise SpecError(
+                "layer_types", f'expected "linear_attention" or "full_attention" for each of the {n} layers'
+            )
+        d["linear_attention_layers"] = sum(1 for t in types[:n] if t == "linear_attention")
+        return
+    every = c.int("full_attention_interval", default=4)
+    if every < 1:
+        raise SpecError("full_attention_interval", f"must be at least 1 (got {every})")
+    d["linear_attention_layers"] = sum(1 for i in range(n) if (i + 1) % every)
+
+
 def shared_expert_gate(c: Cfg, d: Values) -> None:
     """Qwen-MoE: one shared expert, with its sigmoid gate, whenever it has a width."""
     shared = bool(d.get("shared_expert_intermediate_size"))
