@@ -111,15 +111,13 @@ TINY_LLAMA_TENSORS: list[Tensor] = [
     ("lm_head.weight", "BF16", (64, 16)),
 ]
 #: A model type with no family row: counted by transformers itself (the long tail).
-TINY_MAMBA = {
-    "model_type": "mamba",
-    "architectures": ["MambaForCausalLM"],
+TINY_RWKV = {
+    "model_type": "rwkv",
+    "architectures": ["RwkvForCausalLM"],
     "vocab_size": 64,
     "hidden_size": 16,
-    "state_size": 4,
     "num_hidden_layers": 2,
-    "expand": 2,
-    "conv_kernel": 4,
+    "context_length": 32,
 }
 
 
@@ -207,7 +205,7 @@ def build_repos() -> dict[str, FixtureRepo]:
         "fixture/tiny-llama": FixtureRepo(
             {"config.json": _json(TINY_LLAMA), "model.safetensors": safetensors_file(TINY_LLAMA_TENSORS)[0]}
         ),
-        "fixture/tiny-mamba": FixtureRepo({"config.json": _json(TINY_MAMBA)}),
+        "fixture/tiny-rwkv": FixtureRepo({"config.json": _json(TINY_RWKV)}),
         "fixture/tiny-gemma3": FixtureRepo({"config.json": _json(TINY_GEMMA3)}),
         "fixture/llama": FixtureRepo({"config.json": llama}),
         "fixture/sharded": FixtureRepo(

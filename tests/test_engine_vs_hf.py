@@ -73,6 +73,20 @@ HYBRID = dict(
 )
 HYBRID_MOE = dict(num_experts=4, num_experts_per_tok=2, moe_intermediate_size=8, shared_expert_intermediate_size=12)
 
+#: Mamba-2, small: 8 heads of 8 over an inner width of 2 x 32, B and C in 2 groups.
+MAMBA2 = dict(
+    model_type="mamba2",
+    vocab_size=101,
+    hidden_size=32,
+    num_hidden_layers=2,
+    state_size=4,
+    expand=2,
+    conv_kernel=3,
+    num_heads=8,
+    head_dim=8,
+    n_groups=2,
+)
+
 CASES = {
     "gpt2": dict(model_type="gpt2", n_embd=64, n_layer=2, n_head=4, vocab_size=100, n_positions=32),
     "gpt2-n_inner": dict(model_type="gpt2", n_embd=64, n_layer=3, n_head=8, n_inner=96, vocab_size=101, n_positions=7),
@@ -739,6 +753,36 @@ CASES = {
     ),
     "qwen3_next-sparse-step-bias": dict(
         model_type="qwen3_next", decoder_sparse_step=2, attention_bias=True, **HYBRID, **HYBRID_MOE
+    ),
+    "mamba": dict(model_type="mamba", vocab_size=101, hidden_size=32, num_hidden_layers=2, state_size=4, conv_kernel=3),
+    "mamba-stated-inner-rank-biases-untied": dict(
+        model_type="mamba",
+        vocab_size=101,
+        hidden_size=40,
+        num_hidden_layers=3,
+        state_size=5,
+        expand=3,
+        conv_kernel=4,
+        use_bias=True,
+        use_conv_bias=False,
+        time_step_rank=7,
+        tie_word_embeddings=False,
+        intermediate_size=999,
+    ),
+    "falcon_mamba": dict(
+        model_type="falcon_mamba", vocab_size=101, hidden_size=32, num_hidden_layers=2, state_size=4, conv_kernel=3
+    ),
+    "mamba2": dict(MAMBA2, intermediate_size=48),  # Mamba-2 recomputes the inner width from expand
+    "mamba2-biases-tied": dict(
+        MAMBA2,
+        state_size=6,
+        conv_kernel=4,
+        num_heads=4,
+        head_dim=16,
+        n_groups=1,
+        use_bias=True,
+        use_conv_bias=False,
+        tie_word_embeddings=True,
     ),
     "minimax_m2": dict(model_type="minimax_m2", num_local_experts=4, num_experts_per_tok=2, **SMALL),
     "minimax_m2-head-dim-tied": dict(

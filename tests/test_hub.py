@@ -254,7 +254,7 @@ CONFIG_ERRORS = {
         "fixture/nan",
         "main",
         "malformed",
-        "hub id: config.json of 'fixture/nan' is not plain JSON (NaN is not JSON)",
+        "hub id: config.json of 'fixture/nan' is not plain JSON (config: NaN is not a number a config can hold)",
     ),
     "not an object": (
         "fixture/not-object",

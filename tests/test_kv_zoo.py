@@ -88,7 +88,8 @@ def test_sliding_layers_follow_the_config_class(model_type: str, layers: int) ->
     assert expected == from_config(config).spec.sliding_window_layers
 
 
-#: Small hybrids: Gated DeltaNet layers (a constant state) between full-attention layers (a growing cache).
+#: Small hybrids: Gated DeltaNet layers (a constant state) between full-attention layers (a growing cache); and
+#: state-space models, every layer a Mamba mixer (Mamba reads intermediate_size as its inner width).
 HYBRIDS = {
     "qwen3_next": dict(
         model_type="qwen3_next",
@@ -100,6 +101,10 @@ HYBRIDS = {
         num_hidden_layers=5,
     ),
     "qwen3_5_text": dict(model_type="qwen3_5_text", num_hidden_layers=4),
+    "mamba-stated-inner": dict(model_type="mamba", num_hidden_layers=2, state_size=4, conv_kernel=3),
+    "mamba2": dict(
+        model_type="mamba2", num_hidden_layers=2, state_size=4, conv_kernel=3, num_heads=8, head_dim=8, n_groups=2
+    ),
     "qwen3_5_text-layer-types": dict(
         model_type="qwen3_5_text",
         num_hidden_layers=3,
@@ -144,7 +149,7 @@ def test_hybrid_state_is_what_transformers_keeps(name: str, tokens: int) -> None
     """The cache of a hybrid after a forward pass of ``tokens`` tokens is what transformers actually allocates: run
     the real class (tiny, bf16, random weights, CPU) with ``use_cache`` and sum the bytes of every tensor its cache
     holds: keys and values of the attention layers, the convolution window and the fp32 recurrent state of the
-    linear-attention layers."""
+    linear-attention and state-space layers."""
     torch = pytest.importorskip("torch")
     transformers = pytest.importorskip("transformers")
     config = {**HYBRID_SIZES, **HYBRIDS[name]}
@@ -152,7 +157,8 @@ def test_hybrid_state_is_what_transformers_keeps(name: str, tokens: int) -> None
     torch.manual_seed(0)
     model = transformers.AutoModelForCausalLM.from_config(hf_config).to(torch.bfloat16).eval()
     with torch.no_grad():
-        cache = model(torch.arange(1, tokens + 1).unsqueeze(0), use_cache=True).past_key_values
+        out = model(torch.arange(1, tokens + 1).unsqueeze(0), use_cache=True)
+    cache = getattr(out, "past_key_values", None) or out.cache_params  # Mamba's output names it cache_params
     seen: dict[int, object] = {}
     _cache_bytes(cache, seen)
     expected = sum(t.numel() * t.element_size() for t in seen.values())

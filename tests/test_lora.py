@@ -71,7 +71,7 @@ CASES = [
     (name, rank, targets)
     for name in _one_per_type()
     for rank, targets in ((8, "all-linear"), (4, "attn"), (64, "attn"))
-    if not (targets == "all-linear" and presets.load(name).is_moe)
+    if not (targets == "all-linear" and presets.load(name).is_moe) and not presets.load(name).ssm_layers
 ]
 
 
@@ -81,6 +81,17 @@ def test_adapters_match_peft(name: str, rank: int, targets: str) -> None:
     qkv_proj and gate_up_proj), gets exactly the adapter parameters PEFT builds."""
     config = small(presets.get(name).config)
     assert peft_trainable(config, rank, targets) == lora_params(read(config).spec, rank, targets).count
+
+
+@pytest.mark.parametrize("targets", ["all-linear", "attn"])
+def test_state_space_models_are_refused(targets: str) -> None:
+    """Mamba has no attention (PEFT finds no module for attn) and PEFT refuses LoRA on its out_proj and conv1d
+    (all-linear): both targets are refused, as PEFT refuses them."""
+    config = small(presets.get("mamba-130m-hf").config)
+    with pytest.raises(ValueError, match="incompatible with Mamba" if targets == "all-linear" else "target_modules"):
+        peft_trainable(config, 8, targets)
+    with pytest.raises(ValueError, match="state-space"):
+        lora_params(read(config).spec, 8, targets)
 
 
 def test_all_linear_on_experts_is_refused() -> None:

@@ -110,18 +110,16 @@ def test_unsupported_model_type_is_explained() -> None:
 
 
 def test_type_without_a_row_is_counted_by_transformers() -> None:
-    """A model type transformers knows but no row reads (Mamba) is counted by transformers on the meta device."""
+    """A model type transformers knows but no row reads (RWKV) is counted by transformers on the meta device."""
     import torch
-    from transformers import MambaConfig, MambaForCausalLM
+    from transformers import RwkvConfig, RwkvForCausalLM
 
     with torch.device("meta"):
-        expected = sum(
-            p.numel() for p in MambaForCausalLM(MambaConfig(hidden_size=64, num_hidden_layers=2)).parameters()
-        )
+        expected = sum(p.numel() for p in RwkvForCausalLM(RwkvConfig(hidden_size=64, num_hidden_layers=2)).parameters())
     at = _app(UPLOAD_SCRIPT)
-    at.text_area(key="x_paste").input('{"model_type": "mamba", "hidden_size": 64, "num_hidden_layers": 2}').run()
+    at.text_area(key="x_paste").input('{"model_type": "rwkv", "hidden_size": 64, "num_hidden_layers": 2}').run()
     assert not at.exception
-    assert (f"{expected:,} exactly", "mamba") == (at.metric[1].help, at.session_state["returned"])
+    assert (f"{expected:,} exactly", "rwkv") == (at.metric[1].help, at.session_state["returned"])
     assert "counted by transformers" in at.caption[0].value
 
 

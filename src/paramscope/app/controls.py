@@ -195,6 +195,28 @@ def model_controls(error: str, culprit: str) -> None:
                 show,
                 minimum=0,
             )
+    if view.ssm_layers:
+        with st.expander("State space (Mamba)", expanded=True):
+            number("ssm_state_size", "State size", "State values per inner channel (Mamba's d_state).", show)
+            number(
+                "ssm_inner",
+                "Inner width",
+                "Channels the mixer works in (expand × hidden size, unless the config states it).",
+                show,
+            )
+            number("ssm_conv_kernel", "Convolution width", "Taps of the depthwise causal convolution.", show)
+    if view.linear_attention_layers:
+        with st.expander("Linear attention (Gated DeltaNet)", expanded=True):
+            st.caption(f"{view.linear_attention_layers} of {view.num_hidden_layers} layers; the others attend fully.")
+            number("linear_num_key_heads", "Key heads", "Query and key heads of a linear-attention layer.", show)
+            number(
+                "linear_num_value_heads",
+                "Value heads",
+                "Value heads (a multiple of the key heads); each keeps a key dim × value dim state.",
+                show,
+            )
+            number("linear_key_head_dim", "Key head dim", "Width of a query or key head.", show)
+            number("linear_value_head_dim", "Value head dim", "Width of a value head.", show)
     with st.expander("Recurrent units", expanded=view.recurrent_units > 0):
         number(
             "recurrent_units",
@@ -242,6 +264,13 @@ CONTROL_FIELDS = (
     "num_experts_per_tok",
     "moe_intermediate_size",
     "recurrent_units",
+    "ssm_state_size",
+    "ssm_inner",
+    "ssm_conv_kernel",
+    "linear_num_key_heads",
+    "linear_num_value_heads",
+    "linear_key_head_dim",
+    "linear_value_head_dim",
 )
 
 

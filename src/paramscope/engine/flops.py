@@ -120,13 +120,34 @@ def _linear_attention(spec: Spec, prefix: str, layers: int, seq: int) -> Node:
     return group(f"{prefix}/linear_attention", [*kids, repeated(rule, layers, expr)])
 
 
+def _ssm(spec: Spec, prefix: str, layers: int, seq: int) -> Node:
+    """Mamba layers: projections and depthwise convolution (2 FLOPs per weight per token) and the selective scan,
+    per token and state element: decay, input, update and readout (6 FLOPs, as for the delta rule)."""
+    expr = f"ssm_layers={layers}" if layers != spec.num_hidden_layers else "num_hidden_layers"
+    block = P.ssm(f"{prefix}/ssm", spec)
+    kids = [repeated(n, layers, expr) for n in _matmuls(block, seq, "seq")]
+    conv = block.find(f"{prefix}/ssm/conv")
+    kids.append(repeated(Node(conv.path, 2 * conv.count * seq, f"2*seq*({conv.formula})"), layers, expr))
+    scan = Node(
+        f"{prefix}/ssm/scan",
+        6 * spec.ssm_inner * spec.ssm_state_size * seq,
+        "6*seq*ssm_inner*ssm_state_size",
+        note="selective scan: linear in the tokens",
+    )
+    return group(f"{prefix}/ssm", [*kids, repeated(scan, layers, expr)])
+
+
 def _stack(spec: Spec, prefix: str, layers: int, layers_expr: str, seq: int, causal: bool, cross: bool) -> Node:
     parts: list[Node] = []
     linear = spec.linear_attention_layers if not cross and not spec.is_encoder_decoder else 0
+    ssm = spec.ssm_layers if not cross and not spec.is_encoder_decoder else 0
     if linear:
         parts.append(_linear_attention(spec, prefix, linear, seq))
+    if ssm:
+        parts.append(_ssm(spec, prefix, ssm, seq))
     all_layers, all_expr = layers, layers_expr
-    layers, layers_expr = layers - linear, (layers_expr if not linear else f"attention_layers={layers - linear}")
+    mixed = linear + ssm
+    layers, layers_expr = layers - mixed, (layers_expr if not mixed else f"attention_layers={layers - mixed}")
     if spec.has_attention and layers:
         att = P.attention(f"{prefix}/attention", spec)
         mm = _matmuls(att, seq, "seq")

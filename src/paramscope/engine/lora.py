@@ -47,6 +47,11 @@ def lora_params(spec: Spec, rank: int, targets: str = "all-linear") -> Node:
         raise ValueError(f"lora targets: expected one of {', '.join(TARGETS)}, got {str(targets)[:40]!r}")
     if isinstance(rank, bool) or not isinstance(rank, int) or rank < 1:
         raise ValueError(f"lora rank: expected a whole number of at least 1, got {rank!r}")
+    if spec.ssm_layers:
+        raise ValueError(
+            "lora targets: a state-space (Mamba) model has no attention projections, and PEFT refuses LoRA on its "
+            "out_proj and conv1d; its adapters are not modelled"
+        )
     if targets == "all-linear" and spec.is_moe:
         raise ValueError(
             "lora targets: all-linear on a mixture-of-experts model adapts its 3-D expert tensors by PEFT's own "

@@ -223,14 +223,14 @@ def kv_cache(spec: Spec, tokens: int, batch: int, kv_dtype: str, layout: Layout 
         return Node("kv_cache", sum(k.count for k in kids), f"{whole.formula}, {how}", kids, note=how)
     bits = BITS[kv_dtype]
     b = f"{bits / 8:g}"
-    if not spec.has_attention or _encoder_only(spec):
+    if not spec.has_attention and not spec.ssm_layers or _encoder_only(spec):
         why = "no attention" if not spec.has_attention else "encoder-only: nothing is generated, nothing cached"
         return Node("kv_cache", 0, "0", note=why)
     layers = spec.num_decoder_layers if spec.is_encoder_decoder else spec.num_hidden_layers
     layers_expr = "num_decoder_layers" if spec.is_encoder_decoder else "num_hidden_layers"
-    state = _linear_attention_state(spec, batch, bits)
-    if state is not None:  # linear-attention layers keep a state, not keys and values
-        layers -= spec.linear_attention_layers
+    states = _recurrent_states(spec, batch, bits)
+    if states:  # linear-attention and state-space layers keep a state, not keys and values
+        layers -= spec.linear_attention_layers + spec.ssm_layers
         layers_expr = f"attention_layers={layers}"
     if spec.is_mla:
         per_token = (spec.kv_lora_rank or 0) + (spec.qk_rope_head_dim or 0)
@@ -271,8 +271,7 @@ def kv_cache(spec: Spec, tokens: int, batch: int, kv_dtype: str, layout: Layout 
                 note=f"sliding window of {spec.sliding_window:,} tokens: the cache never holds more",
             )
         )
-    if state is not None:
-        children.append(state)
+    children += states
     if spec.is_encoder_decoder:
         children.append(
             Node(
@@ -288,27 +287,49 @@ def kv_cache(spec: Spec, tokens: int, batch: int, kv_dtype: str, layout: Layout 
     return group("kv_cache", children)
 
 
-def _linear_attention_state(spec: Spec, batch: int, bits: int) -> Node | None:
-    """What a linear-attention (Gated DeltaNet) layer keeps per sequence instead of a cache that grows: the
-    convolution's last ``linear_conv_kernel_dim`` inputs in the cache's precision and one key-by-value matrix per
-    value head in fp32 (as transformers keeps it, whatever the model's precision). A constant in the tokens."""
+def _recurrent_states(spec: Spec, batch: int, bits: int) -> list[Node]:
+    """What linear-attention (Gated DeltaNet) and state-space (Mamba) layers keep per sequence instead of a cache
+    that grows: the convolution's last ``kernel`` inputs in the cache's precision, and the recurrent state in fp32
+    (as transformers keeps it, whatever the model's precision). Constants in the tokens."""
+    out: list[Node] = []
     n = spec.linear_attention_layers if not spec.is_encoder_decoder else 0
-    if not n:
-        return None
-    nv, dk, dv = spec.linear_num_value_heads, spec.linear_key_head_dim, spec.linear_value_head_dim
-    conv = (2 * spec.linear_num_key_heads * dk + nv * dv) * spec.linear_conv_kernel_dim
-    return Node(
-        "kv_cache/linear_state",
-        n * batch * (_nbytes(conv, bits) + 4 * nv * dk * dv),
-        "((2*linear_num_key_heads*linear_key_head_dim + linear_num_value_heads*linear_value_head_dim)"
-        f"*linear_conv_kernel_dim*{bits / 8:g} B + linear_num_value_heads*linear_key_head_dim*linear_value_head_dim"
-        "*4 B)*batch",
-        repeat=n,
-        repeat_name=f"linear_attention_layers={n}",
-        shape=f"({conv} + {nv * dk * dv})×{batch}",
-        note="linear attention: a constant state per sequence (convolution window, and one fp32 matrix per value "
-        "head), whatever the number of tokens",
-    )
+    if n:
+        nv, dk, dv = spec.linear_num_value_heads, spec.linear_key_head_dim, spec.linear_value_head_dim
+        conv = (2 * spec.linear_num_key_heads * dk + nv * dv) * spec.linear_conv_kernel_dim
+        out.append(
+            Node(
+                "kv_cache/linear_state",
+                n * batch * (_nbytes(conv, bits) + 4 * nv * dk * dv),
+                "((2*linear_num_key_heads*linear_key_head_dim + linear_num_value_heads*linear_value_head_dim)"
+                f"*linear_conv_kernel_dim*{bits / 8:g} B + linear_num_value_heads*linear_key_head_dim"
+                "*linear_value_head_dim*4 B)*batch",
+                repeat=n,
+                repeat_name=f"linear_attention_layers={n}",
+                shape=f"({conv} + {nv * dk * dv})×{batch}",
+                note="linear attention: a constant state per sequence (convolution window, and one fp32 matrix per "
+                "value head), whatever the number of tokens",
+            )
+        )
+    n = spec.ssm_layers
+    if n:
+        inner, k, state = spec.ssm_inner, spec.ssm_conv_kernel, spec.ssm_inner * spec.ssm_state_size
+        channels, expr = inner, "ssm_inner"
+        if spec.ssm_version == 2:
+            channels += 2 * spec.ssm_groups * spec.ssm_state_size
+            expr = "(ssm_inner + 2*ssm_groups*ssm_state_size)"
+        out.append(
+            Node(
+                "kv_cache/ssm_state",
+                n * batch * (_nbytes(channels * k, bits) + 4 * state),
+                f"({expr}*ssm_conv_kernel*{bits / 8:g} B + ssm_inner*ssm_state_size*4 B)*batch",
+                repeat=n,
+                repeat_name="ssm_layers" if n == spec.num_hidden_layers else f"ssm_layers={n}",
+                shape=f"({channels * k} + {state})×{batch}",
+                note="state-space layers: a constant state per sequence (convolution window, and the fp32 state "
+                "of ssm_state_size per inner channel), whatever the number of tokens",
+            )
+        )
+    return out
 
 
 # --------------------------------------------------------------------------------- training: states

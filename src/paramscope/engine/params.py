@@ -145,6 +145,50 @@ def linear_attention(prefix: str, spec: Spec) -> Node:
     )
 
 
+def ssm(prefix: str, spec: Spec) -> Node:
+    """A Mamba (1) or Mamba-2 (2) mixer. Mamba: in_proj to x and z, a depthwise convolution over x, x_proj to the
+    time step's rank and B and C, dt_proj back to the inner width, A_log (inner x state), D. Mamba-2: one in_proj
+    to z, x, B, C (per group) and a time step per head, the convolution over x, B and C, dt_bias, A_log and D per
+    head, a gated RMSNorm over the inner width. Both end in out_proj."""
+    h, inner, n, k = spec.hidden_size, spec.ssm_inner, spec.ssm_state_size, spec.ssm_conv_kernel
+    bias = spec.ssm_proj_bias
+    if spec.ssm_version == 1:
+        r = spec.ssm_dt_rank
+        conv, conv_expr = inner, "ssm_inner"
+        middle = [
+            linear(f"{prefix}/x_proj", inner, "ssm_inner", r + 2 * n, "ssm_dt_rank + 2*ssm_state_size", False),
+            linear(f"{prefix}/dt_proj", r, "ssm_dt_rank", inner, "ssm_inner", True),
+            Node(f"{prefix}/A_log", inner * n, "ssm_inner*ssm_state_size", shape=f"({inner}, {n})"),
+            Node(f"{prefix}/D", inner, "ssm_inner", shape=f"({inner},)"),
+        ]
+        in_out, in_expr = 2 * inner, "2*ssm_inner"
+    else:
+        heads, gn = spec.ssm_heads, spec.ssm_groups * n
+        conv, conv_expr = inner + 2 * gn, "(ssm_inner + 2*ssm_groups*ssm_state_size)"
+        middle = [
+            Node(f"{prefix}/dt_A_D", 3 * heads, "3*ssm_heads", shape=f"3×({heads},)", note="dt_bias, A_log and D"),
+            norm(f"{prefix}/norm", spec, inner, "ssm_inner"),
+        ]
+        in_out, in_expr = 2 * inner + 2 * gn + heads, "(2*ssm_inner + 2*ssm_groups*ssm_state_size + ssm_heads)"
+    conv_bias = conv if spec.ssm_conv_bias else 0
+    conv_node = Node(
+        f"{prefix}/conv",
+        conv * k + conv_bias,
+        f"{conv_expr}*ssm_conv_kernel" + (f" + {conv_expr}" if conv_bias else ""),
+        shape=f"{conv}×1×{k}",
+        note="depthwise Conv1d: one kernel per channel" + (" and a bias" if conv_bias else ""),
+    )
+    return group(
+        prefix,
+        [
+            linear(f"{prefix}/in_proj", h, "hidden_size", in_out, in_expr, bias),
+            conv_node,
+            *middle,
+            linear(f"{prefix}/out_proj", inner, "ssm_inner", h, "hidden_size", bias),
+        ],
+    )
+
+
 def _indexer(prefix: str, spec: Spec) -> Node:
     """DeepSeek-V3.2's lightning indexer: queries from the q latent, one shared key, a LayerNorm (weight and
     bias) on it, and a weight per head; it picks the tokens each query attends to."""
@@ -212,9 +256,14 @@ def layer_stack(prefix: str, spec: Spec, layers: int, layers_expr: str, cross: b
         copies, layers_expr = spec.num_hidden_groups, "num_hidden_groups"
     parts: list[Node] = []
     linear_layers = 0 if cross else spec.linear_attention_layers
-    if spec.has_attention and copies - linear_layers:
-        expr = layers_expr if not linear_layers else f"attention_layers={copies - linear_layers}"
-        parts.append(repeated(attention(f"{prefix}/attention", spec), copies - linear_layers, expr))
+    ssm_layers = 0 if cross else spec.ssm_layers
+    attention_layers = copies - linear_layers - ssm_layers
+    if spec.has_attention and attention_layers:
+        expr = layers_expr if attention_layers == copies else f"attention_layers={attention_layers}"
+        parts.append(repeated(attention(f"{prefix}/attention", spec), attention_layers, expr))
+    if ssm_layers:
+        expr = layers_expr if ssm_layers == copies else f"ssm_layers={ssm_layers}"
+        parts.append(repeated(ssm(f"{prefix}/ssm", spec), ssm_layers, expr))
     if linear_layers:
         expr = f"linear_attention_layers={linear_layers}" if linear_layers < copies else layers_expr
         parts.append(repeated(linear_attention(f"{prefix}/linear_attention", spec), linear_layers, expr))

@@ -42,6 +42,21 @@ LIMITS = {
     "type_vocab_size": 1_000_000,
     "relative_attention_num_buckets": 1_000_000,
     "sliding_window": 100_000_000,
+    "ssm_inner": 16_777_216,
+    "ssm_state_size": 65_536,
+    "ssm_conv_kernel": 4_096,
+    "ssm_dt_rank": 1_048_576,
+    "ssm_heads": 65_536,
+    "ssm_groups": 65_536,
+    "linear_num_key_heads": 65_536,
+    "linear_num_value_heads": 65_536,
+    "linear_key_head_dim": 65_536,
+    "linear_value_head_dim": 65_536,
+    "linear_conv_kernel_dim": 4_096,
+    "linear_attention_layers": 100_000,
+    "ssm_layers": 100_000,
+    "index_n_heads": 65_536,
+    "index_head_dim": 65_536,
 }
 
 
@@ -98,6 +113,18 @@ class Spec:
     linear_key_head_dim: int = 0
     linear_value_head_dim: int = 0
     linear_conv_kernel_dim: int = 0
+    # State-space mixers (Mamba, Mamba-2) in ssm_layers of the layers, instead of attention: a constant state per
+    # sequence (the convolution window and ssm_inner x ssm_state_size, or ssm_heads x head x ssm_state_size)
+    ssm_layers: int = 0
+    ssm_version: int = 1  # 1: Mamba (selective scan, x_proj and dt_proj); 2: Mamba-2 (heads, groups, gated norm)
+    ssm_inner: int = 0  # expand x hidden_size
+    ssm_state_size: int = 0
+    ssm_conv_kernel: int = 0
+    ssm_dt_rank: int = 0  # Mamba: the rank of the time step's projection
+    ssm_heads: int = 0  # Mamba-2
+    ssm_groups: int = 0  # Mamba-2: B and C are shared by groups of heads
+    ssm_conv_bias: bool = True
+    ssm_proj_bias: bool = False  # in_proj and out_proj biases (use_bias)
     index_n_heads: int = 0  # DeepSeek-V3.2 sparse attention: the lightning indexer's heads (0: no indexer)
     index_head_dim: int = 0  # and their width; the indexer caches one key of this width per token and layer
     # MLP
@@ -307,6 +334,16 @@ def validate(spec: Spec) -> Spec:
                 "linear_num_value_heads",
                 f"{spec.linear_num_value_heads} is not a multiple of linear_num_key_heads {spec.linear_num_key_heads}",
             )
+    if spec.ssm_layers:
+        if spec.ssm_layers + spec.linear_attention_layers > spec.num_hidden_layers:
+            raise SpecError("ssm_layers", "cannot exceed num_hidden_layers")
+        if spec.ssm_version not in (1, 2):
+            raise SpecError("ssm_version", f"expected 1 (Mamba) or 2 (Mamba-2), got {spec.ssm_version}")
+        needed = ("ssm_inner", "ssm_state_size", "ssm_conv_kernel")
+        needed += ("ssm_dt_rank",) if spec.ssm_version == 1 else ("ssm_heads", "ssm_groups")
+        for name in needed:
+            if getattr(spec, name) < 1:
+                raise SpecError(name, "must be at least 1 with state-space layers")
     if spec.sliding_window_layers > spec.num_hidden_layers:
         raise SpecError("sliding_window_layers", "cannot exceed num_hidden_layers")
     if spec.sliding_window is not None and spec.sliding_window < 1:

@@ -476,6 +476,47 @@ QWEN3_NEXT = QWEN3_5_MOE_TEXT.but(
     extra_hooks=[hooks.sparse_step],  # and decoder_sparse_step / mlp_only_layers keep dense MLPs
 )
 
+# ---------------------------------------------------------------------------------- state-space models
+MAMBA = Family(
+    model_type="mamba",
+    class_prefix="Mamba",
+    source=f"{TF}/mamba/modeling_mamba.py",
+    keys=dict(
+        vocab_size=("vocab_size",),
+        hidden_size=("hidden_size", "d_model"),
+        num_hidden_layers=("num_hidden_layers", "n_layer"),
+        tie_word_embeddings=("tie_word_embeddings",),
+        ssm_inner=("intermediate_size",),
+        ssm_state_size=("state_size",),
+        ssm_conv_kernel=("conv_kernel",),
+        ssm_conv_bias=("use_conv_bias",),
+        ssm_proj_bias=("use_bias",),
+    ),
+    # one RMSNorm and one mixer per layer: no attention, no MLP, no positions
+    fixed=dict(
+        has_attention=False,
+        ssm_version=1,
+        intermediate_size=0,
+        norms_per_layer=1,
+        norm_type="rmsnorm",
+        norm_bias=False,
+        position_embedding="none",
+    ),
+    hooks=(hooks.mamba_sizes,),
+)
+FALCON_MAMBA = MAMBA.but(
+    model_type="falcon_mamba",
+    class_prefix="FalconMamba",
+    source=f"{TF}/falcon_mamba/modeling_falcon_mamba.py",
+)
+MAMBA2 = MAMBA.but(
+    model_type="mamba2",
+    class_prefix="Mamba2",
+    source=f"{TF}/mamba2/modeling_mamba2.py",
+    keys=dict(ssm_inner=None, ssm_heads=("num_heads",), ssm_groups=("n_groups",)),  # inner: always expand x hidden
+    fixed=dict(ssm_version=2),
+)
+
 # ------------------------------------------------------------------------------- parallel blocks
 PHI = Family(
     model_type="phi",
@@ -619,4 +660,7 @@ ROWS = (
     QWEN3_5_TEXT,
     QWEN3_5_MOE_TEXT,
     QWEN3_NEXT,
+    MAMBA,
+    FALCON_MAMBA,
+    MAMBA2,
 )

@@ -162,6 +162,27 @@ def linear_attention_layers(c: Cfg, d: Values) -> None:
     d["linear_attention_layers"] = sum(1 for i in range(n) if (i + 1) % every)
 
 
+def mamba_sizes(c: Cfg, d: Values) -> None:
+    """Mamba and Mamba-2: every layer is a state-space mixer of inner width expand * hidden_size (Mamba: unless the
+    config states ``intermediate_size``, which its class then uses; Mamba-2 always recomputes it), and Mamba's
+    time-step rank ``"auto"`` is ceil(hidden_size / 16)."""
+    h = d["hidden_size"]
+    expand = as_int("expand", c.get("expand", default=2))  # the config classes refuse 1.5
+    if expand < 1:
+        raise SpecError("expand", f"must be at least 1 (got {expand})")
+    if d.get("ssm_inner") is None:
+        d["ssm_inner"] = expand * h
+    if d.get("ssm_heads") and d["ssm_heads"] * c.int("head_dim", default=64) != d["ssm_inner"]:
+        raise SpecError(
+            "num_heads",
+            f"Mamba2Config requires num_heads × head_dim ({d['ssm_heads']} × {c.int('head_dim', default=64)}) to "
+            f"equal expand × hidden_size ({d['ssm_inner']:,})",
+        )
+    d["ssm_layers"] = d["num_hidden_layers"]
+    rank = c.get("time_step_rank", default="auto")
+    d["ssm_dt_rank"] = -(-h // 16) if rank == "auto" else as_int("time_step_rank", rank)
+
+
 def shared_expert_gate(c: Cfg, d: Values) -> None:
     """Qwen-MoE: one shared expert, with its sigmoid gate, whenever it has a width."""
     shared = bool(d.get("shared_expert_intermediate_size"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from paramscope.engine.spec import SpecError
@@ -24,7 +25,7 @@ def parse(text: str | bytes) -> dict[str, Any]:
     if len(text) > MAX_CONFIG_BYTES:
         raise SpecError("config", f"the text is {len(text):,} characters; the limit is {MAX_CONFIG_BYTES:,}")
     try:
-        data = json.loads(text, parse_constant=_reject_constant, parse_int=_parse_int)
+        data = loads(text)
     except json.JSONDecodeError as exc:
         raise SpecError("config", f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
     except RecursionError:
@@ -45,5 +46,14 @@ def _parse_int(text: str) -> int:
     return int(text)
 
 
-def _reject_constant(name: str) -> float:
-    raise SpecError("config", f"{name} is not a number a config can hold")
+def loads(text: str, object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None) -> Any:
+    """JSON as transformers writes config.json, read strictly: ``Infinity`` and ``-Infinity`` are floats (Mamba-2's
+    ``time_step_limit`` is ``[0.0, Infinity]``), while ``NaN`` and integers of more than 30 digits are refused
+    (``SpecError``, field ``config``). Every JSON reader here (upload, link, Hub) reads through this."""
+    return json.loads(text, parse_constant=_constant, parse_int=_parse_int, object_pairs_hook=object_pairs_hook)
+
+
+def _constant(name: str) -> float:
+    if name == "NaN":
+        raise SpecError("config", "NaN is not a number a config can hold")
+    return float(name.replace("Infinity", "inf"))

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from paramscope.engine.spec import SpecError
+from paramscope.io.config_json import loads
 from paramscope.model import Model
 
 #: Version tag in front of every encoded config, so that the format can change without breaking links.
@@ -31,7 +32,7 @@ MAX_JSON = 16384
 # -------------------------------------------------------------------------------------- encoding
 def encode_config(config: Mapping[str, Any]) -> str:
     """``config`` as a URL-safe string; ``SpecError`` when it is too large for :func:`decode_config`."""
-    payload = json.dumps(config, separators=(",", ":"), sort_keys=True, allow_nan=False).encode("utf-8")
+    payload = json.dumps(config, separators=(",", ":"), sort_keys=True).encode("utf-8")  # Infinity as JSON reads it
     packed = zlib.compress(payload, 9)
     text = PREFIX + base64.urlsafe_b64encode(packed).decode("ascii").rstrip("=")
     if len(payload) > MAX_JSON or len(text) > MAX_TEXT:  # what decode_config would refuse, never written
@@ -78,7 +79,7 @@ def _unpack(text: Any) -> dict[str, Any]:
     if not inflater.eof or inflater.unused_data:
         raise SpecError("link", "the encoded text is truncated or has trailing data")
     try:
-        data = json.loads(out.decode("utf-8"), parse_constant=_reject_constant, object_pairs_hook=_no_duplicates)
+        data = loads(out.decode("utf-8"), object_pairs_hook=_no_duplicates)
     except UnicodeDecodeError:
         raise SpecError("link", "the data is not UTF-8 text") from None
     except json.JSONDecodeError as exc:
@@ -91,10 +92,6 @@ def _unpack(text: Any) -> dict[str, Any]:
 
 
 _B64URL = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
-
-
-def _reject_constant(name: str) -> float:
-    raise SpecError("link", f"{name} is not a value a config can hold")
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

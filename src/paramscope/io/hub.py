@@ -45,7 +45,7 @@ from huggingface_hub.errors import (
 )
 from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status, parse_ratelimit_headers
 
-from paramscope.io.config_json import MAX_CONFIG_BYTES
+from paramscope.io.config_json import MAX_CONFIG_BYTES, loads
 from paramscope.model import Model
 
 #: The largest ``model.safetensors.index.json`` accepted (bytes). The largest real ones are under 10 MB.
@@ -317,20 +317,10 @@ def _fetch_small(where: _Where, token: str | bool | None, limit: int) -> bytes:
     return _read_cached(str(path), limit, where)
 
 
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _parse_int(text: str) -> int:
-    if len(text.lstrip("-")) > 30:
-        raise ValueError(f"a number with {len(text):,} digits")
-    return int(text)
-
-
 def _parse_json(raw: bytes, what: str) -> Any:
-    """Strict JSON: UTF-8, no NaN/Infinity, no absurd integers, not nested without end."""
+    """Strict JSON (``config_json.loads``): UTF-8, no NaN, no absurd integers, not nested without end."""
     try:
-        return json.loads(raw.decode("utf-8"), parse_constant=_reject_constant, parse_int=_parse_int)
+        return loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise HubError(f"hub id: {what} is not UTF-8 text (byte {exc.start})", "malformed") from None
     except json.JSONDecodeError as exc:
