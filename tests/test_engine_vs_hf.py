@@ -893,6 +893,12 @@ STRATEGIES = {
     "apertus": _decoder("apertus"),
     "bitnet": _decoder("bitnet"),
     "minimax_m2": _decoder("minimax_m2", num_local_experts=3, num_experts_per_tok=2),
+    "ernie4_5_moe": _decoder(
+        "ernie4_5_moe", moe_num_experts=3, moe_k=2, moe_intermediate_size=6, moe_num_shared_experts=1
+    ),
+    "qwen3_5_text": _decoder("qwen3_5_text", **{k: v for k, v in HYBRID.items() if k.startswith("linear_")}),
+    "qwen3_next": _decoder("qwen3_next", **{k: v for k, v in HYBRID.items() if k.startswith("linear_")}, **HYBRID_MOE),
+    "mamba": _decoder("mamba", state_size=3, conv_kernel=2),
     "phimoe": _decoder("phimoe", num_local_experts=3, num_experts_per_tok=2, attention_bias=True),
 }
 
