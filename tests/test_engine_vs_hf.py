@@ -87,6 +87,55 @@ MAMBA2 = dict(
     n_groups=2,
 )
 
+#: Granite 4.0 (Mamba-2 and attention layers, experts or not, a gated shared MLP in every layer), small.
+GRANITE_HYBRID = dict(
+    model_type="granitemoehybrid",
+    vocab_size=101,
+    hidden_size=32,
+    num_hidden_layers=3,
+    num_attention_heads=4,
+    num_key_value_heads=2,
+    intermediate_size=48,
+    shared_intermediate_size=24,
+    mamba_n_heads=8,
+    mamba_n_groups=2,
+    mamba_d_state=4,
+    mamba_d_conv=3,
+    mamba_expand=2,
+)
+
+#: Bamba (Mamba-2 layers, attention on attn_layer_indices, a dense MLP in every layer), small.
+BAMBA = dict(
+    model_type="bamba",
+    vocab_size=101,
+    hidden_size=32,
+    num_hidden_layers=3,
+    num_attention_heads=4,
+    num_key_value_heads=2,
+    intermediate_size=48,
+    mamba_n_heads=8,
+    mamba_n_groups=2,
+    mamba_d_state=4,
+    mamba_d_conv=3,
+    mamba_expand=2,
+)
+
+#: Jamba (Mamba layers with inner norms, attention every attn_layer_period, experts every expert_layer_period).
+JAMBA = dict(
+    model_type="jamba",
+    vocab_size=101,
+    hidden_size=32,
+    num_hidden_layers=4,
+    num_attention_heads=4,
+    num_key_value_heads=2,
+    intermediate_size=48,
+    num_experts=4,
+    num_experts_per_tok=2,
+    mamba_d_state=4,
+    mamba_d_conv=3,
+    mamba_expand=2,
+)
+
 CASES = {
     "gpt2": dict(model_type="gpt2", n_embd=64, n_layer=2, n_head=4, vocab_size=100, n_positions=32),
     "gpt2-n_inner": dict(model_type="gpt2", n_embd=64, n_layer=3, n_head=8, n_inner=96, vocab_size=101, n_positions=7),
@@ -784,6 +833,52 @@ CASES = {
         use_conv_bias=False,
         tie_word_embeddings=True,
     ),
+    "granitemoehybrid-experts": dict(
+        GRANITE_HYBRID, num_local_experts=4, num_experts_per_tok=2, layer_types=["mamba", "attention", "mamba"]
+    ),
+    "granitemoehybrid-dense-biases-tied": dict(
+        GRANITE_HYBRID,
+        num_local_experts=0,
+        mamba_n_groups=1,
+        layer_types=["attention", "mamba", "mamba"],
+        tie_word_embeddings=True,
+        attention_bias=True,
+        mamba_proj_bias=True,
+        mamba_conv_bias=False,
+    ),
+    "granitemoehybrid-every-layer-mamba": dict(
+        GRANITE_HYBRID, num_local_experts=4, num_experts_per_tok=2, mamba_n_heads=4, num_hidden_layers=2
+    ),
+    "bamba": dict(BAMBA, attn_layer_indices=[1]),
+    "bamba-every-layer-mamba-biases-tied": dict(
+        BAMBA,
+        num_hidden_layers=2,
+        mamba_n_heads=4,
+        mamba_n_groups=1,
+        attention_bias=True,
+        mlp_bias=True,
+        tie_word_embeddings=True,
+        mamba_proj_bias=True,
+    ),
+    "bamba-two-attention-layers": dict(BAMBA, num_hidden_layers=4, num_key_value_heads=1, attn_layer_indices=[0, 3]),
+    "jamba": dict(JAMBA, expert_layer_period=2, expert_layer_offset=1, attn_layer_period=4, attn_layer_offset=2),
+    "jamba-dense-rank-biases-tied": dict(
+        JAMBA,
+        hidden_size=40,
+        num_hidden_layers=5,
+        num_key_value_heads=4,
+        num_experts=1,
+        attn_layer_period=2,
+        attn_layer_offset=0,
+        mamba_d_state=5,
+        mamba_d_conv=4,
+        mamba_expand=3,
+        mamba_dt_rank=6,
+        mamba_proj_bias=True,
+        mamba_conv_bias=False,
+        tie_word_embeddings=True,
+    ),
+    "jamba-default-periods": dict(JAMBA, num_hidden_layers=9, num_experts=3),
     "minimax_m2": dict(model_type="minimax_m2", num_local_experts=4, num_experts_per_tok=2, **SMALL),
     "minimax_m2-head-dim-tied": dict(
         model_type="minimax_m2",

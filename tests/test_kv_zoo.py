@@ -101,6 +101,38 @@ HYBRIDS = {
         num_hidden_layers=5,
     ),
     "qwen3_5_text": dict(model_type="qwen3_5_text", num_hidden_layers=4),
+    "granitemoehybrid": dict(
+        model_type="granitemoehybrid",
+        num_hidden_layers=3,
+        shared_intermediate_size=24,
+        num_local_experts=4,
+        num_experts_per_tok=2,
+        mamba_n_heads=8,
+        mamba_n_groups=2,
+        mamba_d_state=4,
+        mamba_d_conv=3,
+        layer_types=["mamba", "attention", "mamba"],
+    ),
+    "bamba": dict(
+        model_type="bamba",
+        num_hidden_layers=3,
+        mamba_n_heads=8,
+        mamba_n_groups=2,
+        mamba_d_state=4,
+        mamba_d_conv=3,
+        attn_layer_indices=[1],
+    ),
+    "jamba": dict(
+        model_type="jamba",
+        num_hidden_layers=4,
+        num_experts=4,
+        num_experts_per_tok=2,
+        attn_layer_period=4,
+        attn_layer_offset=2,
+        mamba_d_state=4,
+        mamba_d_conv=3,
+        use_mamba_kernels=False,
+    ),
     "mamba-stated-inner": dict(model_type="mamba", num_hidden_layers=2, state_size=4, conv_kernel=3),
     "mamba2": dict(
         model_type="mamba2", num_hidden_layers=2, state_size=4, conv_kernel=3, num_heads=8, head_dim=8, n_groups=2
@@ -163,3 +195,11 @@ def test_hybrid_state_is_what_transformers_keeps(name: str, tokens: int) -> None
     _cache_bytes(cache, seen)
     expected = sum(t.numel() * t.element_size() for t in seen.values())
     assert expected == kv_cache(from_config(config).spec, tokens, 1, "bf16").count
+
+
+def test_jamba_paper_cache_at_256k() -> None:
+    """The Jamba paper (Lieber et al. 2024, Table 1) gives Jamba's KV cache at 256K tokens as 4GB (Llama-2 70B:
+    128GB): only its 4 attention layers cache keys and values; the 28 Mamba layers add a few MB of state."""
+    cache = kv_cache(preset("jamba-v0.1").spec, 256 * 1024, 1, "bf16")
+    state = cache.get("kv_cache/ssm_state")
+    assert (4 * GiB, True) == (cache.get("kv_cache/self"), 0 < state < 20 * 2**20)

@@ -161,6 +161,8 @@ def ssm(prefix: str, spec: Spec) -> Node:
             Node(f"{prefix}/A_log", inner * n, "ssm_inner*ssm_state_size", shape=f"({inner}, {n})"),
             Node(f"{prefix}/D", inner, "ssm_inner", shape=f"({inner},)"),
         ]
+        if spec.ssm_inner_norms:
+            middle.append(norm(f"{prefix}/dt_B_C_norms", spec, r + 2 * n, "(ssm_dt_rank + 2*ssm_state_size)"))
         in_out, in_expr = 2 * inner, "2*ssm_inner"
     else:
         heads, gn = spec.ssm_heads, spec.ssm_groups * n

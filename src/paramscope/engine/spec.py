@@ -125,6 +125,7 @@ class Spec:
     ssm_groups: int = 0  # Mamba-2: B and C are shared by groups of heads
     ssm_conv_bias: bool = True
     ssm_proj_bias: bool = False  # in_proj and out_proj biases (use_bias)
+    ssm_inner_norms: bool = False  # Jamba: RMSNorms on the time step (dt rank), B and C (state) inside the mixer
     index_n_heads: int = 0  # DeepSeek-V3.2 sparse attention: the lightning indexer's heads (0: no indexer)
     index_head_dim: int = 0  # and their width; the indexer caches one key of this width per token and layer
     # MLP

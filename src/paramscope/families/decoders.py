@@ -516,6 +516,60 @@ MAMBA2 = MAMBA.but(
     keys=dict(ssm_inner=None, ssm_heads=("num_heads",), ssm_groups=("n_groups",)),  # inner: always expand x hidden
     fixed=dict(ssm_version=2),
 )
+JAMBA = LLAMA.but(
+    model_type="jamba",
+    class_prefix="Jamba",
+    source=f"{TF}/jamba/modeling_jamba.py",
+    keys=dict(
+        mlp_bias=None,
+        head_dim=None,
+        attention_bias=None,
+        num_experts=("num_experts",),
+        num_experts_per_tok=("num_experts_per_tok",),
+        ssm_state_size=("mamba_d_state",),
+        ssm_conv_kernel=("mamba_d_conv",),
+        ssm_conv_bias=("mamba_conv_bias",),
+        ssm_proj_bias=("mamba_proj_bias",),
+    ),
+    derive=dict(moe_intermediate_size=Rule("intermediate_size", lambda d: d["intermediate_size"], always=True)),
+    # Mamba (1) mixers with RMSNorms on the time step, B and C; attention with no position embedding at all
+    fixed=dict(ssm_version=1, ssm_inner_norms=True, position_embedding="none"),
+    hooks=(hooks.jamba_layers,),
+)
+#: Mamba-2 mixers in hybrids (Bamba, Granite 4.0): their config keys.
+MAMBA2_HYBRID_KEYS = dict(
+    ssm_heads=("mamba_n_heads",),
+    ssm_groups=("mamba_n_groups",),
+    ssm_state_size=("mamba_d_state",),
+    ssm_conv_kernel=("mamba_d_conv",),
+    ssm_conv_bias=("mamba_conv_bias",),
+    ssm_proj_bias=("mamba_proj_bias",),
+)
+BAMBA = LLAMA.but(
+    model_type="bamba",
+    class_prefix="Bamba",
+    source=f"{TF}/bamba/modeling_bamba.py",
+    keys=dict(head_dim=None, **MAMBA2_HYBRID_KEYS),
+    fixed=dict(ssm_version=2),
+    hooks=(hooks.mamba2_inner, hooks.attn_layer_indices),
+)
+GRANITEMOEHYBRID = LLAMA.but(
+    model_type="granitemoehybrid",
+    class_prefix="GraniteMoeHybrid",
+    source=f"{TF}/granitemoehybrid/modeling_granitemoehybrid.py",
+    keys=dict(
+        mlp_bias=None,
+        head_dim=None,
+        intermediate_size=None,  # an expert's width; the dense (shared) MLP's is shared_intermediate_size
+        moe_intermediate_size=("intermediate_size",),
+        shared_expert_intermediate_size=("shared_intermediate_size",),
+        num_experts=("num_local_experts",),
+        num_experts_per_tok=("num_experts_per_tok",),
+        **MAMBA2_HYBRID_KEYS,
+    ),
+    fixed=dict(ssm_version=2),
+    hooks=(hooks.mamba2_inner, hooks.granite_hybrid),
+)
 
 # ------------------------------------------------------------------------------- parallel blocks
 PHI = Family(
@@ -663,4 +717,7 @@ ROWS = (
     MAMBA,
     FALCON_MAMBA,
     MAMBA2,
+    GRANITEMOEHYBRID,
+    BAMBA,
+    JAMBA,
 )

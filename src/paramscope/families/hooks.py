@@ -183,6 +183,66 @@ def mamba_sizes(c: Cfg, d: Values) -> None:
     d["ssm_dt_rank"] = -(-h // 16) if rank == "auto" else as_int("time_step_rank", rank)
 
 
+def mamba2_inner(c: Cfg, d: Values) -> None:
+    """Mamba-2 mixers in hybrids (Bamba, Granite 4.0): the inner width is mamba_expand × hidden_size, split into
+    mamba_n_heads heads of mamba_d_head ("auto": the quotient), as the config classes check."""
+    inner = as_int("mamba_expand", c.get("mamba_expand", default=2)) * d["hidden_size"]
+    heads = d["ssm_heads"]
+    head = c.get("mamba_d_head", default="auto")
+    head = inner // heads if head == "auto" and heads else as_int("mamba_d_head", head)
+    if not heads or inner % heads or head * heads != inner:
+        raise SpecError("mamba_n_heads", f"{heads} heads of {head} must fill mamba_expand × hidden_size ({inner:,})")
+    d["ssm_inner"] = inner
+
+
+def attn_layer_indices(c: Cfg, d: Values) -> None:
+    """Bamba: the layers ``attn_layer_indices`` lists attend; every other layer is a Mamba-2 mixer."""
+    n = d["num_hidden_layers"]
+    listed = set(as_indices("attn_layer_indices", c.get("attn_layer_indices") or []))
+    d["ssm_layers"] = n - len({i for i in listed if i < n})
+
+
+def jamba_layers(c: Cfg, d: Values) -> None:
+    """Jamba: layer i attends when i % attn_layer_period == attn_layer_offset (else a Mamba mixer), and holds
+    experts when i % expert_layer_period == expert_layer_offset and num_experts > 1 (else a dense MLP). The
+    mixers are expand × hidden_size wide, their time-step rank ``"auto"`` ceil(hidden_size / 16)."""
+    n, h = d["num_hidden_layers"], d["hidden_size"]
+    periods = {}
+    for key, default in (("attn_layer_period", 8), ("attn_layer_offset", 4), ("expert_layer_period", 2)):
+        periods[key] = as_int(key, c.get(key, default=default))
+    periods["expert_layer_offset"] = as_int("expert_layer_offset", c.get("expert_layer_offset", default=1))
+    for key in ("attn_layer_period", "expert_layer_period"):
+        if periods[key] < 1:
+            raise SpecError(key, f"must be at least 1 (got {periods[key]})")
+    attn = sum(1 for i in range(n) if i % periods["attn_layer_period"] == periods["attn_layer_offset"])
+    d["ssm_layers"] = n - attn
+    moe = {i for i in range(n) if i % periods["expert_layer_period"] == periods["expert_layer_offset"]}
+    d["mlp_only_layers"] = tuple(i for i in range(n) if i not in moe)
+    if (d.get("num_experts") or 0) <= 1:
+        d["num_experts"] = 0
+    d["ssm_inner"] = as_int("mamba_expand", c.get("mamba_expand", default=2)) * h
+    rank = c.get("mamba_dt_rank", default="auto")
+    d["ssm_dt_rank"] = -(-h // 16) if rank == "auto" else as_int("mamba_dt_rank", rank)
+
+
+def granite_hybrid(c: Cfg, d: Values) -> None:
+    """Granite 4.0 (GraniteMoeHybrid): ``layer_types`` names each layer "mamba" (Mamba-2) or "attention"; without
+    it every layer is Mamba. Every layer has a gated shared MLP of ``shared_intermediate_size``: with experts it is
+    the shared expert beside them, without experts it is the layer's only MLP."""
+    n = d["num_hidden_layers"]
+    types = c.get("layer_types", "layers_block_type")
+    if isinstance(types, list):
+        if len(types) < n or any(t not in ("mamba", "linear_attention", "attention") for t in types[:n]):
+            raise SpecError("layer_types", f'expected "mamba" or "attention" for each of the {n} layers')
+        d["ssm_layers"] = sum(1 for t in types[:n] if t in ("mamba", "linear_attention"))
+    else:
+        d["ssm_layers"] = n
+    if d.get("num_experts"):
+        d["num_shared_experts"] = 1
+    else:
+        d["intermediate_size"] = d["shared_expert_intermediate_size"]
+
+
 def shared_expert_gate(c: Cfg, d: Values) -> None:
     """Qwen-MoE: one shared expert, with its sigmoid gate, whenever it has a width."""
     shared = bool(d.get("shared_expert_intermediate_size"))
