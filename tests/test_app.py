@@ -433,11 +433,12 @@ def metric_help(at: AppTest, label: str) -> str:
 
 @pytest.mark.parametrize(("current", "other"), [("gpt2", "llama-2-7b"), ("llama-2-7b", "gpt2")])
 def test_compare_from_a_link_shows_both_published_totals(current, other):
-    """?tab=Compare&x_cmp=OTHER puts the preset in view beside OTHER, each with its published total."""
+    """?tab=Compare&x_cmp=OTHER puts the preset in view beside OTHER, each named by its title (not its internal
+    name) with its published total."""
     at = fresh({"preset": current, "tab": "Compare", "x_cmp": other})
     assert not at.exception
-    assert f"{presets.get(current).expected_total:,} parameters" == metric_help(at, current)
-    assert f"{presets.get(other).expected_total:,} parameters" == metric_help(at, other)
+    for name in (current, other):
+        assert f"{presets.get(name).expected_total:,} parameters" == metric_help(at, presets.get(name).title)
     assert {"preset": current, "tab": "Compare", "x_cmp": other} == at.query_params
     assert [other] == at.multiselect(key="x_cmp").value
 
@@ -447,7 +448,7 @@ def test_compare_follows_an_edit_of_the_model_in_view():
     at = fresh({"preset": "gpt2", "tab": "Compare", "x_cmp": "gpt2-medium"})
     move(at, "slider", "f.num_hidden_layers", 6)
     want = summarize(edited("gpt2", n_layer=6)).total
-    assert f"{want:,} parameters" == metric_help(at, "gpt2 (edited)")
+    assert f"{want:,} parameters" == metric_help(at, f"{presets.get('gpt2').title} (edited)")
     assert {"preset": "gpt2", "num_hidden_layers": "6", "tab": "Compare", "x_cmp": "gpt2-medium"} == at.query_params
 
 
@@ -461,7 +462,9 @@ def test_compare_choice_survives_other_tabs_and_round_trips():
     at.run()
     assert {"preset": "gpt2", "x_cmp": "gpt2-medium"} == at.query_params
     again = fresh(dict(at.query_params) | {"tab": "Compare"})
-    assert f"{presets.get('gpt2-medium').expected_total:,} parameters" == metric_help(again, "gpt2-medium")
+    assert f"{presets.get('gpt2-medium').expected_total:,} parameters" == metric_help(
+        again, presets.get("gpt2-medium").title
+    )
 
 
 @pytest.mark.parametrize(

@@ -116,7 +116,7 @@ def test_tied_head_is_drawn_as_tied(name: str, tied: bool) -> None:
         ("t5-small", "encoder states"),
         ("albert-base-v2", "1 parameter set(s) shared by all 12 layers"),
         ("phi-2", "attention and MLP in parallel"),
-        ("gpt2", "one layer (× 12)"),
+        ("gpt2", "the layer stack: 12 layers, one drawn"),
     ],
 )
 def test_labels_name_the_structure(name: str, text: str) -> None:

@@ -262,7 +262,7 @@ def test_compare_link_shows_both_models(server, browser):
     metrics = page.locator("[data-testid='stMetric']")
     assert 2 == metrics.count()
     labels = [metrics.nth(i).locator("[data-testid='stMetricLabel']").inner_text() for i in range(2)]
-    assert ["gpt2", "llama-2-7b"] == labels
+    assert [presets.get("gpt2").title, presets.get("llama-2-7b").title] == labels
     values = [metrics.nth(i).locator("[data-testid='stMetricValue']").inner_text() for i in range(2)]
     assert ["124.4M", "6.7B"] == values
     assert "x_cmp=llama-2-7b" in page.url

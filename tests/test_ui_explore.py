@@ -166,7 +166,7 @@ def test_compare_renders_totals_and_tables() -> None:
     at.multiselect(key="x_cmp").set_value(["gpt2-medium"]).run()
     assert not at.exception
     metrics = {m.label: m.value for m in at.metric}
-    assert {"gpt2": "124.4M", "gpt2-medium": "354.8M"} == metrics
+    assert {"gpt2": "124.4M", presets.get("gpt2-medium").title: "354.8M"} == metrics
     headline, components, fields = at.dataframe[0].value, at.dataframe[1].value, at.dataframe[2].value
     assert [124439808, 354823168] == list(headline["total"])
     assert "embedding/token" in list(components["component"])

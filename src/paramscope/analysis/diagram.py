@@ -2,8 +2,8 @@
 
 Every parameterized part of :func:`paramscope.engine.params.count`'s tree is a box with its name, weight shape
 and exact count (per copy, and the repeat when the part is repeated per layer or per expert); every
-group (embedding, one layer, attention, MLP, experts, the head ...) is a cluster. Tied weights are a
-dashed box joined to the table they share by a dashed "tied" edge. Data flows top to bottom.
+group (embedding, the layer stack drawn as one layer, attention, MLP, experts, the head ...) is a cluster. Tied
+weights are a dashed box joined to the table they share by a dashed "tied" edge. Data flows top to bottom.
 
 Labels are built from numbers and fixed names; the only text from the input (the activation name) goes
 through :func:`esc` like every other label, so no input can break out of a DOT string.
@@ -63,7 +63,7 @@ _NAMES = {
 }
 _GROUPS = {
     "embedding": "embeddings",
-    "layers": "one layer",
+    "layers": "the layer stack",
     "attention": "self-attention",
     "cross_attention": "cross-attention",
     "mlp": "MLP",
@@ -162,7 +162,9 @@ class _Dot:
         lines = [_GROUPS.get(name, name.replace("_", " "))]
         if name == "layers":
             n = s.num_decoder_layers if node.path.startswith("decoder") else s.num_hidden_layers
-            lines[0] = f"one layer (× {n:,})"
+            lines[0] = f"the layer stack: {n:,} layers, one drawn"
+            if s.linear_attention_layers or (s.ssm_layers and s.ssm_layers < s.num_hidden_layers):
+                lines.append("each layer holds one of the mixers drawn side by side")
             if s.parallel_attn:
                 lines.append("attention and MLP in parallel")
         if name == "mlp" or name in ("experts", "shared_experts"):

@@ -328,6 +328,8 @@ def _figure(traces: list[dict], height: int, **layout: object) -> go.Figure:
     updates), without Plotly's own template: Streamlit themes it in the browser (light or dark), and the
     default template would add ~6 kB and most of the build time to every figure."""
     margin = dict(l=8, r=8, t=36, b=8)
+    for axis in ("xaxis", "yaxis"):  # ticks read 1B, as the labels do (Plotly's SI format would say 1G)
+        layout[axis] = {"exponentformat": "B", **layout.get(axis, {})}
     return go.Figure(
         {"data": traces, "layout": dict(template="none", height=height, margin=margin, font=_FONT, **layout)}
     )
@@ -394,7 +396,7 @@ def bars(summary: Summary) -> go.Figure:
         90 + 30 * len(comps),
         title=dict(text="By component", x=0),
         showlegend=False,
-        xaxis=dict(title=None, tickformat="~s"),
+        xaxis=dict(title=None),
         yaxis=dict(title=None, automargin=True),
     )
 
@@ -458,7 +460,7 @@ def layer_bars(summary: Summary) -> go.Figure | None:
         barmode="stack",
         title=dict(text="One layer of each kind", x=0),
         legend=dict(orientation="h", yanchor="top", y=-0.12, x=0),
-        yaxis=dict(title="parameters per layer", tickformat="~s"),
+        yaxis=dict(title="parameters per layer"),
     )
 
 

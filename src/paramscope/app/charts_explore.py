@@ -69,6 +69,8 @@ def kind_colour(kind: str) -> str:
 
 def _layout(fig: go.Figure, height: int, **kw: Any) -> go.Figure:
     fig.update_layout(height=height, margin=dict(l=10, r=10, t=50, b=10), font=_FONT, **kw)
+    fig.update_xaxes(exponentformat="B")  # 1B, as the labels say (Plotly's SI format would say 1G)
+    fig.update_yaxes(exponentformat="B")
     return fig
 
 

@@ -10,7 +10,7 @@ from paramscope.app import charts, ui_explore
 from paramscope.engine.params import summarize
 from paramscope.engine.spec import Spec, short, validate
 from paramscope.engine.tree import Summary
-from paramscope.io import link
+from paramscope.io import link, presets
 from paramscope.model import Model
 
 EMBEDDING_CONVENTION = "embedding = token + position + token-type tables + untied LM head"
@@ -18,8 +18,9 @@ DETAILS = "The whole tree, every component and the total's formula"
 
 
 def model_label(model: Model) -> str:
-    """The model in view, as the comparison names models: the preset, marked when the controls changed it."""
-    name = model.preset or model.hub_id or f"your {model.model_type} model"
+    """The model in view, as the comparison names models: the preset's title (or the Hub id), marked when the
+    controls changed it."""
+    name = presets.get(model.preset).title if model.preset else model.hub_id or f"your {model.model_type} model"
     return name if not model.edits else f"{name} (edited)"
 
 

@@ -101,7 +101,7 @@ def entry_spec(entry: str) -> tuple[str, Spec]:
         spec = decode_config(entry).spec
         return f"{spec.model_type} · {short(count(spec).count)} (link)", spec
     if entry in presets.names():
-        return entry, presets.load(entry)
+        return presets.get(entry).title, presets.load(entry)
     raise ValueError(f"{entry[:40]!r} is neither a preset name nor an encoded model")
 
 
