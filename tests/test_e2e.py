@@ -289,12 +289,12 @@ def test_explore_views_draw(server, browser, query, ready, name, scheme):
 
 
 def test_pasted_config_is_counted(server, browser):
-    """On Your model, the example config pasted in is read and counted (TinyLlama's 1.1B)."""
+    """On Your model, the example config pasted in is read and counted, every digit shown (TinyLlama's 1.1B)."""
     page = open_tab(browser, f"{server}/?preset=gpt2&tab=Your-model", "button:has-text('Paste the example')")
     page.get_by_role("button", name="Paste the example").click()
     page.locator("[data-testid='stMetric']:has-text('Model type')").wait_for(timeout=15_000)
-    assert "1.1B" == (
-        page.locator("[data-testid='stMetric']:has-text('Parameters') [data-testid='stMetricValue']").inner_text()
+    assert "1,100,048,384" == (
+        page.locator("[data-testid='stMetric']:has-text('Parameters') [data-testid='stMetricValue']").first.inner_text()
     )
     shoot(page, "upload", docs=True)
     page.context.close()

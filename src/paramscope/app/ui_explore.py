@@ -294,8 +294,8 @@ def render_upload(on_use: Callable[[str], None] | None = None) -> Model | None:
 
     a, b, c = st.columns(3)
     a.metric("Model type", model.model_type)
-    b.metric("Parameters", short(summary.total), help=f"{summary.total:,} exactly")
-    c.metric("Non-embedding", short(summary.non_embedding), help=f"{summary.non_embedding:,} exactly")
+    b.metric("Parameters", f"{summary.total:,}", help=f"{short(summary.total)}: every parameter, exactly")
+    c.metric("Non-embedding", f"{summary.non_embedding:,}", help=short(summary.non_embedding))
     if not model.has_formulas:
         st.caption(
             f"{model.model_type} has no family row: {'; '.join(model.meta.notes)}. The Parameters tab shows its "
