@@ -179,8 +179,9 @@ def mamba_sizes(c: Cfg, d: Values) -> None:
             f"equal expand × hidden_size ({d['ssm_inner']:,})",
         )
     d["ssm_layers"] = d["num_hidden_layers"]
-    rank = c.get("time_step_rank", default="auto")
-    d["ssm_dt_rank"] = -(-h // 16) if rank == "auto" else as_int("time_step_rank", rank)
+    if d.get("ssm_version") == 1:  # Mamba-2 has no time-step projection: its time_step_rank builds nothing
+        rank = c.get("time_step_rank", default="auto")
+        d["ssm_dt_rank"] = -(-h // 16) if rank == "auto" else as_int("time_step_rank", rank)
 
 
 def mamba2_inner(c: Cfg, d: Values) -> None:
