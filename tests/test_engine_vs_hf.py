@@ -994,6 +994,27 @@ STRATEGIES = {
     "qwen3_5_text": _decoder("qwen3_5_text", **{k: v for k, v in HYBRID.items() if k.startswith("linear_")}),
     "qwen3_next": _decoder("qwen3_next", **{k: v for k, v in HYBRID.items() if k.startswith("linear_")}, **HYBRID_MOE),
     "mamba": _decoder("mamba", state_size=3, conv_kernel=2),
+    "bamba": _decoder("bamba", mamba_n_heads=1, mamba_d_state=3, mamba_d_conv=2, attn_layer_indices=[0]),
+    "granitemoehybrid": _decoder(
+        "granitemoehybrid",
+        mamba_n_heads=1,
+        mamba_d_state=3,
+        mamba_d_conv=2,
+        num_local_experts=3,
+        num_experts_per_tok=2,
+        shared_intermediate_size=10,
+    ),
+    "jamba": _decoder(
+        "jamba",
+        num_experts=3,
+        num_experts_per_tok=2,
+        mamba_d_state=3,
+        mamba_d_conv=2,
+        attn_layer_period=2,
+        attn_layer_offset=1,
+        expert_layer_period=2,
+        expert_layer_offset=0,
+    ),
     "phimoe": _decoder("phimoe", num_local_experts=3, num_experts_per_tok=2, attention_bias=True),
 }
 
