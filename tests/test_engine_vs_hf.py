@@ -104,21 +104,8 @@ GRANITE_HYBRID = dict(
     mamba_expand=2,
 )
 
-#: Bamba (Mamba-2 layers, attention on attn_layer_indices, a dense MLP in every layer), small.
-BAMBA = dict(
-    model_type="bamba",
-    vocab_size=101,
-    hidden_size=32,
-    num_hidden_layers=3,
-    num_attention_heads=4,
-    num_key_value_heads=2,
-    intermediate_size=48,
-    mamba_n_heads=8,
-    mamba_n_groups=2,
-    mamba_d_state=4,
-    mamba_d_conv=3,
-    mamba_expand=2,
-)
+#: Bamba (Mamba-2 layers, attention on attn_layer_indices, a dense MLP in every layer), small: Granite's sizes.
+BAMBA = {k: v for k, v in GRANITE_HYBRID.items() if k != "shared_intermediate_size"} | {"model_type": "bamba"}
 
 #: Jamba (Mamba layers with inner norms, attention every attn_layer_period, experts every expert_layer_period).
 JAMBA = dict(
@@ -135,6 +122,9 @@ JAMBA = dict(
     mamba_d_conv=3,
     mamba_expand=2,
 )
+
+#: ERNIE 4.5 MoE's experts, small (the layers that hold them vary by case).
+ERNIE_MOE = dict(model_type="ernie4_5_moe", moe_num_experts=4, moe_k=2, moe_intermediate_size=8)
 
 CASES = {
     "gpt2": dict(model_type="gpt2", n_embd=64, n_layer=2, n_head=4, vocab_size=100, n_positions=32),
@@ -731,19 +721,9 @@ CASES = {
     "apertus-xielu": dict(model_type="apertus", pad_token_id=0, **SMALL),
     "apertus-silu-bias": dict(model_type="apertus", hidden_act="silu", attention_bias=True, pad_token_id=0, **SMALL),
     "bitnet-sub-norms": dict(model_type="bitnet", **SMALL),
-    "ernie4_5_moe-shared": dict(
-        model_type="ernie4_5_moe",
-        moe_num_experts=4,
-        moe_k=2,
-        moe_intermediate_size=8,
-        moe_num_shared_experts=1,
-        **{**SMALL, "num_hidden_layers": 4},
-    ),
+    "ernie4_5_moe-shared": dict(ERNIE_MOE, moe_num_shared_experts=1, **{**SMALL, "num_hidden_layers": 4}),
     "ernie4_5_moe-interval": dict(
-        model_type="ernie4_5_moe",
-        moe_num_experts=4,
-        moe_k=2,
-        moe_intermediate_size=8,
+        ERNIE_MOE,
         moe_num_shared_experts=0,
         moe_layer_interval=2,
         moe_layer_start_index=0,
@@ -752,14 +732,7 @@ CASES = {
         **{**SMALL, "num_hidden_layers": 5},
     ),
     "ernie4_5_moe-dense-use-bias": dict(
-        model_type="ernie4_5_moe",
-        moe_num_experts=4,
-        moe_k=2,
-        moe_intermediate_size=8,
-        use_bias=True,
-        moe_layer_start_index=5,
-        tie_word_embeddings=False,
-        **SMALL,
+        ERNIE_MOE, use_bias=True, moe_layer_start_index=5, tie_word_embeddings=False, **SMALL
     ),
     "deepseek_v32-indexer": dict(
         MLA_MOE,

@@ -7,6 +7,7 @@ per token; a sliding layer holds at most its window; MLA holds the compressed la
 from __future__ import annotations
 
 import pytest
+from test_engine_vs_hf import HYBRID
 
 from paramscope import from_config, preset
 from paramscope.engine.memory import kv_cache
@@ -143,19 +144,7 @@ HYBRIDS = {
         layer_types=["linear_attention", "full_attention", "linear_attention"],
     ),
 }
-HYBRID_SIZES = dict(
-    vocab_size=101,
-    hidden_size=32,
-    num_attention_heads=4,
-    num_key_value_heads=2,
-    head_dim=8,
-    intermediate_size=48,
-    linear_num_key_heads=2,
-    linear_num_value_heads=4,
-    linear_key_head_dim=6,
-    linear_value_head_dim=5,
-    linear_conv_kernel_dim=3,
-)
+HYBRID_SIZES = {k: v for k, v in HYBRID.items() if k != "num_hidden_layers"}
 
 
 def _cache_bytes(cache: object, seen: dict[int, object], depth: int = 0) -> None:
