@@ -30,7 +30,6 @@ from paramscope.engine.tree import Node, group, repeated
 
 CHINCHILLA_TOKENS_PER_PARAM = 20
 
-_MATRIX = re.compile(r"^(\d+)×(\d+)$")
 _BIAS = re.compile(r"^\((.*) \+ 1\)\*(.*)$")
 
 
@@ -46,10 +45,10 @@ def _matmuls(node: Node, tokens: int, tokens_expr: str, fraction: tuple[int, int
     ``fraction`` (k, n) scales copies that only a k-of-n share of the tokens visits (routed experts)."""
     out: list[Node] = []
     for leaf in node.leaves():
-        m = _MATRIX.match(leaf.shape)
+        m = leaf.matrix
         if not m or not leaf.count:
             continue
-        weights = int(m.group(1)) * int(m.group(2))
+        weights = m[0] * m[1]
         copies = leaf.repeat
         k, n = fraction
         flops = 2 * weights * tokens * copies * k // n

@@ -21,7 +21,6 @@ from paramscope.engine.spec import Spec
 from paramscope.engine.tree import Node, group
 
 TARGETS = ("all-linear", "attn")
-_MATRIX = re.compile(r"^(\d+)×(\d+)$")
 _ATTENTION = re.compile(r"(^|/)(cross_|linear_)?attention/")  # linear: Gated DeltaNet's projections
 _TABLE = re.compile(r"(^|/)(embedding/(token|position|token_type)|relative_attention_bias)$")  # nn.Embedding
 
@@ -59,14 +58,14 @@ def lora_params(spec: Spec, rank: int, targets: str = "all-linear") -> Node:
         )
     parts: list[Node] = []
     for leaf in count(spec).leaves():
-        m = _MATRIX.match(leaf.shape)
+        m = leaf.matrix
         if not m or leaf.path.startswith("head/lm") or _TABLE.search(leaf.path):
             continue
         if targets == "attn" and not _ATTENTION.search(leaf.path):
             continue
         if leaf.path.endswith("/up") and "gate_up" in spec.fused:
             continue  # counted with gate: one gate_up_proj layer
-        n_in, n_out = int(m[1]), int(m[2])
+        n_in, n_out = m
         if leaf.path.endswith("/gate") and "gate_up" in spec.fused:
             n_out *= 2
         modules = _modules(leaf.path, n_in, n_out, spec)

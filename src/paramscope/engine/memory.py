@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -60,8 +59,6 @@ QUANT: dict[str, Quant] = {
 ADAM8BIT_BLOCK = 2048
 
 PARTS = ("weights", "kv_cache", "gradients", "optimizer", "activations")
-
-_MATRIX = re.compile(r"^(\d+)×(\d+)$")
 
 
 def _nbytes(elements: int, bits: int) -> int:
@@ -125,9 +122,9 @@ def weight_bytes(spec: Spec, dtype: str, layout: Layout = ONE_GPU) -> Node:
     for leaf in tree.leaves():
         if not leaf.count:
             continue
-        m = _MATRIX.match(leaf.shape)
+        m = leaf.matrix
         if m and _in_layers(leaf.path):
-            n_in, n_out = int(m.group(1)), int(m.group(2))
+            n_in, n_out = m
             copies = layout.copies(leaf.path, leaf.repeat, spec)
             split = 1 if "/experts/" in leaf.path else tp  # an expert lives whole on its expert-parallel GPU
             weights = _ceil_div(n_in * n_out, split) * copies

@@ -7,9 +7,12 @@ copy, in the spec's own field names.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple
+
+_MATRIX = re.compile(r"^(\d+)×(\d+)$")
 
 
 class Node(NamedTuple):
@@ -27,6 +30,13 @@ class Node(NamedTuple):
     @property
     def name(self) -> str:
         return self.path.rsplit("/", 1)[-1]
+
+    @property
+    def matrix(self) -> tuple[int, int] | None:
+        """``(in, out)`` of a weight matrix (shape "in×out"); ``None`` for any other part (norms, tables written
+        otherwise, convolutions, groups)."""
+        m = _MATRIX.match(self.shape)
+        return (int(m[1]), int(m[2])) if m else None
 
     @property
     def per_copy(self) -> int:
