@@ -100,40 +100,40 @@ def _window_layers(spec: Spec, layers: int) -> int:
     return min(spec.sliding_window_layers, layers) if spec.sliding_window_layers else layers
 
 
-def _linear_attention(spec: Spec, prefix: str, layers: int, seq: int) -> Node:
-    """Gated DeltaNet layers: their projections and depthwise convolution (2 FLOPs per weight per token) and the
-    delta rule per token and value head: read the state with the key, write the corrected outer product, read it
-    with the query (3 products of key dim x value dim, 2 FLOPs each)."""
-    expr = f"linear_attention_layers={layers}"
-    block = P.linear_attention(f"{prefix}/linear_attention", spec)
+def _recurrent(block: Node, layers: int, expr: str, seq: int, state: Node) -> Node:
+    """Linear-attention or state-space layers: the block's projections and depthwise convolution (2 FLOPs per
+    weight per token) and ``state``, its per-token state update (linear in the tokens, no s² term)."""
     kids = [repeated(n, layers, expr) for n in _matmuls(block, seq, "seq")]
+    conv = block.find(f"{block.path}/conv")
+    kids.append(repeated(Node(conv.path, 2 * conv.count * seq, f"2*seq*{P.paren(conv.formula)}"), layers, expr))
+    return group(block.path, [*kids, repeated(state, layers, expr)])
+
+
+def _linear_attention(spec: Spec, prefix: str, layers: int, seq: int) -> Node:
+    """Gated DeltaNet layers; the delta rule per token and value head reads the state with the key, writes the
+    corrected outer product and reads it with the query: 3 products of key dim x value dim, 2 FLOPs each."""
     nv, dk, dv = spec.linear_num_value_heads, spec.linear_key_head_dim, spec.linear_value_head_dim
-    conv = block.find(f"{prefix}/linear_attention/conv")
-    kids.append(repeated(Node(conv.path, 2 * conv.count * seq, f"2*seq*{conv.formula}"), layers, expr))
     rule = Node(
         f"{prefix}/linear_attention/state",
         6 * nv * dk * dv * seq,
         "6*seq*linear_num_value_heads*linear_key_head_dim*linear_value_head_dim",
         note="delta rule: linear in the tokens",
     )
-    return group(f"{prefix}/linear_attention", [*kids, repeated(rule, layers, expr)])
+    block = P.linear_attention(f"{prefix}/linear_attention", spec)
+    return _recurrent(block, layers, f"linear_attention_layers={layers}", seq, rule)
 
 
 def _ssm(spec: Spec, prefix: str, layers: int, seq: int) -> Node:
-    """Mamba layers: projections and depthwise convolution (2 FLOPs per weight per token) and the selective scan,
-    per token and state element: decay, input, update and readout (6 FLOPs, as for the delta rule)."""
+    """Mamba layers; the selective scan per token and state element: decay, input, update and readout (6 FLOPs,
+    as for the delta rule)."""
     expr = f"ssm_layers={layers}" if layers != spec.num_hidden_layers else "num_hidden_layers"
-    block = P.ssm(f"{prefix}/ssm", spec)
-    kids = [repeated(n, layers, expr) for n in _matmuls(block, seq, "seq")]
-    conv = block.find(f"{prefix}/ssm/conv")
-    kids.append(repeated(Node(conv.path, 2 * conv.count * seq, f"2*seq*({conv.formula})"), layers, expr))
     scan = Node(
         f"{prefix}/ssm/scan",
         6 * spec.ssm_inner * spec.ssm_state_size * seq,
         "6*seq*ssm_inner*ssm_state_size",
         note="selective scan: linear in the tokens",
     )
-    return group(f"{prefix}/ssm", [*kids, repeated(scan, layers, expr)])
+    return _recurrent(P.ssm(f"{prefix}/ssm", spec), layers, expr, seq, scan)
 
 
 def _stack(spec: Spec, prefix: str, layers: int, layers_expr: str, seq: int, causal: bool, cross: bool) -> Node:

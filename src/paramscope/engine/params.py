@@ -16,7 +16,7 @@ _EMBEDDING_TABLES = ("embedding/token", "embedding/position", "embedding/token_t
 
 
 @cache
-def _p(expr: str) -> str:
+def paren(expr: str) -> str:
     """Parenthesize an expression with a top-level sum or difference (``a + b`` but not ``a*(b + c)``)."""
     depth = 0
     for ch in expr:
@@ -29,9 +29,9 @@ def _p(expr: str) -> str:
 def linear(path: str, n_in: int, in_expr: str, n_out: int, out_expr: str, bias: bool) -> Node:
     """An ``nn.Linear(n_in, n_out, bias)``: ``(in + 1)*out`` with a bias, ``in*out`` without."""
     if bias:
-        formula = f"({in_expr} + 1)*{_p(out_expr)}"
+        formula = f"({in_expr} + 1)*{paren(out_expr)}"
     else:
-        formula = f"{_p(in_expr)}*{_p(out_expr)}"
+        formula = f"{paren(in_expr)}*{paren(out_expr)}"
     return Node(path, n_in * n_out + (n_out if bias else 0), formula, shape=f"{n_in}×{n_out}")
 
 
@@ -321,7 +321,7 @@ def _positions(prefix: str, spec: Spec) -> list[Node]:
         rows = spec.max_position_embeddings + spec.position_offset
         expr = "max_position_embeddings" + (f" + {spec.position_offset}" if spec.position_offset else "")
         note = "fixed sinusoidal table stored as a parameter" if spec.position_embedding == "sinusoidal" else ""
-        out.append(Node(f"{prefix}/position", rows * e, f"{_p(expr)}*{e_expr}", shape=f"{rows}×{e}", note=note))
+        out.append(Node(f"{prefix}/position", rows * e, f"{paren(expr)}*{e_expr}", shape=f"{rows}×{e}", note=note))
     return out
 
 
