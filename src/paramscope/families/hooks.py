@@ -167,27 +167,41 @@ def mamba_sizes(c: Cfg, d: Values) -> None:
     config states ``intermediate_size``, which its class then uses; Mamba-2 always recomputes it), and Mamba's
     time-step rank ``"auto"`` is ceil(hidden_size / 16)."""
     h = d["hidden_size"]
-    expand = as_int("expand", c.get("expand", default=2))  # the config classes refuse 1.5
-    if expand < 1:
-        raise SpecError("expand", f"must be at least 1 (got {expand})")
+    inner = _expand_width(c, "expand", h)
     if d.get("ssm_inner") is None:
-        d["ssm_inner"] = expand * h
-    if d.get("ssm_heads") and d["ssm_heads"] * c.int("head_dim", default=64) != d["ssm_inner"]:
+        d["ssm_inner"] = inner
+    heads = d.get("ssm_heads")
+    head = c.int("head_dim", default=64) if heads else 0  # Mamba-2 only: Mamba reads no head_dim
+    if heads and heads * head != d["ssm_inner"]:
         raise SpecError(
             "num_heads",
-            f"Mamba2Config requires num_heads × head_dim ({d['ssm_heads']} × {c.int('head_dim', default=64)}) to "
-            f"equal expand × hidden_size ({d['ssm_inner']:,})",
+            f"Mamba2Config requires num_heads × head_dim ({heads} × {head}) to equal expand × hidden_size "
+            f"({d['ssm_inner']:,})",
         )
     d["ssm_layers"] = d["num_hidden_layers"]
     if d.get("ssm_version") == 1:  # Mamba-2 has no time-step projection: its time_step_rank builds nothing
-        rank = c.get("time_step_rank", default="auto")
-        d["ssm_dt_rank"] = -(-h // 16) if rank == "auto" else as_int("time_step_rank", rank)
+        d["ssm_dt_rank"] = _time_step_rank(c, "time_step_rank", h)
+
+
+def _expand_width(c: Cfg, key: str, hidden: int) -> int:
+    """A Mamba mixer's inner width, ``key`` (expand, mamba_expand) × hidden_size: a whole number, as the config
+    classes require (they refuse 1.5), at least 1."""
+    expand = as_int(key, c.get(key, default=2))
+    if expand < 1:
+        raise SpecError(key, f"must be at least 1 (got {expand})")
+    return expand * hidden
+
+
+def _time_step_rank(c: Cfg, key: str, hidden: int) -> int:
+    """Mamba's time-step rank: ``key`` (time_step_rank, mamba_dt_rank), ``"auto"`` being ceil(hidden_size / 16)."""
+    rank = c.get(key, default="auto")
+    return -(-hidden // 16) if rank == "auto" else as_int(key, rank)
 
 
 def mamba2_inner(c: Cfg, d: Values) -> None:
     """Mamba-2 mixers in hybrids (Bamba, Granite 4.0): the inner width is mamba_expand × hidden_size, split into
     mamba_n_heads heads of mamba_d_head ("auto": the quotient), as the config classes check."""
-    inner = as_int("mamba_expand", c.get("mamba_expand", default=2)) * d["hidden_size"]
+    inner = _expand_width(c, "mamba_expand", d["hidden_size"])
     heads = d["ssm_heads"]
     head = c.get("mamba_d_head", default="auto")
     head = inner // heads if head == "auto" and heads else as_int("mamba_d_head", head)
@@ -221,9 +235,8 @@ def jamba_layers(c: Cfg, d: Values) -> None:
     d["mlp_only_layers"] = tuple(i for i in range(n) if i not in moe)
     if (d.get("num_experts") or 0) <= 1:
         d["num_experts"] = 0
-    d["ssm_inner"] = as_int("mamba_expand", c.get("mamba_expand", default=2)) * h
-    rank = c.get("mamba_dt_rank", default="auto")
-    d["ssm_dt_rank"] = -(-h // 16) if rank == "auto" else as_int("mamba_dt_rank", rank)
+    d["ssm_inner"] = _expand_width(c, "mamba_expand", h)
+    d["ssm_dt_rank"] = _time_step_rank(c, "mamba_dt_rank", h)
 
 
 def granite_hybrid(c: Cfg, d: Values) -> None:
