@@ -53,15 +53,13 @@ def attention(prefix: str, spec: Spec) -> Node:
     heads, kv, hd = spec.num_attention_heads, spec.kv_heads, spec.head_size
     if spec.is_mla:
         return _mla(prefix, spec)
-    qkv_out = (heads + 2 * kv) * hd
+    q = 2 if spec.attn_output_gate else 1  # with an output gate (Qwen3-Next), q_proj also emits one per query
+    qkv_out = (q * heads + 2 * kv) * hd
     if kv == heads:
-        out_expr = "3*num_attention_heads*head_dim"
+        out_expr = f"{q + 2}*num_attention_heads*head_dim"
     else:
-        out_expr = "(num_attention_heads + 2*num_key_value_heads)*head_dim"
-    if spec.attn_output_gate:  # q_proj emits queries and as many gate values
-        qkv_out += heads * hd
-        both = "(2*num_attention_heads + 2*num_key_value_heads)*head_dim"
-        out_expr = both if kv != heads else "4*num_attention_heads*head_dim"
+        q_expr = "2*num_attention_heads" if q == 2 else "num_attention_heads"
+        out_expr = f"({q_expr} + 2*num_key_value_heads)*head_dim"
     parts = [
         linear(f"{prefix}/qkv", h, "hidden_size", qkv_out, out_expr, spec.attention_bias),
         linear(f"{prefix}/o", heads * hd, "num_attention_heads*head_dim", h, "hidden_size", spec.out_bias),
