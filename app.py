@@ -71,7 +71,7 @@ def page() -> None:
 def model_view(tab: dict, messages: DeltaGenerator, link_slot: DeltaGenerator, settings: object) -> None:
     """The model in view: its controls in the sidebar, the Parameters tab, the messages and the link.
 
-    A control's move reruns only this (``st.fragment``), as fast as a bare one-slider page; a move that
+    A control's move reruns only this (``st.fragment``, see docs/benchmarks.md for what it saves); a move that
     changes what another open tab shows, or that starts another model, reruns the whole page instead.
     """
     error, culprit = apply_controls()
