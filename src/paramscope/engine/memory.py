@@ -292,7 +292,7 @@ def _recurrent_states(spec: Spec, batch: int, bits: int) -> list[Node]:
     n = spec.linear_attention_layers if not spec.is_encoder_decoder else 0
     if n:
         nv, dk, dv = spec.linear_num_value_heads, spec.linear_key_head_dim, spec.linear_value_head_dim
-        conv = (2 * spec.linear_num_key_heads * dk + nv * dv) * spec.linear_conv_kernel_dim
+        conv = spec.linear_conv_channels * spec.linear_conv_kernel_dim
         out.append(
             Node(
                 "kv_cache/linear_state",
@@ -309,11 +309,8 @@ def _recurrent_states(spec: Spec, batch: int, bits: int) -> list[Node]:
         )
     n = spec.ssm_layers
     if n:
-        inner, k, state = spec.ssm_inner, spec.ssm_conv_kernel, spec.ssm_inner * spec.ssm_state_size
-        channels, expr = inner, "ssm_inner"
-        if spec.ssm_version == 2:
-            channels += 2 * spec.ssm_groups * spec.ssm_state_size
-            expr = "(ssm_inner + 2*ssm_groups*ssm_state_size)"
+        k, state, channels = spec.ssm_conv_kernel, spec.ssm_inner * spec.ssm_state_size, spec.ssm_conv_channels
+        expr = "(ssm_inner + 2*ssm_groups*ssm_state_size)" if spec.ssm_version == 2 else "ssm_inner"
         out.append(
             Node(
                 "kv_cache/ssm_state",

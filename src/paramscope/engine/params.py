@@ -123,7 +123,7 @@ def linear_attention(prefix: str, spec: Spec) -> Node:
     key = spec.linear_num_key_heads * spec.linear_key_head_dim
     value = nv * spec.linear_value_head_dim
     k_expr, v_expr = "linear_num_key_heads*linear_key_head_dim", "linear_num_value_heads*linear_value_head_dim"
-    conv = 2 * key + value
+    conv = spec.linear_conv_channels
     return group(
         prefix,
         [
@@ -152,7 +152,7 @@ def ssm(prefix: str, spec: Spec) -> Node:
     bias = spec.ssm_proj_bias
     if spec.ssm_version == 1:
         r = spec.ssm_dt_rank
-        conv, conv_expr = inner, "ssm_inner"
+        conv_expr = "ssm_inner"
         middle = [
             linear(f"{prefix}/x_proj", inner, "ssm_inner", r + 2 * n, "ssm_dt_rank + 2*ssm_state_size", False),
             linear(f"{prefix}/dt_proj", r, "ssm_dt_rank", inner, "ssm_inner", True),
@@ -164,12 +164,13 @@ def ssm(prefix: str, spec: Spec) -> Node:
         in_out, in_expr = 2 * inner, "2*ssm_inner"
     else:
         heads, gn = spec.ssm_heads, spec.ssm_groups * n
-        conv, conv_expr = inner + 2 * gn, "(ssm_inner + 2*ssm_groups*ssm_state_size)"
+        conv_expr = "(ssm_inner + 2*ssm_groups*ssm_state_size)"
         middle = [
             Node(f"{prefix}/dt_A_D", 3 * heads, "3*ssm_heads", shape=f"3×({heads},)", note="dt_bias, A_log and D"),
             norm(f"{prefix}/norm", spec, inner, "ssm_inner"),
         ]
         in_out, in_expr = 2 * inner + 2 * gn + heads, "(2*ssm_inner + 2*ssm_groups*ssm_state_size + ssm_heads)"
+    conv = spec.ssm_conv_channels
     conv_bias = conv if spec.ssm_conv_bias else 0
     conv_node = Node(
         f"{prefix}/conv",

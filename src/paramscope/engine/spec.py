@@ -236,6 +236,17 @@ class Spec:
         return self.num_hidden_layers - first - len(listed)
 
     @property
+    def linear_conv_channels(self) -> int:
+        """Channels of a Gated DeltaNet layer's convolution: its queries, keys and values."""
+        key = self.linear_num_key_heads * self.linear_key_head_dim
+        return 2 * key + self.linear_num_value_heads * self.linear_value_head_dim
+
+    @property
+    def ssm_conv_channels(self) -> int:
+        """Channels of a Mamba layer's convolution: the inner width (Mamba-2: and B and C, per group)."""
+        return self.ssm_inner + (2 * self.ssm_groups * self.ssm_state_size if self.ssm_version == 2 else 0)
+
+    @property
     def lm_head(self) -> bool:
         return self.architecture in ("causal_lm", "masked_lm", "seq2seq_lm") and self.vocab_size > 0
 
