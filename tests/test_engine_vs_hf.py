@@ -123,6 +123,26 @@ JAMBA = dict(
     mamba_expand=2,
 )
 
+#: Nemotron-H (one block per layer: Mamba-2, attention, a ReLU² MLP or experts beside a shared MLP), small.
+NEMOTRON_H = dict(
+    model_type="nemotron_h",
+    vocab_size=101,
+    hidden_size=32,
+    num_attention_heads=4,
+    num_key_value_heads=2,
+    head_dim=8,
+    intermediate_size=48,
+    mamba_num_heads=4,
+    mamba_head_dim=6,
+    n_groups=2,
+    ssm_state_size=4,
+    conv_kernel=3,
+    n_routed_experts=4,
+    num_experts_per_tok=2,
+    moe_intermediate_size=8,
+    moe_shared_expert_intermediate_size=12,
+)
+
 #: ERNIE 4.5 MoE's experts, small (the layers that hold them vary by case).
 ERNIE_MOE = dict(model_type="ernie4_5_moe", moe_num_experts=4, moe_k=2, moe_intermediate_size=8)
 
@@ -852,6 +872,28 @@ CASES = {
         tie_word_embeddings=True,
     ),
     "jamba-default-periods": dict(JAMBA, num_hidden_layers=9, num_experts=3),
+    "lfm2": dict(model_type="lfm2", full_attn_idxs=[1], conv_L_cache=3, block_multiple_of=16, **SMALL),
+    "lfm2-layer-types-conv-bias-untied": dict(
+        model_type="lfm2",
+        layer_types=["conv", "full_attention", "conv"],
+        conv_bias=True,
+        tie_embedding=False,
+        block_ffn_dim_multiplier=1.5,
+        block_multiple_of=24,
+        **{k: v for k, v in SMALL.items() if k != "tie_word_embeddings"},
+    ),
+    "lfm2-every-layer-attends-width-as-stated": dict(model_type="lfm2", block_auto_adjust_ff_dim=False, **SMALL),
+    "nemotron_h-pattern": dict(NEMOTRON_H, hybrid_override_pattern="M-M*E-EM", num_hidden_layers=8),
+    "nemotron_h-list-legacy-names-biases-tied": dict(
+        NEMOTRON_H,
+        layers_block_type=["mamba", "mlp", "attention", "mamba"],
+        use_bias=True,
+        use_conv_bias=False,
+        mlp_bias=True,
+        tie_word_embeddings=True,
+    ),
+    "nemotron_h-class-default-layers": dict(NEMOTRON_H, mamba_head_dim=8, n_groups=1),
+    "nemotron_h-depth-from-the-pattern": dict(NEMOTRON_H, hybrid_override_pattern="M*", num_hidden_layers=7),
     "minimax_m2": dict(model_type="minimax_m2", num_local_experts=4, num_experts_per_tok=2, **SMALL),
     "minimax_m2-head-dim-tied": dict(
         model_type="minimax_m2",
@@ -989,6 +1031,16 @@ STRATEGIES = {
         expert_layer_offset=0,
     ),
     "phimoe": _decoder("phimoe", num_local_experts=3, num_experts_per_tok=2, attention_bias=True),
+    "lfm2": st.builds(
+        lambda cfg, attends: cfg | {"full_attn_idxs": attends},
+        _decoder("lfm2", conv_L_cache=2, block_multiple_of=8, conv_bias=True),
+        st.lists(st.integers(0, 3), max_size=3),
+    ),
+    "nemotron_h": st.builds(
+        lambda cfg, pattern: cfg | {"hybrid_override_pattern": pattern},
+        _decoder("nemotron_h", **{k: v for k, v in NEMOTRON_H.items() if k.startswith(("mamba", "n_", "ssm", "conv"))}),
+        st.text("M*-E", min_size=1, max_size=6),
+    ),
 }
 
 

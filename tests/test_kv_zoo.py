@@ -138,6 +138,21 @@ HYBRIDS = {
     "mamba2": dict(
         model_type="mamba2", num_hidden_layers=2, state_size=4, conv_kernel=3, num_heads=8, head_dim=8, n_groups=2
     ),
+    "nemotron_h": dict(
+        model_type="nemotron_h",
+        hybrid_override_pattern="M-*E",
+        mamba_num_heads=4,
+        mamba_head_dim=16,
+        n_groups=2,
+        ssm_state_size=4,
+        conv_kernel=3,
+        n_routed_experts=4,
+        num_experts_per_tok=2,
+        moe_intermediate_size=8,
+        moe_shared_expert_intermediate_size=12,
+        use_mamba_kernels=False,
+    ),
+    "lfm2": dict(model_type="lfm2", num_hidden_layers=3, full_attn_idxs=[1], conv_L_cache=3),
     "qwen3_5_text-layer-types": dict(
         model_type="qwen3_5_text",
         num_hidden_layers=3,

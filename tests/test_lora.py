@@ -31,12 +31,20 @@ def small(config: dict) -> dict:
             out[key] = out[key][:2]
     if "first_k_dense_replace" in out:
         out["first_k_dense_replace"] = 1
+    # hybrids keep one layer of each kind: LFM2 and Jamba an attention layer beside the other mixer, Nemotron-H each
+    # block of its pattern once
+    if isinstance(out.get("full_attn_idxs"), list):
+        out["full_attn_idxs"] = [1]
+    if "attn_layer_period" in out:
+        out.update(attn_layer_period=2, attn_layer_offset=1)
+    if isinstance(out.get("hybrid_override_pattern"), str):
+        out["hybrid_override_pattern"] = "".join(dict.fromkeys(out["hybrid_override_pattern"]))
     return out
 
 
 def peft_trainable(config: dict, rank: int, targets: str) -> int:
     """Trainable parameters of ``get_peft_model(model, LoraConfig(r=rank, target_modules=...))``: ``all-linear``, or
-    the attention projections (every linear layer under an attention module)."""
+    the attention projections (every linear layer under a module named or typed as attention)."""
     import torch
     import transformers
     from peft import LoraConfig, get_peft_model
@@ -54,8 +62,9 @@ def peft_trainable(config: dict, rank: int, targets: str) -> int:
                 model = cls(hf)
                 linear = (torch.nn.Linear, transformers.pytorch_utils.Conv1D)
                 target: str | list[str] = targets
-                if targets == "attn":
+                if targets == "attn":  # by module name, or by class where a block calls it "mixer" (Nemotron-H)
                     words = ("attn", "attention", "SelfAttention", "EncDecAttention")
+                    words += tuple(f"{n}." for n, m in model.named_modules() if type(m).__name__.endswith("Attention"))
                     target = [  # full module names: a suffix such as c_proj or dense names MLP layers too
                         name
                         for name, module in model.named_modules()
@@ -67,11 +76,12 @@ def peft_trainable(config: dict, rank: int, targets: str) -> int:
     return sum(p.numel() for p in peft_model.parameters() if p.requires_grad)
 
 
+SMALL_SPECS = {name: read(small(presets.get(name).config)).spec for name in _one_per_type()}
 CASES = [
     (name, rank, targets)
-    for name in _one_per_type()
+    for name, spec in SMALL_SPECS.items()
     for rank, targets in ((8, "all-linear"), (4, "attn"), (64, "attn"))
-    if not (targets == "all-linear" and presets.load(name).is_moe) and not presets.load(name).ssm_layers
+    if not (targets == "all-linear" and (spec.is_moe or spec.ssm_layers)) and spec.ssm_layers < spec.num_hidden_layers
 ]
 
 

@@ -210,9 +210,10 @@ class Model:
         return Model(self.base_json, self.base_json, self.origin)
 
 
-#: Config keys holding one entry per layer (Gemma 3's and gpt-oss's attention pattern, SmolLM3's NoPE layers):
-#: transformers refuses a list whose length is not the layer count.
-PER_LAYER_LISTS = ("layer_types", "no_rope_layers")
+#: Config keys holding one entry per layer (Gemma 3's and gpt-oss's attention pattern, SmolLM3's NoPE layers,
+#: Nemotron-H's blocks, also as one letter per layer): transformers refuses a list whose length is not the layer
+#: count, and Nemotron-H takes its depth from the list.
+PER_LAYER_LISTS = ("layer_types", "layers_block_type", "no_rope_layers", "hybrid_override_pattern")
 
 
 def _follow_layer_count(config: dict[str, Any], old: int, new: int) -> None:
@@ -220,8 +221,9 @@ def _follow_layer_count(config: dict[str, Any], old: int, new: int) -> None:
     is ``[s, s, s, s, s, f, s, s]`` at 8), so that the edited config still builds."""
     for key in PER_LAYER_LISTS:
         values = config.get(key)
-        if isinstance(values, list) and values and len(values) == old and new >= 0:
-            config[key] = [values[i % len(values)] for i in range(new)]
+        if isinstance(values, (list, str)) and values and len(values) == old and new >= 0:
+            longer = [values[i % len(values)] for i in range(new)]
+            config[key] = "".join(longer) if isinstance(values, str) else longer
 
 
 def _canonical(config: Mapping[str, Any]) -> str:

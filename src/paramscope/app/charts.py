@@ -231,7 +231,8 @@ def to_latex(expr: str) -> tuple[str, list[str]]:
 def symbol_values(spec: Spec, names: list[str]) -> list[tuple[str, str, int]]:
     """(symbol, field name, value) for the fields a formula uses."""
     s = validate(spec)
-    extra = {"num_moe_layers": s.num_moe_layers, "dense_layers": s.num_hidden_layers - s.num_moe_layers}
+    kinds = s.stack(s.num_hidden_layers, "num_hidden_layers")
+    extra = {"num_moe_layers": kinds.moe, "dense_layers": kinds.mlp}
     rows = []
     for name in names:
         value = extra[name] if name in extra else getattr(s, name, None)

@@ -217,6 +217,10 @@ def model_controls(error: str, culprit: str) -> None:
             )
             number("linear_key_head_dim", "Key head dim", "Width of a query or key head.", show)
             number("linear_value_head_dim", "Value head dim", "Width of a value head.", show)
+    if view.short_conv_layers:
+        with st.expander("Short convolutions (LFM2)", expanded=True):
+            st.caption(f"{view.short_conv_layers} of {view.num_hidden_layers} layers; the others attend fully.")
+            number("short_conv_kernel", "Convolution width", "Taps of the depthwise causal convolution.", show)
     with st.expander("Recurrent units", expanded=view.recurrent_units > 0):
         number(
             "recurrent_units",
@@ -271,6 +275,7 @@ CONTROL_FIELDS = (
     "linear_num_value_heads",
     "linear_key_head_dim",
     "linear_value_head_dim",
+    "short_conv_kernel",
 )
 
 

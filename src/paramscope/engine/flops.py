@@ -94,22 +94,17 @@ def _score_nodes(spec: Spec, prefix: str, pairs: int, pairs_expr: str) -> list[N
     ]
 
 
-def _window_layers(spec: Spec, layers: int) -> int:
-    if spec.sliding_window is None:
-        return 0
-    return min(spec.sliding_window_layers, layers) if spec.sliding_window_layers else layers
-
-
 def _recurrent(block: Node, layers: int, expr: str, seq: int, state: Node) -> Node:
-    """Linear-attention or state-space layers: the block's projections and depthwise convolution (2 FLOPs per
-    weight per token) and ``state``, its per-token state update (linear in the tokens, no s² term)."""
+    """Linear-attention, state-space or short-convolution layers: the block's projections and depthwise convolution
+    (2 FLOPs per weight per token) and ``state``, its per-token state update or gating (linear in the tokens, no s²
+    term)."""
     kids = [repeated(n, layers, expr) for n in _matmuls(block, seq, "seq")]
     conv = block.find(f"{block.path}/conv")
     kids.append(repeated(Node(conv.path, 2 * conv.count * seq, f"2*seq*{P.paren(conv.formula)}"), layers, expr))
     return group(block.path, [*kids, repeated(state, layers, expr)])
 
 
-def _linear_attention(spec: Spec, prefix: str, layers: int, seq: int) -> Node:
+def _linear_attention(spec: Spec, prefix: str, layers: int, expr: str, seq: int) -> Node:
     """Gated DeltaNet layers; the delta rule per token and value head reads the state with the key, writes the
     corrected outer product and reads it with the query: 3 products of key dim x value dim, 2 FLOPs each."""
     nv, dk, dv = spec.linear_num_value_heads, spec.linear_key_head_dim, spec.linear_value_head_dim
@@ -120,13 +115,12 @@ def _linear_attention(spec: Spec, prefix: str, layers: int, seq: int) -> Node:
         note="delta rule: linear in the tokens",
     )
     block = P.linear_attention(f"{prefix}/linear_attention", spec)
-    return _recurrent(block, layers, f"linear_attention_layers={layers}", seq, rule)
+    return _recurrent(block, layers, expr, seq, rule)
 
 
-def _ssm(spec: Spec, prefix: str, layers: int, seq: int) -> Node:
+def _ssm(spec: Spec, prefix: str, layers: int, expr: str, seq: int) -> Node:
     """Mamba layers; the selective scan per token and state element: decay, input, update and readout (6 FLOPs,
     as for the delta rule)."""
-    expr = f"ssm_layers={layers}" if layers != spec.num_hidden_layers else "num_hidden_layers"
     scan = Node(
         f"{prefix}/ssm/scan",
         6 * spec.ssm_inner * spec.ssm_state_size * seq,
@@ -136,21 +130,26 @@ def _ssm(spec: Spec, prefix: str, layers: int, seq: int) -> Node:
     return _recurrent(P.ssm(f"{prefix}/ssm", spec), layers, expr, seq, scan)
 
 
+def _short_conv(spec: Spec, prefix: str, layers: int, expr: str, seq: int) -> Node:
+    """LFM2's short convolutions; besides projections and convolution, two gates multiply per channel and token."""
+    gates = Node(f"{prefix}/short_conv/gates", 2 * spec.hidden_size * seq, "2*seq*hidden_size", note="B·x and C·conv")
+    return _recurrent(P.short_conv(f"{prefix}/short_conv", spec), layers, expr, seq, gates)
+
+
 def _stack(spec: Spec, prefix: str, layers: int, layers_expr: str, seq: int, causal: bool, cross: bool) -> Node:
     parts: list[Node] = []
-    linear = spec.linear_attention_layers if not cross and not spec.is_encoder_decoder else 0
-    ssm = spec.ssm_layers if not cross and not spec.is_encoder_decoder else 0
-    if linear:
-        parts.append(_linear_attention(spec, prefix, linear, seq))
-    if ssm:
-        parts.append(_ssm(spec, prefix, ssm, seq))
-    all_layers, all_expr = layers, layers_expr
-    mixed = linear + ssm
-    layers, layers_expr = layers - mixed, (layers_expr if not mixed else f"attention_layers={layers - mixed}")
-    if spec.has_attention and layers:
+    kinds = spec.stack(layers, layers_expr)
+    if kinds.linear_attention:
+        parts.append(_linear_attention(spec, prefix, kinds.linear_attention, kinds.expr("linear_attention"), seq))
+    if kinds.ssm:
+        parts.append(_ssm(spec, prefix, kinds.ssm, kinds.expr("ssm"), seq))
+    if kinds.short_conv:
+        parts.append(_short_conv(spec, prefix, kinds.short_conv, kinds.expr("short_conv"), seq))
+    layers, layers_expr = kinds.attention, kinds.expr("attention")
+    if layers:
         att = P.attention(f"{prefix}/attention", spec)
         mm = _matmuls(att, seq, "seq")
-        sliding = _window_layers(spec, layers)
+        sliding = kinds.sliding
         self_causal = causal  # the caller passes False for encoders: they are bidirectional
         full = layers - sliding
         kids = [repeated(n, layers, layers_expr) for n in mm]
@@ -186,13 +185,8 @@ def _stack(spec: Spec, prefix: str, layers: int, layers_expr: str, seq: int, cau
                 for n in _score_nodes(spec, f"{prefix}/cross_attention", attention_pairs(seq, False), "seq*source_len")
             ]
             parts.append(group(f"{prefix}/cross_attention", ckids))
-    layers, layers_expr = all_layers, all_expr  # the MLPs are in every layer
-    n_moe = spec.num_moe_layers if spec.is_moe and not cross and not spec.is_encoder_decoder else 0
-    n_dense = layers - n_moe
-    moe_expr, dense_expr = layers_expr, layers_expr
-    if n_moe and n_dense:
-        moe_expr, dense_expr = f"num_moe_layers={n_moe}", f"dense_layers={n_dense}"
-    if n_dense and spec.ffn_size:
+    n_dense, dense_expr, n_moe, moe_expr = kinds.mlp, kinds.expr("mlp"), kinds.moe, kinds.expr("moe")
+    if n_dense:
         mlp = P.mlp(f"{prefix}/mlp", spec, spec.ffn_size, "intermediate_size")
         parts.append(group(f"{prefix}/mlp", [repeated(n, n_dense, dense_expr) for n in _matmuls(mlp, seq, "seq")]))
     if n_moe:
@@ -217,7 +211,7 @@ def _stack(spec: Spec, prefix: str, layers: int, layers_expr: str, seq: int, cau
             2 * seq * (h * r + h * r * r),
             "2*seq*hidden_size*(recurrent_units + recurrent_units^2)",
         )
-        parts.append(repeated(one, layers, layers_expr))
+        parts.append(repeated(one, kinds.layers, kinds.layers_expr))
     return group(prefix, parts)
 
 

@@ -31,7 +31,7 @@ from paramscope.engine.run import (
     resolved_kv_dtype,
     resolved_seq,
 )
-from paramscope.engine.spec import Spec, validate
+from paramscope.engine.spec import Spec, Stack, validate
 from paramscope.engine.tree import Node, group, repeated
 
 #: Bits per element of each storage format.
@@ -179,18 +179,6 @@ def weight_bytes(spec: Spec, dtype: str, layout: Layout = ONE_GPU) -> Node:
 
 
 # ------------------------------------------------------------------------------------------ KV cache
-def _window_layers(spec: Spec) -> int:
-    """How many decoder layers attend within ``sliding_window``.
-
-    ``sliding_window`` set with ``sliding_window_layers`` 0 means every layer slides (Mistral, Phi-3,
-    StarCoder2 configs); a positive ``sliding_window_layers`` is the number of sliding layers (Gemma 2).
-    """
-    if spec.sliding_window is None:
-        return 0
-    layers = spec.num_decoder_layers if spec.is_encoder_decoder else spec.num_hidden_layers
-    return min(spec.sliding_window_layers, layers) if spec.sliding_window_layers else layers
-
-
 def _encoder_only(spec: Spec) -> bool:
     return not spec.is_encoder_decoder and (spec.architecture == "masked_lm" or spec.encoder_only)
 
@@ -223,12 +211,9 @@ def kv_cache(spec: Spec, tokens: int, batch: int, kv_dtype: str, layout: Layout 
     if not spec.has_attention and not spec.ssm_layers or _encoder_only(spec):
         why = "no attention" if not spec.has_attention else "encoder-only: nothing is generated, nothing cached"
         return Node("kv_cache", 0, "0", note=why)
-    layers = spec.num_decoder_layers if spec.is_encoder_decoder else spec.num_hidden_layers
-    layers_expr = "num_decoder_layers" if spec.is_encoder_decoder else "num_hidden_layers"
-    states = _recurrent_states(spec, batch, bits)
-    if states:  # linear-attention and state-space layers keep a state, not keys and values
-        layers -= spec.linear_attention_layers + spec.ssm_layers
-        layers_expr = f"attention_layers={layers}"
+    kinds = _decoder_stack(spec)
+    layers, layers_expr = kinds.attention, kinds.expr("attention")  # the other mixers keep a state instead
+    states = _recurrent_states(kinds, spec, batch, bits)
     if spec.is_mla:
         per_token = (spec.kv_lora_rank or 0) + (spec.qk_rope_head_dim or 0)
         per_token += spec.index_head_dim if spec.index_n_heads else 0
@@ -240,7 +225,7 @@ def kv_cache(spec: Spec, tokens: int, batch: int, kv_dtype: str, layout: Layout 
         per_token = 2 * spec.kv_heads * spec.head_size
         per_expr = "2*num_key_value_heads*head_dim"
         note = ""
-    sliding = _window_layers(spec)
+    sliding = kinds.sliding
     full = layers - sliding
     children: list[Node] = []
     if full:
@@ -248,7 +233,7 @@ def kv_cache(spec: Spec, tokens: int, batch: int, kv_dtype: str, layout: Layout 
             Node(
                 "kv_cache/self",
                 _nbytes(full * per_token * tokens * batch, bits),
-                f"{per_expr}*tokens*batch*{b} B" if full == layers else f"{per_expr}*tokens*batch*{b} B",
+                f"{per_expr}*tokens*batch*{b} B",
                 repeat=full,
                 repeat_name=layers_expr if full == layers else f"full_layers={full}",
                 shape=f"{per_token}×{tokens}×{batch}",
@@ -284,12 +269,19 @@ def kv_cache(spec: Spec, tokens: int, batch: int, kv_dtype: str, layout: Layout 
     return group("kv_cache", children)
 
 
-def _recurrent_states(spec: Spec, batch: int, bits: int) -> list[Node]:
+def _decoder_stack(spec: Spec) -> Stack:
+    """The layers that generate: the decoder of an encoder-decoder, else the whole stack."""
+    if spec.is_encoder_decoder:
+        return spec.stack(spec.num_decoder_layers, "num_decoder_layers")
+    return spec.stack(spec.num_hidden_layers, "num_hidden_layers")
+
+
+def _recurrent_states(kinds: Stack, spec: Spec, batch: int, bits: int) -> list[Node]:
     """What linear-attention (Gated DeltaNet) and state-space (Mamba) layers keep per sequence instead of a cache
     that grows: the convolution's last ``kernel`` inputs in the cache's precision, and the recurrent state in fp32
     (as transformers keeps it, whatever the model's precision). Constants in the tokens."""
     out: list[Node] = []
-    n = spec.linear_attention_layers if not spec.is_encoder_decoder else 0
+    n = kinds.linear_attention
     if n:
         nv, dk, dv = spec.linear_num_value_heads, spec.linear_key_head_dim, spec.linear_value_head_dim
         conv = spec.linear_conv_channels * spec.linear_conv_kernel_dim
@@ -301,13 +293,27 @@ def _recurrent_states(spec: Spec, batch: int, bits: int) -> list[Node]:
                 f"*linear_conv_kernel_dim*{bits / 8:g} B + linear_num_value_heads*linear_key_head_dim"
                 "*linear_value_head_dim*4 B)*batch",
                 repeat=n,
-                repeat_name=f"linear_attention_layers={n}",
+                repeat_name=kinds.expr("linear_attention"),
                 shape=f"({conv} + {nv * dk * dv})×{batch}",
                 note="linear attention: a constant state per sequence (convolution window, and one fp32 matrix per "
                 "value head), whatever the number of tokens",
             )
         )
-    n = spec.ssm_layers
+    n = kinds.short_conv
+    if n:
+        h, k = spec.hidden_size, spec.short_conv_kernel
+        out.append(
+            Node(
+                "kv_cache/conv_state",
+                n * batch * _nbytes(h * k, bits),
+                f"hidden_size*short_conv_kernel*{bits / 8:g} B*batch",
+                repeat=n,
+                repeat_name=kinds.expr("short_conv"),
+                shape=f"{h * k}×{batch}",
+                note="short convolutions: the last short_conv_kernel inputs per channel, whatever the number of tokens",
+            )
+        )
+    n = kinds.ssm
     if n:
         k, state, channels = spec.ssm_conv_kernel, spec.ssm_inner * spec.ssm_state_size, spec.ssm_conv_channels
         expr = "(ssm_inner + 2*ssm_groups*ssm_state_size)" if spec.ssm_version == 2 else "ssm_inner"
@@ -317,7 +323,7 @@ def _recurrent_states(spec: Spec, batch: int, bits: int) -> list[Node]:
                 n * batch * (_nbytes(channels * k, bits) + 4 * state),
                 f"({expr}*ssm_conv_kernel*{bits / 8:g} B + ssm_inner*ssm_state_size*4 B)*batch",
                 repeat=n,
-                repeat_name="ssm_layers" if n == spec.num_hidden_layers else f"ssm_layers={n}",
+                repeat_name=kinds.expr("ssm"),
                 shape=f"({channels * k} + {state})×{batch}",
                 note="state-space layers: a constant state per sequence (convolution window, and the fp32 state "
                 "of ssm_state_size per inner channel), whatever the number of tokens",
@@ -457,6 +463,43 @@ def _mlp_terms(
     return out
 
 
+def _state_terms(spec: Spec, e: int, kind: str) -> list[tuple[str, int, str]]:
+    """A linear-attention or state-space layer, by analogy with Korthikanti's attention terms: the layer input,
+    the input projections' outputs, the convolution's output, and the mixer's output with its gate (2 × the
+    inner width). An estimate: the fused kernels of each family keep slightly different tensors."""
+    h = spec.hidden_size
+    if kind == "short_conv":
+        return [
+            ("input", e * h, f"{e}*hidden_size"),
+            ("projections", 3 * e * h, f"3*{e}*hidden_size"),
+            ("conv", e * h, f"{e}*hidden_size"),
+            ("mixer", 2 * e * h, f"2*{e}*hidden_size"),
+        ]
+    if kind == "ssm":
+        n, inner, inner_expr = spec.ssm_state_size, spec.ssm_inner, "ssm_inner"
+        conv, conv_expr = spec.ssm_conv_channels, "ssm_conv_channels"
+        if spec.ssm_version == 1:  # in_proj (x and z), then x_proj (time step, B, C)
+            proj, proj_expr = 2 * inner + spec.ssm_dt_rank + 2 * n, "(2*ssm_inner + ssm_dt_rank + 2*ssm_state_size)"
+        else:
+            proj = 2 * inner + 2 * spec.ssm_groups * n + spec.ssm_heads
+            proj_expr = "(2*ssm_inner + 2*ssm_groups*ssm_state_size + ssm_heads)"
+    else:
+        nv = spec.linear_num_value_heads
+        inner, inner_expr = nv * spec.linear_value_head_dim, "linear_num_value_heads*linear_value_head_dim"
+        conv, conv_expr = spec.linear_conv_channels, "linear_conv_channels"
+        proj = 2 * spec.linear_num_key_heads * spec.linear_key_head_dim + 2 * inner + 2 * nv
+        proj_expr = (
+            "(2*linear_num_key_heads*linear_key_head_dim + 2*linear_num_value_heads*linear_value_head_dim "
+            "+ 2*linear_num_value_heads)"
+        )
+    return [
+        ("input", e * h, f"{e}*hidden_size"),
+        ("projections", e * proj, f"{e}*{proj_expr}"),
+        ("conv", e * conv, f"{e}*{conv_expr}"),
+        ("mixer", 2 * e * inner, f"2*{e}*{inner_expr}"),
+    ]
+
+
 def _stack(
     spec: Spec, prefix: str, layers: int, expr: str, e: int, seq: int, tokens: int, settings: RunSettings, cross: bool
 ) -> Node:
@@ -477,19 +520,22 @@ def _stack(
         return group(prefix, [repeated(one, layers, expr)])
     store_scores = not settings.flash and settings.recompute != "selective"
     parts: list[Node] = []
-    if spec.has_attention:
+    kinds = spec.stack(layers, expr)
+    if kinds.attention:
         att = _attention_terms(spec, e, seq, store_scores, dropout, cross=False, skip_input=False)
-        parts.append(repeated(_Act(tuple(att)).node(f"{prefix}/attention", tokens, tp, sp), layers, expr))
+        node = _Act(tuple(att)).node(f"{prefix}/attention", tokens, tp, sp)
+        parts.append(repeated(node, kinds.attention, kinds.expr("attention")))
         if cross:
             catt = _attention_terms(spec, e, seq, store_scores, dropout, cross=True, skip_input=False)
             parts.append(repeated(_Act(tuple(catt)).node(f"{prefix}/cross_attention", tokens, tp, sp), layers, expr))
+    for kind in ("linear_attention", "ssm", "short_conv"):
+        if getattr(kinds, kind):
+            terms = _state_terms(spec, e, kind)
+            node = _Act(tuple(terms)).node(f"{prefix}/{kind}", tokens, tp, sp)
+            parts.append(repeated(node, getattr(kinds, kind), kinds.expr(kind)))
     shared_input = spec.parallel_attn and spec.has_attention
-    n_moe = spec.num_moe_layers if spec.is_moe and not spec.is_encoder_decoder else 0
-    n_dense = layers - n_moe
-    moe_expr, dense_expr = expr, expr
-    if n_moe and n_dense:
-        moe_expr, dense_expr = f"num_moe_layers={n_moe}", f"dense_layers={n_dense}"
-    if n_dense and spec.ffn_size:
+    n_moe, moe_expr, n_dense, dense_expr = kinds.moe, kinds.expr("moe"), kinds.mlp, kinds.expr("mlp")
+    if n_dense:
         mlp = _mlp_terms(spec, e, spec.ffn_size, "intermediate_size", dropout, skip_input=shared_input)
         parts.append(repeated(_Act(tuple(mlp)).node(f"{prefix}/mlp", tokens, tp, sp), n_dense, dense_expr))
     if n_moe:

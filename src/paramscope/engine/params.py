@@ -190,6 +190,26 @@ def ssm(prefix: str, spec: Spec) -> Node:
     )
 
 
+def short_conv(prefix: str, spec: Spec) -> Node:
+    """LFM2's short convolution: in_proj to two gates and the input (3 × hidden_size), a depthwise causal
+    convolution of short_conv_kernel taps over the gated input, out_proj; biases on all three or none."""
+    h, k, bias = spec.hidden_size, spec.short_conv_kernel, spec.short_conv_bias
+    return group(
+        prefix,
+        [
+            linear(f"{prefix}/in_proj", h, "hidden_size", 3 * h, "3*hidden_size", bias),
+            Node(
+                f"{prefix}/conv",
+                h * k + (h if bias else 0),
+                "hidden_size*short_conv_kernel" + (" + hidden_size" if bias else ""),
+                shape=f"{h}×1×{k}",
+                note="depthwise Conv1d: one kernel per channel" + (" and a bias" if bias else ""),
+            ),
+            linear(f"{prefix}/out_proj", h, "hidden_size", h, "hidden_size", bias),
+        ],
+    )
+
+
 def _indexer(prefix: str, spec: Spec) -> Node:
     """DeepSeek-V3.2's lightning indexer: queries from the q latent, one shared key, a LayerNorm (weight and
     bias) on it, and a weight per head; it picks the tokens each query attends to."""
@@ -250,39 +270,27 @@ def recurrent(prefix: str, spec: Spec) -> Node:
     )
 
 
+#: The block each kind of mixer builds (:class:`~paramscope.engine.spec.Stack` counts the layers of each kind).
+MIXERS = {"attention": attention, "ssm": ssm, "linear_attention": linear_attention, "short_conv": short_conv}
+
+
 def layer_stack(prefix: str, spec: Spec, layers: int, layers_expr: str, cross: bool = False) -> Node:
-    """``layers`` identical-shape layers; dense and expert MLPs are counted over their own layers."""
+    """``layers`` layers, each block counted over the layers that hold it (:meth:`Spec.stack`)."""
     copies = layers
     if spec.num_hidden_groups is not None and not cross:
         copies, layers_expr = spec.num_hidden_groups, "num_hidden_groups"
+    kinds = spec.stack(copies, layers_expr)
     parts: list[Node] = []
-    linear_layers = 0 if cross else spec.linear_attention_layers
-    ssm_layers = 0 if cross else spec.ssm_layers
-    attention_layers = copies - linear_layers - ssm_layers
-    if spec.has_attention and attention_layers:
-        expr = layers_expr if attention_layers == copies else f"attention_layers={attention_layers}"
-        parts.append(repeated(attention(f"{prefix}/attention", spec), attention_layers, expr))
-    if ssm_layers:
-        expr = layers_expr if ssm_layers == copies else f"ssm_layers={ssm_layers}"
-        parts.append(repeated(ssm(f"{prefix}/ssm", spec), ssm_layers, expr))
-    if linear_layers:
-        expr = f"linear_attention_layers={linear_layers}" if linear_layers < copies else layers_expr
-        parts.append(repeated(linear_attention(f"{prefix}/linear_attention", spec), linear_layers, expr))
+    for kind, block in MIXERS.items():
+        if getattr(kinds, kind):
+            parts.append(repeated(block(f"{prefix}/{kind}", spec), getattr(kinds, kind), kinds.expr(kind)))
     if cross:
         parts.append(repeated(attention(f"{prefix}/cross_attention", spec), copies, layers_expr))
-    n_moe = spec.num_moe_layers if not cross and spec.num_hidden_groups is None else 0
-    n_dense = copies - n_moe
-    moe_expr, dense_expr = layers_expr, layers_expr
-    if n_moe and n_dense:
-        moe_expr = f"num_moe_layers={n_moe}"
-        dense_expr = f"dense_layers={n_dense}"
-        if not spec.mlp_only_layers:
-            moe_expr = f"({layers_expr} - first_k_dense_replace)"
-            dense_expr = "first_k_dense_replace"
-    if n_dense and spec.ffn_size:
-        parts.append(repeated(mlp(f"{prefix}/mlp", spec, spec.ffn_size, "intermediate_size"), n_dense, dense_expr))
-    if n_moe:
-        parts.append(repeated(moe(f"{prefix}/moe", spec), n_moe, moe_expr))
+    if kinds.mlp:
+        dense = mlp(f"{prefix}/mlp", spec, spec.ffn_size, "intermediate_size")
+        parts.append(repeated(dense, kinds.mlp, kinds.expr("mlp")))
+    if kinds.moe:
+        parts.append(repeated(moe(f"{prefix}/moe", spec), kinds.moe, kinds.expr("moe")))
     if spec.recurrent_units:
         parts.append(repeated(recurrent(f"{prefix}/recurrent", spec), copies, layers_expr))
     n_norms = spec.norms_per_layer + (1 if cross else 0)

@@ -55,6 +55,10 @@ LIMITS = {
     "linear_conv_kernel_dim": 4_096,
     "linear_attention_layers": 100_000,
     "ssm_layers": 100_000,
+    "short_conv_layers": 100_000,
+    "short_conv_kernel": 4_096,
+    "ffn_only_layers": 100_000,
+    "mixer_only_layers": 100_000,
     "index_n_heads": 65_536,
     "index_head_dim": 65_536,
 }
@@ -126,6 +130,14 @@ class Spec:
     ssm_conv_bias: bool = True
     ssm_proj_bias: bool = False  # in_proj and out_proj biases (use_bias)
     ssm_inner_norms: bool = False  # Jamba: RMSNorms on the time step (dt rank), B and C (state) inside the mixer
+    # Short convolutions (LFM2) in short_conv_layers of the layers, instead of attention: in_proj to three widths
+    # (two gates and the input), a depthwise causal convolution of short_conv_kernel taps, out_proj
+    short_conv_layers: int = 0
+    short_conv_kernel: int = 0
+    short_conv_bias: bool = False
+    # Layers without one of the two blocks (Nemotron-H: a layer is a Mamba mixer, an attention, an MLP or experts)
+    ffn_only_layers: int = 0  # layers with a feed-forward block and no mixer (neither attention nor a state)
+    mixer_only_layers: int = 0  # layers with a mixer and no feed-forward block
     index_n_heads: int = 0  # DeepSeek-V3.2 sparse attention: the lightning indexer's heads (0: no indexer)
     index_head_dim: int = 0  # and their width; the indexer caches one key of this width per token and layer
     # MLP
@@ -235,6 +247,40 @@ class Spec:
         listed = {i for i in self.mlp_only_layers if first <= i < self.num_hidden_layers}
         return self.num_hidden_layers - first - len(listed)
 
+    def stack(self, layers: int, layers_expr: str) -> Stack:
+        """What ``layers`` layers of this model hold, by kind: the one walk of the layer pattern that parameters,
+        memory and FLOPs all read. Encoder-decoder stacks are uniform (attention and a dense MLP in each layer);
+        a decoder's pattern (linear-attention, state-space, mixer-only and feed-forward-only layers, expert
+        layers) applies when ``layers`` is the decoder's own depth."""
+        if self.is_encoder_decoder or layers != self.num_hidden_layers:
+            attention = layers if self.has_attention else 0
+            mlp = layers if self.ffn_size else 0
+            return Stack(layers, layers_expr, attention, self._sliding(attention), mlp=mlp)
+        mixers = layers - self.ffn_only_layers
+        moe = self.num_moe_layers
+        dense = layers - self.mixer_only_layers - moe if self.ffn_size else 0
+        others = self.linear_attention_layers + self.ssm_layers + self.short_conv_layers
+        attention = mixers - others if self.has_attention else 0
+        return Stack(
+            layers,
+            layers_expr,
+            attention,
+            self._sliding(attention),
+            linear_attention=self.linear_attention_layers,
+            ssm=self.ssm_layers,
+            short_conv=self.short_conv_layers,
+            mlp=dense,
+            moe=moe,
+            first_k_dense=bool(self.first_k_dense_replace) and not self.mlp_only_layers and not self.mixer_only_layers,
+        )
+
+    def _sliding(self, attention: int) -> int:
+        """How many of ``attention`` layers attend within ``sliding_window``: all of them when
+        ``sliding_window_layers`` is 0 (Mistral, Phi-3, StarCoder2 configs), else that many (Gemma 2)."""
+        if self.sliding_window is None:
+            return 0
+        return min(self.sliding_window_layers, attention) if self.sliding_window_layers else attention
+
     @property
     def linear_conv_channels(self) -> int:
         """Channels of a Gated DeltaNet layer's convolution: its queries, keys and values."""
@@ -253,6 +299,45 @@ class Spec:
     def replace(self, **changes: object) -> Spec:
         """A validated variant of this spec (``dataclasses.replace`` + :func:`validate`)."""
         return validate(dataclasses.replace(self, **changes))
+
+
+_COUNT_NAMES = {
+    "attention": "attention_layers",
+    "linear_attention": "linear_attention_layers",
+    "ssm": "ssm_layers",
+    "short_conv": "short_conv_layers",
+    "mlp": "dense_layers",
+    "moe": "num_moe_layers",
+}
+
+
+@dataclass(frozen=True)
+class Stack:
+    """How many layers of one stack hold each kind of mixer (attention, linear attention, state space, short
+    convolution) and of
+    feed-forward block (a dense MLP, experts); :meth:`expr` names each count for the formulas."""
+
+    layers: int
+    layers_expr: str
+    attention: int = 0
+    sliding: int = 0  # of the attention layers, those attending within the sliding window
+    linear_attention: int = 0
+    ssm: int = 0
+    short_conv: int = 0
+    mlp: int = 0
+    moe: int = 0
+    first_k_dense: bool = False  # the dense layers are exactly the first first_k_dense_replace
+
+    def expr(self, kind: str) -> str:
+        """The stack's own name when every layer holds ``kind``, else the kind's count by name."""
+        n = getattr(self, kind)
+        if n == self.layers:
+            return self.layers_expr
+        if self.first_k_dense and kind == "moe":
+            return f"({self.layers_expr} - first_k_dense_replace)"
+        if self.first_k_dense and kind == "mlp":
+            return "first_k_dense_replace"
+        return f"{_COUNT_NAMES[kind]}={n}"
 
 
 FIELDS: dict[str, dataclasses.Field] = {f.name: f for f in dataclasses.fields(Spec) if f.name != "extra"}
@@ -346,9 +431,16 @@ def validate(spec: Spec) -> Spec:
                 "linear_num_value_heads",
                 f"{spec.linear_num_value_heads} is not a multiple of linear_num_key_heads {spec.linear_num_key_heads}",
             )
+    others = spec.ssm_layers + spec.linear_attention_layers + spec.short_conv_layers
+    if others + spec.ffn_only_layers > spec.num_hidden_layers:
+        raise SpecError(
+            "ssm_layers", "state-space, linear-attention, convolution and MLP-only layers exceed num_hidden_layers"
+        )
+    if spec.short_conv_layers and spec.short_conv_kernel < 1:
+        raise SpecError("short_conv_kernel", "must be at least 1 with short-convolution layers")
+    if spec.mixer_only_layers + spec.ffn_only_layers > spec.num_hidden_layers:
+        raise SpecError("mixer_only_layers", "mixer-only and MLP-only layers exceed num_hidden_layers")
     if spec.ssm_layers:
-        if spec.ssm_layers + spec.linear_attention_layers > spec.num_hidden_layers:
-            raise SpecError("ssm_layers", "cannot exceed num_hidden_layers")
         if spec.ssm_version not in (1, 2):
             raise SpecError("ssm_version", f"expected 1 (Mamba) or 2 (Mamba-2), got {spec.ssm_version}")
         needed = ("ssm_inner", "ssm_state_size", "ssm_conv_kernel")

@@ -571,6 +571,50 @@ GRANITEMOEHYBRID = LLAMA.but(
     hooks=(hooks.mamba2_inner, hooks.granite_hybrid),
 )
 
+NEMOTRON_H = LLAMA.but(
+    model_type="nemotron_h",
+    class_prefix="NemotronH",
+    source=f"{TF}/nemotron_h/modeling_nemotron_h.py",
+    keys=dict(
+        attention_bias=None,  # q, k, v and o never have biases
+        tie_word_embeddings=None,  # NemotronHForCausalLM ties nothing (_tied_weights_keys = {})
+        hidden_act=("mlp_hidden_act",),
+        num_experts=("n_routed_experts", "num_local_experts"),
+        num_experts_per_tok=("num_experts_per_tok",),
+        moe_intermediate_size=("moe_intermediate_size",),
+        shared_expert_intermediate_size=("moe_shared_expert_intermediate_size",),
+        ssm_heads=("mamba_num_heads",),
+        ssm_groups=("n_groups", "mamba_n_groups"),
+        ssm_state_size=("ssm_state_size",),
+        ssm_conv_kernel=("conv_kernel", "mamba_d_conv"),
+        ssm_conv_bias=("use_conv_bias", "mamba_conv_bias"),
+        ssm_proj_bias=("use_bias",),
+    ),
+    # one RMSNorm before each block; ReLU² MLPs and experts without a gate; attention without positions
+    fixed=dict(ssm_version=2, norms_per_layer=1, mlp_gated=False, position_embedding="none", tie_word_embeddings=False),
+    hooks=(hooks.nemotron_h_layers,),
+    notes=(hooks.router_bias_buffers,),
+)
+
+LFM2 = LLAMA.but(
+    model_type="lfm2",
+    class_prefix="Lfm2",
+    source=f"{TF}/lfm2/modeling_lfm2.py",
+    keys=dict(
+        head_dim=None,
+        hidden_act=None,
+        attention_bias=None,
+        mlp_bias=None,
+        intermediate_size=("intermediate_size", "block_ff_dim"),
+        tie_word_embeddings=("tie_word_embeddings", "tie_embedding"),
+        short_conv_kernel=("conv_L_cache",),
+        short_conv_bias=("conv_bias",),
+    ),
+    # SwiGLU (w1, w3, w2), q/k RMSNorms over a head, no biases outside the convolutions
+    fixed=dict(qk_norm="head", hidden_act="silu"),
+    hooks=(hooks.lfm2_layers,),
+)
+
 # ------------------------------------------------------------------------------- parallel blocks
 PHI = Family(
     model_type="phi",
@@ -718,6 +762,8 @@ ROWS = (
     FALCON_MAMBA,
     MAMBA2,
     GRANITEMOEHYBRID,
+    NEMOTRON_H,
+    LFM2,
     BAMBA,
     JAMBA,
 )

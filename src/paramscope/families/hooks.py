@@ -257,6 +257,78 @@ def granite_hybrid(c: Cfg, d: Values) -> None:
         d["intermediate_size"] = d["shared_expert_intermediate_size"]
 
 
+#: Nemotron-H's block letters (``hybrid_override_pattern``) and the legacy names transformers still reads.
+NEMOTRON_H_BLOCKS = {"M": "linear_attention", "*": "full_attention", "-": "mlp", "E": "moe"}
+LEGACY_BLOCKS = {"mamba": "linear_attention", "attention": "full_attention"}
+
+
+def nemotron_h_layers(c: Cfg, d: Values) -> None:
+    """Nemotron-H: each layer is one RMSNorm and one block, a Mamba-2 mixer, attention, a (ReLU²) MLP or experts,
+    as ``layers_block_type`` lists them (else ``hybrid_override_pattern``'s letters M, *, - and E). The list's
+    length is the depth: NemotronHConfig ignores ``num_hidden_layers``. The Mamba-2 mixer's inner width is
+    mamba_num_heads × mamba_head_dim; experts exist only in "moe" layers, each beside one shared MLP."""
+    types = c.get("layers_block_type", "layer_types")
+    key = "layers_block_type"
+    if types is None and isinstance(pattern := c.get("hybrid_override_pattern"), str):
+        key = "hybrid_override_pattern"
+        if any(ch not in NEMOTRON_H_BLOCKS for ch in pattern):
+            raise SpecError(key, "expected only the letters M (Mamba), * (attention), - (MLP) and E (experts)")
+        types = [NEMOTRON_H_BLOCKS[ch] for ch in pattern]
+    if types is None:
+        types = ["linear_attention", "moe", "full_attention", "mlp"]  # the class's default
+    if not isinstance(types, list) or not all(isinstance(t, str) for t in types):
+        raise SpecError(key, "expected a list of block names, one per layer")
+    types = [LEGACY_BLOCKS.get(t, t) for t in types]
+    if any(t not in NEMOTRON_H_BLOCKS.values() for t in types):
+        raise SpecError(key, 'expected "linear_attention", "full_attention", "mlp" or "moe" for each layer')
+    n = len(types)
+    if n > 100_000:
+        raise SpecError(key, f"{n:,} layers is more than the supported maximum 100,000")
+    d["num_hidden_layers"] = n
+    d["ssm_layers"] = types.count("linear_attention")
+    d["mixer_only_layers"] = d["ssm_layers"] + types.count("full_attention")
+    d["ffn_only_layers"] = n - d["mixer_only_layers"]
+    d["ssm_inner"] = d["ssm_heads"] * c.int("mamba_head_dim", default=64)
+    if "moe" not in types:
+        d["num_experts"] = 0
+        return
+    d["mlp_only_layers"] = tuple(i for i, t in enumerate(types) if t != "moe")
+    if c.get("moe_latent_size") is not None:
+        raise SpecError("moe_latent_size", "experts behind a latent projection (Nemotron 3 Super) are not counted yet")
+    if d.get("mlp_bias"):
+        raise SpecError("mlp_bias", "NemotronH's experts have no biases beside biased MLPs: not counted yet")
+
+
+def lfm2_layers(c: Cfg, d: Values) -> None:
+    """LFM2: ``layer_types`` names each layer "full_attention" or "conv" (a short convolution); without it the layers
+    ``full_attn_idxs`` lists attend (all of them when it is absent too), as Lfm2Config fills ``layer_types`` in. The
+    MLP's width is adjusted as Lfm2MLP adjusts it: with ``block_auto_adjust_ff_dim``, 2/3 of intermediate_size,
+    times ``block_ffn_dim_multiplier``, rounded up to a multiple of ``block_multiple_of``."""
+    n = d["num_hidden_layers"]
+    types = c.get("layer_types")
+    if isinstance(types, list):
+        if len(types) < n or any(t not in ("full_attention", "conv") for t in types[:n]):
+            raise SpecError("layer_types", f'expected "full_attention" or "conv" for each of the {n} layers')
+        d["short_conv_layers"] = sum(1 for t in types[:n] if t == "conv")
+    else:
+        listed = c.get("full_attn_idxs")
+        attends = set(as_indices("full_attn_idxs", listed)) if listed is not None else set(range(n))
+        d["short_conv_layers"] = sum(1 for i in range(n) if i not in attends)
+    size = d["intermediate_size"]
+    if size is None or not c.bool("block_auto_adjust_ff_dim", default=True):
+        return
+    size = int(2 * size / 3)
+    multiplier = c.get("block_ffn_dim_multiplier")
+    if multiplier is not None:
+        if isinstance(multiplier, bool) or not isinstance(multiplier, (int, float)) or not multiplier >= 0:
+            raise SpecError("block_ffn_dim_multiplier", f"expected a number of at least 0, got {str(multiplier)[:40]}")
+        multiple = c.int("block_multiple_of", default=256)
+        if multiple < 1:
+            raise SpecError("block_multiple_of", f"must be at least 1 (got {multiple})")
+        size = multiple * -(-int(multiplier * size) // multiple)
+    d["intermediate_size"] = size
+
+
 def shared_expert_gate(c: Cfg, d: Values) -> None:
     """Qwen-MoE: one shared expert, with its sigmoid gate, whenever it has a width."""
     shared = bool(d.get("shared_expert_intermediate_size"))
