@@ -883,6 +883,31 @@ CASES = {
         **{k: v for k, v in SMALL.items() if k != "tie_word_embeddings"},
     ),
     "lfm2-every-layer-attends-width-as-stated": dict(model_type="lfm2", block_auto_adjust_ff_dim=False, **SMALL),
+    "falcon_h1": dict(
+        model_type="falcon_h1",
+        mamba_d_ssm=64,
+        mamba_n_heads=4,
+        mamba_n_groups=2,
+        mamba_d_state=4,
+        mamba_d_conv=3,
+        **SMALL,
+    ),
+    "falcon_h1-norm-biases-tied": dict(
+        model_type="falcon_h1",
+        mamba_d_ssm=64,
+        mamba_n_heads=4,
+        mamba_d_head=16,
+        mamba_d_state=4,
+        mamba_rms_norm=True,
+        mamba_proj_bias=True,
+        mamba_conv_bias=False,
+        attention_bias=True,
+        mlp_bias=True,
+        **SMALL | {"tie_word_embeddings": True},
+    ),
+    "falcon_h1-inner-from-expand-head-dim-out-bias": dict(
+        model_type="falcon_h1", mamba_n_heads=8, mamba_expand=3, head_dim=6, projectors_bias=True, **SMALL
+    ),
     "nemotron_h-pattern": dict(NEMOTRON_H, hybrid_override_pattern="M-M*E-EM", num_hidden_layers=8),
     "nemotron_h-list-legacy-names-biases-tied": dict(
         NEMOTRON_H,
@@ -1036,6 +1061,7 @@ STRATEGIES = {
         _decoder("lfm2", conv_L_cache=2, block_multiple_of=8, conv_bias=True),
         st.lists(st.integers(0, 3), max_size=3),
     ),
+    "falcon_h1": _decoder("falcon_h1", mamba_n_heads=2, mamba_d_state=3, mamba_d_conv=2, mamba_rms_norm=True),
     "nemotron_h": st.builds(
         lambda cfg, pattern: cfg | {"hybrid_override_pattern": pattern},
         _decoder("nemotron_h", **{k: v for k, v in NEMOTRON_H.items() if k.startswith(("mamba", "n_", "ssm", "conv"))}),

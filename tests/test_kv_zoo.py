@@ -152,6 +152,15 @@ HYBRIDS = {
         moe_shared_expert_intermediate_size=12,
         use_mamba_kernels=False,
     ),
+    "falcon_h1": dict(
+        model_type="falcon_h1",
+        num_hidden_layers=2,
+        mamba_d_ssm=64,
+        mamba_n_heads=4,
+        mamba_n_groups=2,
+        mamba_d_state=4,
+        mamba_d_conv=3,
+    ),
     "lfm2": dict(model_type="lfm2", num_hidden_layers=3, full_attn_idxs=[1], conv_L_cache=3),
     "qwen3_5_text-layer-types": dict(
         model_type="qwen3_5_text",

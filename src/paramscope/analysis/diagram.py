@@ -163,7 +163,9 @@ class _Dot:
         if name == "layers":
             n = s.num_decoder_layers if node.path.startswith("decoder") else s.num_hidden_layers
             lines[0] = f"the layer stack: {n:,} layers, one drawn"
-            if s.mixer_only_layers:
+            if s.ssm_beside_attention:
+                lines.append("attention and the Mamba mixer side by side in every layer")
+            elif s.mixer_only_layers:
                 lines.append("each layer holds one of the blocks drawn: a mixer or a feed-forward block")
             elif s.linear_attention_layers or (s.ssm_layers and s.ssm_layers < s.num_hidden_layers):
                 lines.append("each layer holds one of the mixers drawn side by side")

@@ -147,9 +147,10 @@ def ssm(prefix: str, spec: Spec) -> Node:
     """A Mamba (1) or Mamba-2 (2) mixer. Mamba: in_proj to x and z, a depthwise convolution over x, x_proj to the
     time step's rank and B and C, dt_proj back to the inner width, A_log (inner x state), D. Mamba-2: one in_proj
     to z, x, B, C (per group) and a time step per head, the convolution over x, B and C, dt_bias, A_log and D per
-    head, a gated RMSNorm over the inner width. Both end in out_proj."""
+    head, a gated RMSNorm over the inner width (unless ``ssm_norm`` is off). Both end in out_proj."""
     h, inner, n, k = spec.hidden_size, spec.ssm_inner, spec.ssm_state_size, spec.ssm_conv_kernel
     bias = spec.ssm_proj_bias
+    out_bias = bias if spec.ssm_out_bias is None else spec.ssm_out_bias
     if spec.ssm_version == 1:
         r = spec.ssm_dt_rank
         conv_expr = "ssm_inner"
@@ -167,8 +168,9 @@ def ssm(prefix: str, spec: Spec) -> Node:
         conv_expr = "(ssm_inner + 2*ssm_groups*ssm_state_size)"
         middle = [
             Node(f"{prefix}/dt_A_D", 3 * heads, "3*ssm_heads", shape=f"3×({heads},)", note="dt_bias, A_log and D"),
-            norm(f"{prefix}/norm", spec, inner, "ssm_inner"),
         ]
+        if spec.ssm_norm:
+            middle.append(norm(f"{prefix}/norm", spec, inner, "ssm_inner"))
         in_out, in_expr = 2 * inner + 2 * gn + heads, "(2*ssm_inner + 2*ssm_groups*ssm_state_size + ssm_heads)"
     conv = spec.ssm_conv_channels
     conv_bias = conv if spec.ssm_conv_bias else 0
@@ -185,7 +187,7 @@ def ssm(prefix: str, spec: Spec) -> Node:
             linear(f"{prefix}/in_proj", h, "hidden_size", in_out, in_expr, bias),
             conv_node,
             *middle,
-            linear(f"{prefix}/out_proj", inner, "ssm_inner", h, "hidden_size", bias),
+            linear(f"{prefix}/out_proj", inner, "ssm_inner", h, "hidden_size", out_bias),
         ],
     )
 

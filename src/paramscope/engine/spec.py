@@ -129,6 +129,11 @@ class Spec:
     ssm_groups: int = 0  # Mamba-2: B and C are shared by groups of heads
     ssm_conv_bias: bool = True
     ssm_proj_bias: bool = False  # in_proj and out_proj biases (use_bias)
+    ssm_out_bias: bool | None = (
+        None  # out_proj's bias when it differs (Falcon-H1's projectors_bias); None: ssm_proj_bias
+    )
+    ssm_norm: bool = True  # Mamba-2: the gated RMSNorm over the inner width (Falcon-H1 can leave it out)
+    ssm_beside_attention: bool = False  # Falcon-H1: the ssm_layers run beside attention on the same input
     ssm_inner_norms: bool = False  # Jamba: RMSNorms on the time step (dt rank), B and C (state) inside the mixer
     # Short convolutions (LFM2) in short_conv_layers of the layers, instead of attention: in_proj to three widths
     # (two gates and the input), a depthwise causal convolution of short_conv_kernel taps, out_proj
@@ -259,7 +264,8 @@ class Spec:
         mixers = layers - self.ffn_only_layers
         moe = self.num_moe_layers
         dense = layers - self.mixer_only_layers - moe if self.ffn_size else 0
-        others = self.linear_attention_layers + self.ssm_layers + self.short_conv_layers
+        others = self.linear_attention_layers + self.short_conv_layers
+        others += 0 if self.ssm_beside_attention else self.ssm_layers
         attention = mixers - others if self.has_attention else 0
         return Stack(
             layers,

@@ -571,6 +571,19 @@ GRANITEMOEHYBRID = LLAMA.but(
     hooks=(hooks.mamba2_inner, hooks.granite_hybrid),
 )
 
+FALCON_H1 = LLAMA.but(
+    model_type="falcon_h1",
+    class_prefix="FalconH1",
+    source=f"{TF}/falcon_h1/modeling_falcon_h1.py",
+    keys=dict(
+        ssm_inner=("mamba_d_ssm",),
+        ssm_norm=("mamba_rms_norm",),
+        ssm_out_bias=("projectors_bias",),
+        **MAMBA2_HYBRID_KEYS,
+    ),
+    fixed=dict(ssm_version=2, ssm_beside_attention=True),
+    hooks=(hooks.falcon_h1_mamba,),
+)
 NEMOTRON_H = LLAMA.but(
     model_type="nemotron_h",
     class_prefix="NemotronH",
@@ -762,6 +775,7 @@ ROWS = (
     FALCON_MAMBA,
     MAMBA2,
     GRANITEMOEHYBRID,
+    FALCON_H1,
     NEMOTRON_H,
     LFM2,
     BAMBA,

@@ -210,6 +210,20 @@ def mamba2_inner(c: Cfg, d: Values) -> None:
     d["ssm_inner"] = inner
 
 
+def falcon_h1_mamba(c: Cfg, d: Values) -> None:
+    """Falcon-H1: every layer runs attention and a Mamba-2 mixer side by side. The mixer's inner width is
+    ``mamba_d_ssm`` (else mamba_expand × hidden_size), split into mamba_n_heads heads of ``mamba_d_head`` ("auto":
+    the quotient), as FalconH1Config checks."""
+    if d.get("ssm_inner") is None:
+        d["ssm_inner"] = _expand_width(c, "mamba_expand", d["hidden_size"])
+    inner, heads = d["ssm_inner"], d["ssm_heads"]
+    head = c.get("mamba_d_head", default="auto")
+    head = inner // heads if head == "auto" and heads else as_int("mamba_d_head", head)
+    if not heads or head * heads != inner:
+        raise SpecError("mamba_n_heads", f"{heads} heads of {head} must fill the mixer's inner width ({inner:,})")
+    d["ssm_layers"] = d["num_hidden_layers"]
+
+
 def attn_layer_indices(c: Cfg, d: Values) -> None:
     """Bamba: the layers ``attn_layer_indices`` lists attend; every other layer is a Mamba-2 mixer."""
     n = d["num_hidden_layers"]
