@@ -426,6 +426,20 @@ CASES = {
         qk_rope_head_dim=4,
         v_head_dim=8,
     ),
+    "modernbert-mlm": dict(model_type="modernbert", pad_token_id=0, **SMALL),
+    "modernbert-biases-untied-classifier-bias": dict(
+        model_type="modernbert",
+        pad_token_id=0,
+        norm_bias=True,
+        attention_bias=True,
+        mlp_bias=True,
+        classifier_bias=True,
+        decoder_bias=False,
+        **SMALL | {"tie_word_embeddings": False},
+    ),
+    "modernbert-model-one-layer": dict(
+        model_type="modernbert", architectures=["ModernBertModel"], pad_token_id=0, **SMALL | {"num_hidden_layers": 1}
+    ),
     "bert-mlm": dict(
         model_type="bert",
         architectures=["BertForMaskedLM"],
@@ -1061,6 +1075,7 @@ STRATEGIES = {
         _decoder("lfm2", conv_L_cache=2, block_multiple_of=8, conv_bias=True),
         st.lists(st.integers(0, 3), max_size=3),
     ),
+    "modernbert": _decoder("modernbert", norm_bias=True, global_attn_every_n_layers=2),
     "falcon_h1": _decoder("falcon_h1", mamba_n_heads=2, mamba_d_state=3, mamba_d_conv=2, mamba_rms_norm=True),
     "nemotron_h": st.builds(
         lambda cfg, pattern: cfg | {"hybrid_override_pattern": pattern},

@@ -101,7 +101,9 @@ def _times(node: Node) -> list[str]:
     """``["× 1,664 copies = 14,394,851,328", "(num_hidden_layers - ...)*num_experts"]`` for a repeated node."""
     if node.repeat == 1 and not node.repeat_name:
         return []
-    return [f"× {node.repeat:,} = {node.count:,}", f"({node.repeat_name})" if node.repeat_name else ""]
+    name = node.repeat_name
+    shown = name if name.startswith("(") and name.endswith(")") else f"({name})"
+    return [f"× {node.repeat:,} = {node.count:,}", shown if name else ""]
 
 
 class _Dot:

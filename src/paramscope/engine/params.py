@@ -296,13 +296,18 @@ def layer_stack(prefix: str, spec: Spec, layers: int, layers_expr: str, cross: b
     if spec.recurrent_units:
         parts.append(repeated(recurrent(f"{prefix}/recurrent", spec), copies, layers_expr))
     n_norms = spec.norms_per_layer + (1 if cross else 0)
-    if n_norms:
+    h = spec.hidden_size
+    if n_norms and not spec.first_layer_attn_norm and copies and not cross:
+        # one norm fewer in the first layer: its attention reads the embeddings' norm
+        if n_norms > 1:
+            per = norm(f"{prefix}/norm", spec, h, "hidden_size", n_norms - 1, str(n_norms - 1))
+            parts.append(repeated(per, copies, layers_expr))
+        attn_norm = norm(f"{prefix}/attention_norm", spec, h, "hidden_size")
+        if copies > 1:
+            parts.append(repeated(attn_norm, copies - 1, f"({layers_expr} - 1)"))
+    elif n_norms:
         parts.append(
-            repeated(
-                norm(f"{prefix}/norm", spec, spec.hidden_size, "hidden_size", n_norms, str(n_norms)),
-                copies,
-                layers_expr,
-            )
+            repeated(norm(f"{prefix}/norm", spec, h, "hidden_size", n_norms, str(n_norms)), copies, layers_expr)
         )
     note = ""
     if spec.num_hidden_groups is not None and not cross:
@@ -407,7 +412,7 @@ def _count(spec: Spec) -> Node:
             group(
                 "head/transform",
                 [
-                    linear("head/transform/dense", h, "hidden_size", e, e_expr, True),
+                    linear("head/transform/dense", h, "hidden_size", e, e_expr, spec.mlm_transform_bias),
                     norm("head/transform/norm", spec, e, e_expr),
                 ],
             )

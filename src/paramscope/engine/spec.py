@@ -170,6 +170,8 @@ class Spec:
     # encoder-only heads
     pooler: bool = False  # BERT-style pooler (dense + tanh) on the first token
     mlm_transform: bool = False  # dense + norm before the MLM decoder (BERT, RoBERTa, ALBERT)
+    mlm_transform_bias: bool = True  # the transform's dense layer has a bias (ModernBERT: classifier_bias)
+    first_layer_attn_norm: bool = True  # ModernBERT: layer 0 has no norm before attention (the embeddings' serves)
     # mixture of experts
     num_experts: int = 0
     num_experts_per_tok: int = 2

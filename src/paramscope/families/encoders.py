@@ -53,6 +53,34 @@ DISTILBERT = BERT.but(
     hooks=(hooks.sinusoidal_positions,),
 )
 
+MODERNBERT = Family(
+    model_type="modernbert",
+    class_prefix="ModernBert",
+    source=f"{TF}/modernbert/modeling_modernbert.py",
+    keys=dict(
+        CORE_KEYS,
+        hidden_act=("hidden_activation",),
+        attention_bias=("attention_bias",),
+        mlp_bias=("mlp_bias",),
+        norm_bias=("norm_bias",),
+        lm_head_bias=("decoder_bias",),
+        mlm_transform_bias=("classifier_bias",),
+    ),
+    defaults=dict(tie_word_embeddings=True),
+    # Wqkv and Wi (gate and up) are single layers; layer 0 has no attention norm; the MLM head is dense + norm
+    fixed=dict(
+        encoder_only=True,
+        fused=("qkv", "gate_up"),
+        mlp_gated=True,
+        embedding_norm=True,
+        first_layer_attn_norm=False,
+        position_embedding="rotary",
+        mlm_transform=True,
+    ),
+    hooks=(hooks.modernbert_local_attention,),
+    default_arch="masked_lm",
+)
+
 T5 = Family(
     model_type="t5",
     class_prefix="T5",
@@ -105,4 +133,4 @@ BART = Family(
     default_arch="seq2seq_lm",
 )
 
-ROWS = (BERT, ROBERTA, XLM_ROBERTA, DISTILBERT, ALBERT, T5, MT5, BART)
+ROWS = (BERT, ROBERTA, XLM_ROBERTA, DISTILBERT, ALBERT, MODERNBERT, T5, MT5, BART)

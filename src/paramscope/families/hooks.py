@@ -47,6 +47,23 @@ def sliding_every(period: int) -> Hook:
     return hook
 
 
+def modernbert_local_attention(c: Cfg, d: Values) -> None:
+    """ModernBERT: ``layer_types`` names each layer "full_attention" or "sliding_attention"; without it every
+    ``global_attn_every_n_layers``-th layer from the first attends globally and the others see ``local_attention``
+    tokens around each query (what the FLOPs count; encoders keep no cache)."""
+    n = d["num_hidden_layers"]
+    types = c.get("layer_types")
+    if isinstance(types, list):
+        sliding = sum(1 for t in types[:n] if t == "sliding_attention")
+    else:
+        every = as_int("global_attn_every_n_layers", c.get("global_attn_every_n_layers", default=3))
+        if every < 1:
+            raise SpecError("global_attn_every_n_layers", f"must be at least 1 (got {every})")
+        sliding = sum(1 for i in range(n) if i % every)
+    window = as_int("local_attention", c.get("local_attention", default=128))
+    d["sliding_window"], d["sliding_window_layers"] = (window, sliding) if sliding and window > 0 else (None, 0)
+
+
 def rope_factors(c: Cfg, d: Values) -> None:
     """Phi-3 LongRoPE: ``short_factor`` and ``long_factor`` hold one entry per rotary frequency, (head size ×
     partial_rotary_factor) // 2 of them; transformers refuses any other length (so a head-size edit needs new
