@@ -897,6 +897,16 @@ CASES = {
         **{k: v for k, v in SMALL.items() if k != "tie_word_embeddings"},
     ),
     "lfm2-every-layer-attends-width-as-stated": dict(model_type="lfm2", block_auto_adjust_ff_dim=False, **SMALL),
+    "hunyuan_v1_moe-topk-per-layer": dict(
+        model_type="hunyuan_v1_moe", num_experts=4, moe_topk=[2, 2, 2], head_dim=8, **SMALL
+    ),
+    "hunyuan_v1_moe-one-expert-biases-tied": dict(
+        model_type="hunyuan_v1_moe",
+        num_experts=1,
+        head_dim=6,
+        attention_bias=True,
+        **SMALL | {"tie_word_embeddings": True},
+    ),
     "falcon_h1": dict(
         model_type="falcon_h1",
         mamba_d_ssm=64,
@@ -1075,6 +1085,7 @@ STRATEGIES = {
         _decoder("lfm2", conv_L_cache=2, block_multiple_of=8, conv_bias=True),
         st.lists(st.integers(0, 3), max_size=3),
     ),
+    "hunyuan_v1_moe": _decoder("hunyuan_v1_moe", num_experts=3, moe_topk=2, head_dim=4),
     "modernbert": _decoder("modernbert", norm_bias=True, global_attn_every_n_layers=2),
     "falcon_h1": _decoder("falcon_h1", mamba_n_heads=2, mamba_d_state=3, mamba_d_conv=2, mamba_rms_norm=True),
     "nemotron_h": st.builds(

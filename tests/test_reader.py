@@ -1,4 +1,5 @@
-"""What the config reader takes from a config beyond sizes: sliding-window layers, against transformers' own config."""
+"""What the config reader takes from a config beyond sizes (sliding-window layers, against transformers' own config),
+and what it refuses because transformers cannot build it either."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import pytest
 from transformers import Gemma2Config
 
 from paramscope import read
+from paramscope.engine.spec import SpecError
 
 
 @pytest.mark.parametrize("layers", [1, 2, 3, 7, 26, 42])
@@ -31,3 +33,44 @@ def test_gemma2_layer_types_are_honoured(types: list[str], window: int | None, s
     """An explicit layer_types list decides which layers slide; with none sliding there is no window at all."""
     spec = read({"model_type": "gemma2", "num_hidden_layers": 4, "sliding_window": 4096, "layer_types": types}).spec
     assert (window, sliding) == (spec.sliding_window, spec.sliding_window_layers)
+
+
+SMALL = dict(vocab_size=101, hidden_size=32, num_hidden_layers=3, num_attention_heads=4, intermediate_size=48)
+#: Configs the transformers class cannot build, and the key the reader names when it refuses them.
+CANNOT_BUILD = {
+    "nemotron without KV heads": (dict(model_type="nemotron", **SMALL), "num_key_value_heads"),
+    "hunyuan MoE without head_dim": (dict(model_type="hunyuan_v1_moe", num_experts=4, moe_topk=2, **SMALL), "head_dim"),
+    "hunyuan MoE with experts per layer": (
+        dict(model_type="hunyuan_v1_moe", num_experts=[4, 4, 4], moe_topk=2, head_dim=8, **SMALL),
+        "num_experts",
+    ),
+    "mamba2 heads not filling the width": (
+        dict(model_type="mamba2", vocab_size=101, hidden_size=32, num_hidden_layers=2, num_heads=3, head_dim=8),
+        "num_heads",
+    ),
+    "falcon_h1 heads not filling the width": (
+        dict(model_type="falcon_h1", mamba_d_ssm=64, mamba_n_heads=4, mamba_d_head=8, **SMALL),
+        "mamba_n_heads",
+    ),
+    "nemotron_h unknown block": (
+        dict(model_type="nemotron_h", hybrid_override_pattern="M*X", mamba_num_heads=4, mamba_head_dim=8, **SMALL),
+        "hybrid_override_pattern",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CANNOT_BUILD))
+def test_what_transformers_cannot_build_is_refused_naming_the_key(name: str) -> None:
+    """A config its transformers class cannot build is refused by the reader too, with the key to fix."""
+    import torch
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    config, key = CANNOT_BUILD[name]
+    with pytest.raises(Exception), warnings.catch_warnings():  # noqa: B017 - any failure of transformers will do
+        warnings.simplefilter("ignore")
+        kwargs = {k: v for k, v in config.items() if k != "model_type"}
+        with torch.device("meta"):
+            AutoModelForCausalLM.from_config(AutoConfig.for_model(config["model_type"], **kwargs))
+    with pytest.raises(SpecError) as refused:
+        read(config)
+    assert key == refused.value.field

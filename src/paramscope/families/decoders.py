@@ -163,6 +163,19 @@ HUNYUAN_V1_DENSE = LLAMA.but(
     source=f"{TF}/hunyuan_v1_dense/modeling_hunyuan_v1_dense.py",
     fixed=dict(qk_norm="head"),  # query_layernorm and key_layernorm, always
 )
+HUNYUAN_V1_MOE = HUNYUAN_V1_DENSE.but(
+    model_type="hunyuan_v1_moe",
+    class_prefix="HunYuanMoEV1",
+    source=f"{TF}/hunyuan_v1_moe/modeling_hunyuan_v1_moe.py",
+    keys=dict(mlp_bias=None, num_experts=("num_experts", "num_local_experts")),
+    # experts and the shared MLP are all intermediate_size wide; the router has no bias
+    derive=dict(
+        moe_intermediate_size=Rule("intermediate_size", lambda d: d["intermediate_size"], always=True),
+        shared_expert_intermediate_size=Rule("intermediate_size", lambda d: d["intermediate_size"], always=True),
+    ),
+    fixed=dict(num_shared_experts=1),
+    hooks=(hooks.hunyuan_moe,),
+)
 SEED_OSS = LLAMA.but(
     model_type="seed_oss",
     class_prefix="SeedOss",
@@ -741,6 +754,7 @@ ROWS = (
     GPT_OSS,
     ERNIE4_5,
     HUNYUAN_V1_DENSE,
+    HUNYUAN_V1_MOE,
     SEED_OSS,
     ARCEE,
     HELIUM,

@@ -394,6 +394,24 @@ def stablelm_layout(c: Cfg, d: Values) -> None:
     d["qk_norm"] = "full" if c.bool("qk_layernorm") else "none"
 
 
+def hunyuan_moe(c: Cfg, d: Values) -> None:
+    """HunYuan MoE: every layer routes to ``moe_topk`` of ``num_experts`` experts of intermediate_size beside one
+    shared MLP of the same width. ``moe_topk`` may be a list per layer (the released configs repeat one number); the
+    experts' count may not, as HunYuanMoEV1Experts builds num_experts experts in every layer. The class reads
+    ``head_dim`` without a fallback, so it must be stated."""
+    if c.get("head_dim") is None:
+        raise SpecError("head_dim", "HunYuanMoEV1Config has no default for it: state the width of a head")
+    if isinstance(c.get("num_experts"), list):
+        raise SpecError("num_experts", "a list per layer cannot be built by transformers' HunYuanMoEV1Experts")
+    top = c.get("moe_topk", default=1)
+    if isinstance(top, list):
+        values = {as_int("moe_topk", k) for k in top[: d["num_hidden_layers"]]}
+        if len(values) > 1:
+            raise SpecError("moe_topk", f"different experts per token in different layers ({sorted(values)})")
+        top = values.pop() if values else 1
+    d["num_experts_per_tok"] = as_int("moe_topk", top)
+
+
 def kv_heads_stated(c: Cfg, d: Values) -> None:
     """Nemotron: the config class gives ``num_key_value_heads`` no default, and the model cannot be built without
     it (transformers divides by it), so it must be stated."""
