@@ -13,7 +13,7 @@ from paramscope.cli.main import main
 from paramscope.engine.run import RunSettings, settings_from_query, settings_to_query
 from paramscope.engine.spec import FIELDS
 
-PARTS = ("weights", "kv_cache", "gradients", "optimizer", "activations", "total")
+PARTS = ("weights", "kv_cache", "gradients", "optimizer", "activations", "runtime", "total")
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
@@ -32,13 +32,24 @@ def call(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]
 def test_memory_json_llama_2_7b_kv_cache(tmp_path: Path) -> None:
     """`memory llama-2-7b --seq 4096 --dtype fp16 --json` (a separate process): 2 GiB of KV cache (NVIDIA's
     "Mastering LLM Techniques: Inference Optimization": ~2 GB at batch 1, 4096 tokens, 16 bit), 2 bytes per
-    weight, integer bytes per part and a total that is their sum."""
+    weight, the runtime's assumed 768 MiB, integer bytes per part and a total that is their sum."""
     out = run("memory", "llama-2-7b", "--seq", "4096", "--dtype", "fp16", "--json", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
-    assert (2**31, 2 * 6_738_415_616) == (data["kv_cache"], data["weights"])
+    assert (2**31, 2 * 6_738_415_616, 768 * 2**20) == (data["kv_cache"], data["weights"], data["runtime"])
     assert all(isinstance(data[p], int) for p in PARTS)
     assert data["total"] == sum(data[p] for p in PARTS if p != "total")
+
+
+def test_runtime_flag_sets_the_assumed_overhead(tmp_path: Path) -> None:
+    """`--runtime-mib 0` leaves the runtime out of the total; `--runtime-mib 2048` puts 2 GiB in it."""
+    totals = []
+    for mib in ("0", "2048"):
+        out = run("memory", "llama-2-7b", "--seq", "4096", "--runtime-mib", mib, "--json", cwd=tmp_path)
+        assert out.returncode == 0, out.stderr
+        data = json.loads(out.stdout)
+        totals.append((data["runtime"], data["total"] - data["weights"] - data["kv_cache"]))
+    assert [(0, 0), (2**31, 2**31)] == totals
 
 
 @pytest.mark.parametrize(

@@ -907,6 +907,18 @@ CASES = {
         attention_bias=True,
         **SMALL | {"tie_word_embeddings": True},
     ),
+    "dbrx": dict(
+        model_type="dbrx",
+        vocab_size=101,
+        d_model=32,
+        n_layers=2,
+        n_heads=4,
+        attn_config={"kv_n_heads": 2, "rope_theta": 10000},
+        ffn_config={"ffn_hidden_size": 48, "moe_num_experts": 4, "moe_top_k": 2},
+    ),
+    "dbrx-sub-config-defaults": dict(
+        model_type="dbrx", vocab_size=101, d_model=32, n_layers=2, n_heads=4, attn_config={"rope_theta": 1}
+    ),
     "falcon_h1": dict(
         model_type="falcon_h1",
         mamba_d_ssm=64,

@@ -52,6 +52,10 @@ CANNOT_BUILD = {
         dict(model_type="falcon_h1", mamba_d_ssm=64, mamba_n_heads=4, mamba_d_head=8, **SMALL),
         "mamba_n_heads",
     ),
+    "dbrx without rope_theta": (
+        dict(model_type="dbrx", attn_config={"kv_n_heads": 2}, **SMALL),
+        "attn_config.rope_theta",
+    ),
     "nemotron_h unknown block": (
         dict(model_type="nemotron_h", hybrid_override_pattern="M*X", mamba_num_heads=4, mamba_head_dim=8, **SMALL),
         "hybrid_override_pattern",

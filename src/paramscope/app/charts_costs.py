@@ -19,6 +19,7 @@ PART_LABELS = {
     "gradients": "Gradients",
     "optimizer": "Optimizer states",
     "activations": "Activations",
+    "runtime": "Runtime (assumed)",
 }
 PART_COLOURS = {
     "weights": "#4c78a8",
@@ -26,6 +27,7 @@ PART_COLOURS = {
     "gradients": "#e45756",
     "optimizer": "#b279a2",
     "activations": "#54a24b",
+    "runtime": "#9d9da1",
 }
 FLOP_COLOURS = {
     "attention matmuls": "#f58518",

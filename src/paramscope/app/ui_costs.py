@@ -136,6 +136,15 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
         got[name] = column.number_input(
             name.upper(), min_value=1, max_value=MAX_PARALLEL, step=1, key=KEY + name, help=help_text
         )
+    got["runtime_mib"] = st.number_input(
+        "Runtime overhead (MiB per GPU)",
+        min_value=0,
+        max_value=1_048_576,
+        step=64,
+        key=KEY + "runtime_mib",
+        help="The CUDA context and the framework's workspaces: an assumption (about 700+ MB for the context alone, "
+        "PyTorch forums). Set it to what nvidia-smi shows for your idle process, or 0.",
+    )
     if mode != "inference":
         got["sp"] = st.checkbox(
             "Sequence parallelism",
@@ -318,7 +327,10 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
         )
     right.table(rows)  # a plain table: every digit shown, thousands separated, long formulas wrapped
     if settings.mode == "inference":
-        st.caption("Every precision at once (weights + KV cache per GPU; the cache in bf16, fp32 for fp32 weights):")
+        st.caption(
+            "Every precision at once (weights + KV cache per GPU, the cache in bf16, fp32 for fp32 weights; the total "
+            "with the assumed runtime):"
+        )
         st.table(
             [
                 {"precision": d, "weights": f"{v['weights'] / GB:,.2f} GB", "KV cache": f"{v['kv_cache'] / GB:,.2f} GB",

@@ -121,6 +121,13 @@ def memory_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--quant", choices=("none", "nf4"), default=d.quant, help="finetune: frozen base in NF4 (QLoRA) or not"
     )
+    p.add_argument(
+        "--runtime-mib",
+        type=int,
+        default=d.runtime_mib,
+        metavar="M",
+        help=f"per GPU: CUDA context and framework workspaces, assumed (default {d.runtime_mib}; 0 leaves it out)",
+    )
 
 
 def flops_args(p: argparse.ArgumentParser) -> None:
@@ -196,6 +203,7 @@ def _memory_settings(args: argparse.Namespace) -> RunSettings:
         lora_rank=args.lora_rank,
         lora_targets=args.lora_targets,
         quant=args.quant,
+        runtime_mib=args.runtime_mib,
     )
 
 

@@ -58,7 +58,15 @@ QUANT: dict[str, Quant] = {
 #: 8-bit Adam (Dettmers et al. 2022): both moments in 8 bit, one fp32 absmax per block of 2048 elements.
 ADAM8BIT_BLOCK = 2048
 
-PARTS = ("weights", "kv_cache", "gradients", "optimizer", "activations")
+PARTS = ("weights", "kv_cache", "gradients", "optimizer", "activations", "runtime")
+
+#: What the runtime line assumes, and where the number comes from.
+RUNTIME_NOTE = (
+    "an assumption, not a count: the CUDA context and the framework's workspaces (cuBLAS, the caching allocator) "
+    "on each GPU; the context alone is 'about 700+ MB depending on the CUDA version and device' (PyTorch forums, "
+    "discuss.pytorch.org/t/high-gpu-memory-overhead/81330). Set it to what nvidia-smi shows for an idle process "
+    "of yours, or to 0 to leave it out"
+)
 
 
 def _nbytes(elements: int, bits: int) -> int:
@@ -639,17 +647,16 @@ def memory(spec: Spec, settings: RunSettings) -> Node:
     layout = Layout(settings.tp, settings.pp, settings.ep)
     if settings.mode == "inference":
         w = weight_bytes(spec, settings.dtype, layout)
-        kv = kv_cache(spec, seq, settings.batch, resolved_kv_dtype(settings), layout)
-        root = group("", [w, kv])
-        return Node("", root.count, "weights + kv_cache", root.children)
-    if settings.mode == "finetune":
+        kids = [w, kv_cache(spec, seq, settings.batch, resolved_kv_dtype(settings), layout)]
+    elif settings.mode == "finetune":
         kids = [*_finetune_states(spec, settings, layout), activations(spec, settings, seq)]
-        return Node("", sum(k.count for k in kids), "weights + gradients + optimizer + activations", tuple(kids))
-    params = params_on_gpu(spec, layout)
-    states = model_states(params, settings.dtype, settings.optimizer, settings.zero, settings.gpus)
-    act = activations(spec, settings, seq)
-    kids = [*states.children, act]
-    return Node("", sum(k.count for k in kids), "weights + gradients + optimizer + activations", tuple(kids))
+    else:
+        params = params_on_gpu(spec, layout)
+        states = model_states(params, settings.dtype, settings.optimizer, settings.zero, settings.gpus)
+        kids = [*states.children, activations(spec, settings, seq)]
+    mib = settings.runtime_mib
+    kids.append(Node("runtime", mib * 2**20, f"{mib:,} MiB (assumed)", note=RUNTIME_NOTE))
+    return Node("", sum(k.count for k in kids), " + ".join(k.path for k in kids), tuple(kids))
 
 
 #: Bits per weight of QLoRA's NF4 with double quantization (Dettmers et al. 2023, section 3): 4 bits, plus an fp8
@@ -781,10 +788,11 @@ PRECISIONS = ("fp32", "bf16", "fp8", "int8", "int4")
 
 
 def every_precision(spec: Spec, settings: RunSettings) -> dict[str, dict[str, int]]:
-    """Inference weights and KV cache (the cache in bf16, fp32 for fp32 weights) per GPU at each precision."""
+    """Inference weights and KV cache (the cache in bf16, fp32 for fp32 weights) per GPU at each precision, and the
+    total with the runtime line."""
     out: dict[str, dict[str, int]] = {}
     for dtype in PRECISIONS:
         kv = "fp32" if dtype == "fp32" else "bf16"
         tree = memory(spec, dataclasses.replace(settings, mode="inference", dtype=dtype, kv_dtype=kv))
-        out[dtype] = {"weights": tree.get("weights"), "kv_cache": tree.get("kv_cache"), "total": tree.count}
+        out[dtype] = {p: tree.get(p) for p in ("weights", "kv_cache", "runtime")} | {"total": tree.count}
     return out

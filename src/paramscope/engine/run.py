@@ -63,6 +63,7 @@ class RunSettings:
     lora_rank: int = 16  # finetune: LoRA rank r
     lora_targets: str = "all-linear"  # finetune: all-linear (every linear layer but the LM head) | attn
     quant: str = "none"  # finetune: the frozen base in `dtype` (none) or 4-bit NF4 with double quantization (QLoRA)
+    runtime_mib: int = 768  # per GPU: the CUDA context and framework workspaces, an assumption (memory.RUNTIME_NOTE)
 
 
 DEFAULTS = RunSettings()
@@ -89,6 +90,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "tp": (1, MAX_PARALLEL),
     "pp": (1, MAX_PARALLEL),
     "ep": (1, MAX_PARALLEL),
+    "runtime_mib": (0, 1_048_576),
 }
 
 
@@ -132,7 +134,9 @@ def _field_error(name: str, value: object) -> str:
         return f"{name}: expected a number"
     if isinstance(value, float) and not math.isfinite(value):
         return f"{name}: expected a finite number"
-    if name in ("batch", "seq", "gpus", "tokens", "lora_rank", "tp", "pp", "ep") and not isinstance(value, int):
+    if name in ("batch", "seq", "gpus", "tokens", "lora_rank", "tp", "pp", "ep", "runtime_mib") and not isinstance(
+        value, int
+    ):
         return f"{name}: expected a whole number"
     if not lo <= value <= hi:
         return f"{name}: {value:,} is outside {lo:,}..{hi:,}"

@@ -641,6 +641,34 @@ LFM2 = LLAMA.but(
     hooks=(hooks.lfm2_layers,),
 )
 
+DBRX = Family(
+    model_type="dbrx",
+    class_prefix="Dbrx",
+    source=f"{TF}/dbrx/modeling_dbrx.py",
+    keys=dict(
+        vocab_size=("vocab_size",),
+        hidden_size=("d_model",),
+        num_hidden_layers=("n_layers",),
+        num_attention_heads=("n_heads",),
+        max_position_embeddings=("max_seq_len",),
+        tie_word_embeddings=("tie_word_embeddings",),
+    ),
+    # one Wqkv, bias-free LayerNorms, experts (w1, v1, w2) in every layer and nothing dense; sizes of the nested
+    # attn_config and ffn_config are read by the hook
+    fixed=dict(
+        fused=("qkv",),
+        mlp_gated=True,
+        norm_type="layernorm",
+        norm_bias=False,
+        position_embedding="rotary",
+        intermediate_size=0,
+        hidden_act="silu",
+    ),
+    hooks=(hooks.dbrx_sub_configs,),
+    nested=dict(hooks.DBRX_NESTED),
+    padding_row=False,
+)
+
 # ------------------------------------------------------------------------------- parallel blocks
 PHI = Family(
     model_type="phi",
@@ -755,6 +783,7 @@ ROWS = (
     ERNIE4_5,
     HUNYUAN_V1_DENSE,
     HUNYUAN_V1_MOE,
+    DBRX,
     SEED_OSS,
     ARCEE,
     HELIUM,

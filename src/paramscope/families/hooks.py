@@ -412,6 +412,34 @@ def hunyuan_moe(c: Cfg, d: Values) -> None:
     d["num_experts_per_tok"] = as_int("moe_topk", top)
 
 
+#: DBRX's sizes in its nested configs: Spec field -> (key path, DbrxAttentionConfig's or DbrxFFNConfig's default).
+DBRX_NESTED = {
+    "num_key_value_heads": "attn_config.kv_n_heads",
+    "moe_intermediate_size": "ffn_config.ffn_hidden_size",
+    "num_experts": "ffn_config.moe_num_experts",
+    "num_experts_per_tok": "ffn_config.moe_top_k",
+}
+_DBRX_DEFAULTS = {"attn_config.kv_n_heads": 1, "ffn_config.ffn_hidden_size": 3584, "ffn_config.moe_num_experts": 4}
+
+
+def dbrx_sub_configs(c: Cfg, d: Values) -> None:
+    """DBRX keeps attention and experts in nested configs: ``attn_config`` (kv_n_heads, default 1; rope_theta, which
+    DbrxAttention reads without a default) and ``ffn_config`` (ffn_hidden_size 3584, moe_num_experts 4, moe_top_k
+    1, the defaults of DbrxFFNConfig). An untied head is all DbrxConfig allows."""
+    attn, ffn = c.get("attn_config") or {}, c.get("ffn_config") or {}
+    for key, sub in (("attn_config", attn), ("ffn_config", ffn)):
+        if not isinstance(sub, dict):
+            raise SpecError(key, "expected an object of settings ({...})")
+    if "rope_theta" not in attn:
+        raise SpecError("attn_config.rope_theta", "DbrxAttention reads it without a default: state it")
+    for field, key in DBRX_NESTED.items():
+        sub, name = (attn if key.startswith("attn") else ffn), key.split(".")[1]
+        value = sub.get(name)
+        d[field] = as_int(key, _DBRX_DEFAULTS.get(key, 1) if value is None else value)
+    if d.get("tie_word_embeddings"):
+        raise SpecError("tie_word_embeddings", "DbrxConfig refuses tied embeddings")
+
+
 def kv_heads_stated(c: Cfg, d: Values) -> None:
     """Nemotron: the config class gives ``num_key_value_heads`` no default, and the model cannot be built without
     it (transformers divides by it), so it must be stated."""

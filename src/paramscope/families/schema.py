@@ -159,6 +159,9 @@ class Family:
     #: What the released checkpoints hold beyond the model transformers builds (MTP layers, buffers): notes with
     #: numbers, each a function of (config, spec, parameter tree) in ``hooks``.
     notes: tuple[Callable[..., str | None], ...] = ()
+    #: Fields a hook reads from a nested config (DBRX's ``attn_config.kv_n_heads``): shown as stated, edited in the
+    #: config.json itself (an edit writes top-level keys only).
+    nested: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def hf_type(self) -> str:
@@ -237,6 +240,9 @@ class Family:
     def origin(self, name: str, data: Mapping[str, Any], spec: Spec) -> Origin:
         """Where Spec field ``name`` of this config comes from: the file, the class default, a rule, the class."""
         value = getattr(spec, name)
+        if name in self.nested:
+            path = self.nested[name]
+            return Origin("stated", "", value, f"from the config (`{path}`): a nested key, edited in the config.json")
         if name in self.keys:
             keys = self.keys[name]
             stated = next((k for k in keys if data.get(k) is not None), None)
@@ -249,7 +255,7 @@ class Family:
                 return Origin("default", keys[0], value, f"default of {self.config_class}: {_shown(value)}")
             return Origin("derived", keys[0], value, f"derived: {text} = {_shown(value)}")
         rule = self.derive.get(name)
-        text = rule.text if rule is not None else GENERIC_RULES.get(name)
+        text = rule.text if rule is not None else None if name in self.fixed else GENERIC_RULES.get(name)
         if text is not None:
             return Origin("fixed", "", value, f"fixed by the {self.class_prefix} classes: {text} = {_shown(value)}")
         return Origin("fixed", "", value, f"fixed by the {self.class_prefix} classes: {_shown(value)}")
