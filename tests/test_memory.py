@@ -341,6 +341,19 @@ def test_gpus_needed_llama_3_70b_inference() -> None:
     assert 70_553_706_496 * 2 // 2 < needed.per_gpu < 80 * 10**9
 
 
+def test_gpus_needed_llama_3_1_405b_inference_spans_two_nodes() -> None:
+    """Llama-3.1-405B in bf16 holds 405,853,388,800 × 2 B = 811.7 GB of weights: eight 80 GB H100s (one node, tensor
+    parallelism) hold 101.5 GB each, too much, so the layout is two pipeline stages of a node each, 16 GPUs, as
+    Meta served it (the Llama 3 paper, section 6.1: bf16 inference "across 16 GPUs on two machines")."""
+    from paramscope.engine.memory import gpus_needed, total_bytes
+
+    spec, settings = presets.load("llama-3.1-405b"), RunSettings(mode="inference", dtype="bf16")
+    needed = gpus_needed(spec, settings, 80 * 10**9)
+    assert needed is not None
+    assert (16, 8, 2) == (needed.gpus, needed.tp, needed.pp)
+    assert 405_853_388_800 * 2 / 8 > 80 * 10**9 >= total_bytes(spec, dataclasses.replace(settings, tp=8, pp=2))
+
+
 @pytest.mark.parametrize("name", ["llama-3-8b", "mixtral-8x7b"])
 def test_gpus_needed_training_is_the_smallest_zero3_count(name: str) -> None:
     """Training: the count returned fits with ZeRO-3 and one GPU fewer does not."""

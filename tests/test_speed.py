@@ -97,4 +97,5 @@ def test_cli_fit(tmp_path: Path) -> None:
         timeout=60,
     )
     assert 0 == out.returncode, out.stderr
-    assert 2 == json.loads(out.stdout)["gpus"]
+    data = json.loads(out.stdout)
+    assert (2, 2, 1) == (data["gpus"], data["tp"], data["pp"])

@@ -13,7 +13,16 @@ import math
 from paramscope.engine import flops as F
 from paramscope.engine import hardware
 from paramscope.engine.hardware import GB, GiB
-from paramscope.engine.memory import PARTS, every_precision, gpus_needed, max_fit, memory, parts, total_bytes
+from paramscope.engine.memory import (
+    PARTS,
+    GpusNeeded,
+    every_precision,
+    gpus_needed,
+    max_fit,
+    memory,
+    parts,
+    total_bytes,
+)
 from paramscope.engine.run import (
     DTYPES,
     KV_DTYPES,
@@ -431,11 +440,12 @@ def run_fit(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.Nam
     s = _memory_settings(args)
     gpu = hardware.get(s.gpu)
     one = total_bytes(spec, dataclasses.replace(s, gpus=1))
-    if one <= gpu.memory_bytes:
-        gpus, how, per_gpu = 1, "one GPU holds it all", one
-    else:
-        needed = gpus_needed(spec, s, gpu.memory_bytes)
-        gpus, how, per_gpu = (needed.gpus, needed.how, needed.per_gpu) if needed else (0, "", 0)
+    needed = (
+        GpusNeeded(gpus=1, how="one GPU holds it all", per_gpu=one)
+        if one <= gpu.memory_bytes
+        else gpus_needed(spec, s, gpu.memory_bytes)
+    )
+    gpus, how, per_gpu = (needed.gpus, needed.how, needed.per_gpu) if needed else (0, "", 0)
     if args.json:
         doc = {
             "model": label,
@@ -443,6 +453,7 @@ def run_fit(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.Nam
             "mode": s.mode,
             "gpus": gpus or None,
             "layout": how or None,
+            **{k: getattr(needed, k) if needed else None for k in ("tp", "pp", "ep", "dp")},
             "per_gpu_bytes": per_gpu or None,
             "headroom_bytes": gpu.memory_bytes - per_gpu if gpus else None,
         }

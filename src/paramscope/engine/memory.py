@@ -757,8 +757,17 @@ class GpusNeeded:
     """The smallest GPU count that fits, how the work is split over them, and the bytes each then holds."""
 
     gpus: int
-    how: str  # in words: "ZeRO-3 over 16 GPUs", "weights and KV cache split evenly (tensor parallelism)"
+    how: str  # in words: "ZeRO-3 over 16 GPUs", "tensor parallelism over 8 GPUs × 2 pipeline stages"
     per_gpu: int
+    tp: int = 1
+    pp: int = 1
+    ep: int = 1
+    dp: int = 1
+
+
+#: GPUs that one NVLink domain joins (an HGX / DGX node): tensor parallelism stays within them, as it needs the
+#: fast links for its all-reduce in every layer; pipeline stages go across nodes (Megatron-LM's practice).
+NODE_GPUS = 8
 
 
 def gpus_needed(spec: Spec, settings: RunSettings, capacity: int, limit: int = 4096) -> GpusNeeded | None:
@@ -766,21 +775,43 @@ def gpus_needed(spec: Spec, settings: RunSettings, capacity: int, limit: int = 4
 
     Training: ZeRO-3 over ``n`` data-parallel GPUs (the stage in ``settings`` when it is 3 already), as computed
     by :func:`memory` for that ``n``: activations stay per GPU, so a micro-batch too large for one GPU never fits.
-    Inference: tensor parallelism over ``n`` GPUs (:class:`Layout`: every matrix, the vocabulary and the KV heads
-    split, the norms whole on each GPU), and for MoE the experts split over the same ``n`` (expert parallelism).
+    Inference: tensor parallelism over up to one node's 8 GPUs (a degree that divides the attention heads, as
+    vLLM requires; :class:`Layout`: every matrix, the vocabulary and the KV heads split, the norms whole on each
+    GPU), then pipeline stages of a whole node each; for MoE the experts of a stage split over its GPUs (expert
+    parallelism).
     """
     if settings.mode != "inference":
         at = lambda n: total_bytes(spec, dataclasses.replace(settings, gpus=n, zero=3))  # noqa: E731
-        how = "ZeRO-3 (parameters, gradients and optimizer state sharded) over {n} data-parallel GPUs"
-    else:
-        ep = spec.is_moe
-        at = lambda n: total_bytes(spec, dataclasses.replace(settings, tp=n, ep=n if ep else 1))  # noqa: E731
-        how = "tensor parallelism over {n} GPUs (matrices, vocabulary and KV heads split; norms whole on each)"
-        how += ", the experts split over the same GPUs (expert parallelism)" if ep else ""
-    if at(limit) > capacity:
+        if at(limit) > capacity:
+            return None
+        n = _bisect(0, limit, lambda n: at(n) > capacity)[1]  # 0 GPUs hold nothing; limit GPUs hold it
+        how = f"ZeRO-3 (parameters, gradients and optimizer state sharded) over {n} data-parallel GPUs"
+        return GpusNeeded(gpus=n, how=how, per_gpu=at(n), dp=n)
+    heads = spec.num_attention_heads if spec.has_attention else NODE_GPUS
+    degrees = [t for t in range(1, NODE_GPUS + 1) if heads % t == 0] or [1]
+
+    def layout(tp: int, pp: int) -> tuple[int, RunSettings]:
+        run = dataclasses.replace(settings, tp=tp, pp=pp, ep=tp if spec.is_moe else 1)
+        return total_bytes(spec, run), run
+
+    experts = ", the experts split over the same GPUs (expert parallelism)" if spec.is_moe else ""
+    for tp in degrees:
+        per_gpu, _ = layout(tp, 1)
+        if per_gpu <= capacity:
+            how = f"tensor parallelism over {tp} GPUs (matrices, vocabulary and KV heads split; norms whole on each)"
+            return GpusNeeded(gpus=tp, how=how + experts, per_gpu=per_gpu, tp=tp, ep=tp if spec.is_moe else 1)
+    tp = degrees[-1]
+    stages = max(1, min(limit // tp, spec.num_hidden_layers + spec.num_decoder_layers))
+    if layout(tp, stages)[0] > capacity:
         return None
-    n = _bisect(0, limit, lambda n: at(n) > capacity)[1]  # 0 GPUs hold nothing; limit GPUs hold it
-    return GpusNeeded(gpus=n, how=how.format(n=n), per_gpu=at(n))
+    pp = _bisect(1, stages, lambda pp: layout(tp, pp)[0] > capacity)[1] if stages > 1 else 1
+    how = (
+        f"tensor parallelism over {tp} GPUs in each of {pp} pipeline stages (a stage holds ceil(layers/{pp}) "
+        f"layers, the first the embedding, the last the head)"
+    )
+    return GpusNeeded(
+        gpus=tp * pp, how=how + experts, per_gpu=layout(tp, pp)[0], tp=tp, pp=pp, ep=tp if spec.is_moe else 1
+    )
 
 
 #: The precisions of the every-precision table (accelerate's ``estimate-memory`` shows the same set).
