@@ -111,13 +111,15 @@ TINY_LLAMA_TENSORS: list[Tensor] = [
     ("lm_head.weight", "BF16", (64, 16)),
 ]
 #: A model type with no family row: counted by transformers itself (the long tail).
-TINY_RWKV = {
-    "model_type": "rwkv",
-    "architectures": ["RwkvForCausalLM"],
+TINY_GPT_NEO = {
+    "model_type": "gpt_neo",
+    "architectures": ["GPTNeoForCausalLM"],
     "vocab_size": 64,
     "hidden_size": 16,
-    "num_hidden_layers": 2,
-    "context_length": 32,
+    "num_layers": 2,
+    "num_heads": 2,
+    "attention_types": [[["global", "local"], 1]],
+    "max_position_embeddings": 32,
 }
 
 
@@ -205,7 +207,7 @@ def build_repos() -> dict[str, FixtureRepo]:
         "fixture/tiny-llama": FixtureRepo(
             {"config.json": _json(TINY_LLAMA), "model.safetensors": safetensors_file(TINY_LLAMA_TENSORS)[0]}
         ),
-        "fixture/tiny-rwkv": FixtureRepo({"config.json": _json(TINY_RWKV)}),
+        "fixture/tiny-gpt-neo": FixtureRepo({"config.json": _json(TINY_GPT_NEO)}),
         "fixture/tiny-gemma3": FixtureRepo({"config.json": _json(TINY_GEMMA3)}),
         "fixture/llama": FixtureRepo({"config.json": llama}),
         "fixture/sharded": FixtureRepo(

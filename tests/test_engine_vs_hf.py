@@ -919,6 +919,15 @@ CASES = {
     "dbrx-sub-config-defaults": dict(
         model_type="dbrx", vocab_size=101, d_model=32, n_layers=2, n_heads=4, attn_config={"rope_theta": 1}
     ),
+    "rwkv": dict(model_type="rwkv", vocab_size=101, hidden_size=32, num_hidden_layers=2, intermediate_size=48),
+    "rwkv-narrow-time-mixing-tied": dict(
+        model_type="rwkv",
+        vocab_size=101,
+        hidden_size=32,
+        num_hidden_layers=3,
+        attention_hidden_size=24,
+        tie_word_embeddings=True,
+    ),
     "falcon_h1": dict(
         model_type="falcon_h1",
         mamba_d_ssm=64,
@@ -1098,6 +1107,7 @@ STRATEGIES = {
         st.lists(st.integers(0, 3), max_size=3),
     ),
     "hunyuan_v1_moe": _decoder("hunyuan_v1_moe", num_experts=3, moe_topk=2, head_dim=4),
+    "rwkv": _decoder("rwkv", attention_hidden_size=10),
     "modernbert": _decoder("modernbert", norm_bias=True, global_attn_every_n_layers=2),
     "falcon_h1": _decoder("falcon_h1", mamba_n_heads=2, mamba_d_state=3, mamba_d_conv=2, mamba_rms_norm=True),
     "nemotron_h": st.builds(

@@ -161,6 +161,7 @@ HYBRIDS = {
         mamba_d_state=4,
         mamba_d_conv=3,
     ),
+    "rwkv": dict(model_type="rwkv", num_hidden_layers=2, attention_hidden_size=32),
     "lfm2": dict(model_type="lfm2", num_hidden_layers=3, full_attn_idxs=[1], conv_L_cache=3),
     "qwen3_5_text-layer-types": dict(
         model_type="qwen3_5_text",
@@ -203,7 +204,8 @@ def test_hybrid_state_is_what_transformers_keeps(name: str, tokens: int) -> None
     model = transformers.AutoModelForCausalLM.from_config(hf_config).to(torch.bfloat16).eval()
     with torch.no_grad():
         out = model(torch.arange(1, tokens + 1).unsqueeze(0), use_cache=True)
-    cache = getattr(out, "past_key_values", None) or out.cache_params  # Mamba's output names it cache_params
+    # Mamba's output names it cache_params, RWKV's state
+    cache = getattr(out, "past_key_values", None) or getattr(out, "cache_params", None) or out.state
     seen: dict[int, object] = {}
     _cache_bytes(cache, seen)
     expected = sum(t.numel() * t.element_size() for t in seen.values())

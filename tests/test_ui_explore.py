@@ -110,16 +110,20 @@ def test_unsupported_model_type_is_explained() -> None:
 
 
 def test_type_without_a_row_is_counted_by_transformers() -> None:
-    """A model type transformers knows but no row reads (RWKV) is counted by transformers on the meta device."""
+    """A model type transformers knows but no row reads (GPT-Neo) is counted by transformers on the meta device."""
     import torch
-    from transformers import RwkvConfig, RwkvForCausalLM
+    from transformers import GPTNeoConfig, GPTNeoForCausalLM
 
     with torch.device("meta"):
-        expected = sum(p.numel() for p in RwkvForCausalLM(RwkvConfig(hidden_size=64, num_hidden_layers=2)).parameters())
+        config = GPTNeoConfig(hidden_size=64, num_layers=2, num_heads=2, attention_types=[[["global", "local"], 1]])
+        expected = sum(p.numel() for p in GPTNeoForCausalLM(config).parameters())
     at = _app(UPLOAD_SCRIPT)
-    at.text_area(key="x_paste").input('{"model_type": "rwkv", "hidden_size": 64, "num_hidden_layers": 2}').run()
+    at.text_area(key="x_paste").input(
+        '{"model_type": "gpt_neo", "hidden_size": 64, "num_layers": 2, "num_heads": 2, '
+        '"attention_types": [[["global", "local"], 1]]}'
+    ).run()
     assert not at.exception
-    assert (f"{expected:,}", "rwkv") == (at.metric[1].value, at.session_state["returned"])
+    assert (f"{expected:,}", "gpt_neo") == (at.metric[1].value, at.session_state["returned"])
     assert "counted by transformers" in at.caption[0].value
 
 

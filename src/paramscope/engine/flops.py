@@ -100,7 +100,8 @@ def _recurrent(block: Node, layers: int, expr: str, seq: int, state: Node) -> No
     term)."""
     kids = [repeated(n, layers, expr) for n in _matmuls(block, seq, "seq")]
     conv = block.find(f"{block.path}/conv")
-    kids.append(repeated(Node(conv.path, 2 * conv.count * seq, f"2*seq*{P.paren(conv.formula)}"), layers, expr))
+    if conv is not None:
+        kids.append(repeated(Node(conv.path, 2 * conv.count * seq, f"2*seq*{P.paren(conv.formula)}"), layers, expr))
     return group(block.path, [*kids, repeated(state, layers, expr)])
 
 
@@ -136,6 +137,13 @@ def _short_conv(spec: Spec, prefix: str, layers: int, expr: str, seq: int) -> No
     return _recurrent(P.short_conv(f"{prefix}/short_conv", spec), layers, expr, seq, gates)
 
 
+def _time_mixing(spec: Spec, prefix: str, layers: int, expr: str, seq: int) -> Node:
+    """RWKV's time mixing; its WKV recurrence per token and channel: decay, bonus, weighted sums of numerator and
+    denominator and the division, about 8 FLOPs."""
+    wkv = Node(f"{prefix}/time_mixing/wkv", 8 * spec.time_mixing_size * seq, "8*seq*time_mixing_size", note="WKV")
+    return _recurrent(P.time_mixing(f"{prefix}/time_mixing", spec), layers, expr, seq, wkv)
+
+
 def _stack(spec: Spec, prefix: str, layers: int, layers_expr: str, seq: int, causal: bool, cross: bool) -> Node:
     parts: list[Node] = []
     kinds = spec.stack(layers, layers_expr)
@@ -145,6 +153,8 @@ def _stack(spec: Spec, prefix: str, layers: int, layers_expr: str, seq: int, cau
         parts.append(_ssm(spec, prefix, kinds.ssm, kinds.expr("ssm"), seq))
     if kinds.short_conv:
         parts.append(_short_conv(spec, prefix, kinds.short_conv, kinds.expr("short_conv"), seq))
+    if kinds.time_mixing:
+        parts.append(_time_mixing(spec, prefix, kinds.time_mixing, kinds.expr("time_mixing"), seq))
     layers, layers_expr = kinds.attention, kinds.expr("attention")
     if layers:
         att = P.attention(f"{prefix}/attention", spec)

@@ -21,7 +21,8 @@ from paramscope.engine.spec import Spec
 from paramscope.engine.tree import Node, group
 
 TARGETS = ("all-linear", "attn")
-_ATTENTION = re.compile(r"(^|/)(cross_|linear_)?attention/")  # linear: Gated DeltaNet's projections
+#: linear: Gated DeltaNet's projections; time_mixing: RWKV's, which PEFT finds under ``attention``
+_ATTENTION = re.compile(r"(^|/)((cross_|linear_)?attention|time_mixing)/")
 _TABLE = re.compile(r"(^|/)(embedding/(token|position|token_type)|relative_attention_bias)$")  # nn.Embedding
 
 

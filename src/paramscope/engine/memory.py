@@ -216,7 +216,7 @@ def kv_cache(spec: Spec, tokens: int, batch: int, kv_dtype: str, layout: Layout 
         return Node("kv_cache", sum(k.count for k in kids), f"{whole.formula}, {how}", kids, note=how)
     bits = BITS[kv_dtype]
     b = f"{bits / 8:g}"
-    if not spec.has_attention and not spec.ssm_layers or _encoder_only(spec):
+    if not spec.has_attention and not spec.ssm_layers and not spec.time_mixing_layers or _encoder_only(spec):
         why = "no attention" if not spec.has_attention else "encoder-only: nothing is generated, nothing cached"
         return Node("kv_cache", 0, "0", note=why)
     kinds = _decoder_stack(spec)
@@ -305,6 +305,21 @@ def _recurrent_states(kinds: Stack, spec: Spec, batch: int, bits: int) -> list[N
                 shape=f"({conv} + {nv * dk * dv})×{batch}",
                 note="linear attention: a constant state per sequence (convolution window, and one fp32 matrix per "
                 "value head), whatever the number of tokens",
+            )
+        )
+    n = kinds.time_mixing
+    if n:
+        h = spec.hidden_size
+        out.append(
+            Node(
+                "kv_cache/time_mixing_state",
+                n * batch * (2 * _nbytes(h, bits) + 3 * 4 * h),
+                f"(2*hidden_size*{bits / 8:g} B + 3*hidden_size*4 B)*batch",
+                repeat=n,
+                repeat_name=kinds.expr("time_mixing"),
+                shape=f"5×{h}×{batch}",
+                note="RWKV: the last token's input to time and channel mixing, and the WKV numerator, denominator and "
+                "running maximum in fp32 (as RwkvModel keeps them), whatever the number of tokens",
             )
         )
     n = kinds.short_conv
@@ -476,6 +491,13 @@ def _state_terms(spec: Spec, e: int, kind: str) -> list[tuple[str, int, str]]:
     the input projections' outputs, the convolution's output, and the mixer's output with its gate (2 × the
     inner width). An estimate: the fused kernels of each family keep slightly different tensors."""
     h = spec.hidden_size
+    if kind == "time_mixing":
+        a = spec.time_mixing_size
+        return [
+            ("input", e * h, f"{e}*hidden_size"),
+            ("projections", 3 * e * a, f"3*{e}*time_mixing_size"),
+            ("mixer", 2 * e * a, f"2*{e}*time_mixing_size"),
+        ]
     if kind == "short_conv":
         return [
             ("input", e * h, f"{e}*hidden_size"),
@@ -536,7 +558,7 @@ def _stack(
         if cross:
             catt = _attention_terms(spec, e, seq, store_scores, dropout, cross=True, skip_input=False)
             parts.append(repeated(_Act(tuple(catt)).node(f"{prefix}/cross_attention", tokens, tp, sp), layers, expr))
-    for kind in ("linear_attention", "ssm", "short_conv"):
+    for kind in ("linear_attention", "ssm", "short_conv", "time_mixing"):
         if getattr(kinds, kind):
             terms = _state_terms(spec, e, kind)
             node = _Act(tuple(terms)).node(f"{prefix}/{kind}", tokens, tp, sp)

@@ -212,6 +212,23 @@ def short_conv(prefix: str, spec: Spec) -> Node:
     )
 
 
+def time_mixing(prefix: str, spec: Spec) -> Node:
+    """RWKV's time mixing: key, value and receptance of time_mixing_size from the hidden state (each mixed with the
+    previous token's by a learned vector), a decay and a bonus per channel, the output projection."""
+    h, a = spec.hidden_size, spec.time_mixing_size
+    parts = [linear(f"{prefix}/{name}", h, "hidden_size", a, "time_mixing_size", False) for name in ("key", "value")]
+    return group(
+        prefix,
+        [
+            *parts,
+            linear(f"{prefix}/receptance", h, "hidden_size", a, "time_mixing_size", False),
+            Node(f"{prefix}/decay", 2 * a, "2*time_mixing_size", shape=f"{a} + {a}", note="time_decay and time_first"),
+            Node(f"{prefix}/time_mix", 3 * h, "3*hidden_size", shape=f"3×({h},)", note="token-shift mix of k, v and r"),
+            linear(f"{prefix}/output", a, "time_mixing_size", h, "hidden_size", False),
+        ],
+    )
+
+
 def _indexer(prefix: str, spec: Spec) -> Node:
     """DeepSeek-V3.2's lightning indexer: queries from the q latent, one shared key, a LayerNorm (weight and
     bias) on it, and a weight per head; it picks the tokens each query attends to."""
@@ -230,6 +247,16 @@ def _indexer(prefix: str, spec: Spec) -> Node:
 def mlp(prefix: str, spec: Spec, size: int, size_expr: str) -> Node:
     """Dense feed-forward: up (and gate, when gated) then down."""
     h = spec.hidden_size
+    if spec.channel_mixing:  # RWKV: key (up), value (down), a receptance gate, token-shift mix of key and receptance
+        return group(
+            prefix,
+            [
+                linear(f"{prefix}/up", h, "hidden_size", size, size_expr, False),
+                linear(f"{prefix}/down", size, size_expr, h, "hidden_size", False),
+                linear(f"{prefix}/receptance", h, "hidden_size", h, "hidden_size", False),
+                Node(f"{prefix}/time_mix", 2 * h, "2*hidden_size", shape=f"2×({h},)", note="token-shift mix of k, r"),
+            ],
+        )
     parts = []
     if spec.mlp_gated:
         parts.append(linear(f"{prefix}/gate", h, "hidden_size", size, size_expr, spec.mlp_bias))
@@ -273,7 +300,13 @@ def recurrent(prefix: str, spec: Spec) -> Node:
 
 
 #: The block each kind of mixer builds (:class:`~paramscope.engine.spec.Stack` counts the layers of each kind).
-MIXERS = {"attention": attention, "ssm": ssm, "linear_attention": linear_attention, "short_conv": short_conv}
+MIXERS = {
+    "attention": attention,
+    "ssm": ssm,
+    "linear_attention": linear_attention,
+    "short_conv": short_conv,
+    "time_mixing": time_mixing,
+}
 
 
 def layer_stack(prefix: str, spec: Spec, layers: int, layers_expr: str, cross: bool = False) -> Node:

@@ -57,6 +57,8 @@ LIMITS = {
     "ssm_layers": 100_000,
     "short_conv_layers": 100_000,
     "short_conv_kernel": 4_096,
+    "time_mixing_layers": 100_000,
+    "time_mixing_size": 1_048_576,
     "ffn_only_layers": 100_000,
     "mixer_only_layers": 100_000,
     "index_n_heads": 65_536,
@@ -140,6 +142,11 @@ class Spec:
     short_conv_layers: int = 0
     short_conv_kernel: int = 0
     short_conv_bias: bool = False
+    # RWKV (v4): time mixing in time_mixing_layers of the layers instead of attention (key, value and receptance of
+    # time_mixing_size, a learned decay per channel), and channel mixing as the feed-forward block
+    time_mixing_layers: int = 0
+    time_mixing_size: int = 0
+    channel_mixing: bool = False  # the feed-forward block is RWKV's channel mixing: key, value and a receptance gate
     # Layers without one of the two blocks (Nemotron-H: a layer is a Mamba mixer, an attention, an MLP or experts)
     ffn_only_layers: int = 0  # layers with a feed-forward block and no mixer (neither attention nor a state)
     mixer_only_layers: int = 0  # layers with a mixer and no feed-forward block
@@ -266,7 +273,7 @@ class Spec:
         mixers = layers - self.ffn_only_layers
         moe = self.num_moe_layers
         dense = layers - self.mixer_only_layers - moe if self.ffn_size else 0
-        others = self.linear_attention_layers + self.short_conv_layers
+        others = self.linear_attention_layers + self.short_conv_layers + self.time_mixing_layers
         others += 0 if self.ssm_beside_attention else self.ssm_layers
         attention = mixers - others if self.has_attention else 0
         return Stack(
@@ -277,6 +284,7 @@ class Spec:
             linear_attention=self.linear_attention_layers,
             ssm=self.ssm_layers,
             short_conv=self.short_conv_layers,
+            time_mixing=self.time_mixing_layers,
             mlp=dense,
             moe=moe,
             first_k_dense=bool(self.first_k_dense_replace) and not self.mlp_only_layers and not self.mixer_only_layers,
@@ -314,6 +322,7 @@ _COUNT_NAMES = {
     "linear_attention": "linear_attention_layers",
     "ssm": "ssm_layers",
     "short_conv": "short_conv_layers",
+    "time_mixing": "time_mixing_layers",
     "mlp": "dense_layers",
     "moe": "num_moe_layers",
 }
@@ -322,7 +331,7 @@ _COUNT_NAMES = {
 @dataclass(frozen=True)
 class Stack:
     """How many layers of one stack hold each kind of mixer (attention, linear attention, state space, short
-    convolution) and of
+    convolution, RWKV's time mixing) and of
     feed-forward block (a dense MLP, experts); :meth:`expr` names each count for the formulas."""
 
     layers: int
@@ -332,6 +341,7 @@ class Stack:
     linear_attention: int = 0
     ssm: int = 0
     short_conv: int = 0
+    time_mixing: int = 0
     mlp: int = 0
     moe: int = 0
     first_k_dense: bool = False  # the dense layers are exactly the first first_k_dense_replace
@@ -439,11 +449,13 @@ def validate(spec: Spec) -> Spec:
                 "linear_num_value_heads",
                 f"{spec.linear_num_value_heads} is not a multiple of linear_num_key_heads {spec.linear_num_key_heads}",
             )
-    others = spec.ssm_layers + spec.linear_attention_layers + spec.short_conv_layers
+    others = spec.ssm_layers + spec.linear_attention_layers + spec.short_conv_layers + spec.time_mixing_layers
     if others + spec.ffn_only_layers > spec.num_hidden_layers:
         raise SpecError(
             "ssm_layers", "state-space, linear-attention, convolution and MLP-only layers exceed num_hidden_layers"
         )
+    if spec.time_mixing_layers and spec.time_mixing_size < 1:
+        raise SpecError("time_mixing_size", "must be at least 1 with time-mixing layers")
     if spec.short_conv_layers and spec.short_conv_kernel < 1:
         raise SpecError("short_conv_kernel", "must be at least 1 with short-convolution layers")
     if spec.mixer_only_layers + spec.ffn_only_layers > spec.num_hidden_layers:

@@ -490,6 +490,25 @@ QWEN3_NEXT = QWEN3_5_MOE_TEXT.but(
 )
 
 # ---------------------------------------------------------------------------------- state-space models
+RWKV = Family(
+    model_type="rwkv",
+    class_prefix="Rwkv",
+    source=f"{TF}/rwkv/modeling_rwkv.py",
+    keys=dict(
+        vocab_size=("vocab_size",),
+        hidden_size=("hidden_size",),
+        num_hidden_layers=("num_hidden_layers",),
+        intermediate_size=("intermediate_size",),
+        time_mixing_size=("attention_hidden_size",),
+        max_position_embeddings=("context_length",),
+        tie_word_embeddings=("tie_word_embeddings",),
+    ),
+    derive=dict(intermediate_size=FOUR_H, time_mixing_size=Rule("hidden_size", lambda d: d["hidden_size"])),
+    # LayerNorms with biases: pre_ln after the embeddings (block 0), ln1 and ln2 in every block, ln_out at the end
+    fixed=dict(has_attention=False, channel_mixing=True, embedding_norm=True, position_embedding="none"),
+    hooks=(hooks.every_layer_time_mixing,),
+    padding_row=False,
+)
 MAMBA = Family(
     model_type="mamba",
     class_prefix="Mamba",
@@ -820,6 +839,7 @@ ROWS = (
     GRANITEMOEHYBRID,
     FALCON_H1,
     NEMOTRON_H,
+    RWKV,
     LFM2,
     BAMBA,
     JAMBA,

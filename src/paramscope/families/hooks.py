@@ -440,6 +440,11 @@ def dbrx_sub_configs(c: Cfg, d: Values) -> None:
         raise SpecError("tie_word_embeddings", "DbrxConfig refuses tied embeddings")
 
 
+def every_layer_time_mixing(c: Cfg, d: Values) -> None:
+    """RWKV: every layer is time mixing and channel mixing."""
+    d["time_mixing_layers"] = d["num_hidden_layers"]
+
+
 def kv_heads_stated(c: Cfg, d: Values) -> None:
     """Nemotron: the config class gives ``num_key_value_heads`` no default, and the model cannot be built without
     it (transformers divides by it), so it must be stated."""

@@ -230,18 +230,24 @@ def _mapping_label(mapping_name: str) -> str:
 def _build_model(model_type: str, rest: dict[str, Any], cls: type) -> nn.Module:
     import torch
     from transformers import AutoConfig
+    from transformers.utils import logging as hf_logging
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            cfg = AutoConfig.for_model(model_type, **rest)
-        except Exception as exc:
-            raise SpecError("config", f"transformers rejected it: {_short(exc)}") from None
-        try:
-            with torch.device("meta"):
-                return cls._from_config(cfg, attn_implementation="eager")  # type: ignore[attr-defined]
-        except Exception as exc:
-            raise SpecError("config", f"transformers could not build {cls.__name__}: {_short(exc)}") from None
+    verbosity = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()  # its advice on token ids and the like is not ours to print
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                cfg = AutoConfig.for_model(model_type, **rest)
+            except Exception as exc:
+                raise SpecError("config", f"transformers rejected it: {_short(exc)}") from None
+            try:
+                with torch.device("meta"):
+                    return cls._from_config(cfg, attn_implementation="eager")  # type: ignore[attr-defined]
+            except Exception as exc:
+                raise SpecError("config", f"transformers could not build {cls.__name__}: {_short(exc)}") from None
+    finally:
+        hf_logging.set_verbosity(verbosity)
 
 
 def _short(exc: BaseException) -> str:
