@@ -44,7 +44,7 @@ def page() -> None:
         "**Exact parameter count of a transformer, component by component:** pick a preset, "
         "move a control, share the link."
     )
-    page_style.phone_layout()
+    page_style.apply()
     st.session_state.full_run = True  # cleared at the end: a run without it is a rerun of model_view alone
     restore_from_link_once()
     ui_explore.keep_state()

@@ -278,10 +278,13 @@ def test_compare_link_shows_both_models(server, browser):
     [
         ("preset=llama-2-7b&tab=Architecture", "[data-testid='stGraphVizChart'] svg", "architecture"),
         ("preset=gpt2&tab=Why-so-big", ".js-plotly-plot", "sweep"),
+        ("preset=llama-3-70b&tab=Memory", "[data-testid='stTable']", "memory"),
+        ("preset=llama-3-8b&tab=Compute", ".js-plotly-plot", "compute"),
     ],
 )
 def test_explore_views_draw(server, browser, query, ready, name, scheme):
-    """The architecture diagram and the sweep charts draw in the browser from their links, in both themes."""
+    """The architecture diagram, the sweep charts and the Memory and Compute tabs draw in the browser from their
+    links, in both themes."""
     page = open_tab(browser, f"{server}/?{query}", ready, color_scheme=scheme)
     name = name if scheme == "light" else f"{name}-dark"
     if name == "sweep":
@@ -323,7 +326,8 @@ def test_hub_link_and_picker(server, browser):
 
 def test_memory_table_shows_every_digit(server, browser):
     """Llama-3-70B trained at 32k tokens without FlashAttention holds 11,882.732 GB of activations per GPU: the
-    memory table shows all five digits before the point, with separators (no column cuts them off)."""
+    memory table shows all five digits before the point, with separators, and no column runs off its right edge
+    (the formulas wrap)."""
     from paramscope.engine.memory import memory, parts
     from paramscope.engine.run import RunSettings
 
@@ -337,4 +341,6 @@ def test_memory_table_shows_every_digit(server, browser):
     cell = page.locator("[data-testid='stTable'] td").filter(has_text=shown)
     cell.first.wait_for(timeout=30_000)
     assert cell.first.is_visible()
+    overflow = "(t) => t.closest('[data-testid=stTable]').scrollWidth - t.closest('[data-testid=stTable]').clientWidth"
+    assert 0 >= page.locator("[data-testid='stTable'] table").first.evaluate(overflow)  # no column off the edge
     page.context.close()

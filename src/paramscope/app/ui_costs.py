@@ -20,7 +20,17 @@ from paramscope.app import charts_costs as C
 from paramscope.engine import flops as F
 from paramscope.engine import hardware
 from paramscope.engine.hardware import GB, GiB
-from paramscope.engine.memory import PARTS, QUANT, every_precision, gpus_needed, max_fit, memory, parts, sweep
+from paramscope.engine.memory import (
+    PARTS,
+    QUANT,
+    RUNTIME_NOTE,
+    every_precision,
+    gpus_needed,
+    max_fit,
+    memory,
+    parts,
+    sweep,
+)
 from paramscope.engine.run import (
     DTYPES,
     KV_DTYPES,
@@ -142,8 +152,7 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
         max_value=1_048_576,
         step=64,
         key=KEY + "runtime_mib",
-        help="The CUDA context and the framework's workspaces: an assumption (about 700+ MB for the context alone, "
-        "PyTorch forums). Set it to what nvidia-smi shows for your idle process, or 0.",
+        help=RUNTIME_NOTE[0].upper() + RUNTIME_NOTE[1:] + ".",
     )
     if mode != "inference":
         got["sp"] = st.checkbox(
@@ -312,6 +321,7 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
     left, right = st.columns([1, 2])
     left.plotly_chart(C.memory_bar(out, gpu.memory_bytes, gpu.name), config=_CHART)
     rows = []
+    notes = []
     for n in tree.walk():
         if not n.path:
             continue
@@ -321,11 +331,13 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
                 "bytes": f"{n.count:,}",
                 "GB": f"{n.count / GB:,.3f}",
                 "GiB": f"{n.count / GiB:,.3f}",
-                "formula": n.full_formula,
-                "note": n.note,
+                "formula": _plain(n.full_formula),
             }
         )
+        if n.note:
+            notes.append(f"`{n.path}`: {_plain(n.note)}")
     right.table(rows)  # a plain table: every digit shown, thousands separated, long formulas wrapped
+    right.caption("  \n".join(notes))  # the notes under the table, so that no column runs off its right edge
     if settings.mode == "inference":
         st.caption(
             "Every precision at once (weights + KV cache per GPU, the cache in bf16, fp32 for fp32 weights; the total "
@@ -346,6 +358,11 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
                 f"**{settings.dtype}:** {QUANT[settings.dtype].label}; embeddings, the LM head, norms "
                 "and biases are kept in 16 bit."
             )
+
+
+def _plain(text: str) -> str:
+    """Text shown as it is where Streamlit reads Markdown (a table cell, a caption): ``a*b*c`` is not italics."""
+    return text.replace("\\", "\\\\").replace("*", "\\*").replace("_", "\\_")
 
 
 def _trim(
@@ -451,7 +468,8 @@ def render_compute_tab(spec: Spec, settings: RunSettings) -> None:
         for n in c.tree.walk()
         if n.path
     ]
-    right.dataframe(rows, hide_index=True)
+    whole = st.column_config.NumberColumn(format="localized")  # thousands separators, still sorted as numbers
+    right.dataframe(rows, hide_index=True, column_config={"FLOPs per sequence": whole, "per token": whole})
     _speed(spec, settings, gpu, c.seq)
     with st.expander("Accelerators (dense bf16 peak, bandwidth, memory, sources)"):
         st.dataframe(

@@ -60,6 +60,8 @@ ADAM8BIT_BLOCK = 2048
 
 PARTS = ("weights", "kv_cache", "gradients", "optimizer", "activations", "runtime")
 
+#: What the runtime line is, in a table's note column; RUNTIME_NOTE says where the number comes from.
+RUNTIME_SHORT = "assumed, not counted: the CUDA context and workspaces (run_runtime_mib; 0 leaves it out)"
 #: What the runtime line assumes, and where the number comes from.
 RUNTIME_NOTE = (
     "an assumption, not a count: the CUDA context and the framework's workspaces (cuBLAS, the caching allocator) "
@@ -677,7 +679,7 @@ def memory(spec: Spec, settings: RunSettings) -> Node:
         states = model_states(params, settings.dtype, settings.optimizer, settings.zero, settings.gpus)
         kids = [*states.children, activations(spec, settings, seq)]
     mib = settings.runtime_mib
-    kids.append(Node("runtime", mib * 2**20, f"{mib:,} MiB (assumed)", note=RUNTIME_NOTE))
+    kids.append(Node("runtime", mib * 2**20, f"{mib:,} MiB (assumed)", note=RUNTIME_SHORT))
     return Node("", sum(k.count for k in kids), " + ".join(k.path for k in kids), tuple(kids))
 
 
