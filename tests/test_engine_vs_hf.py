@@ -853,6 +853,9 @@ CASES = {
         mamba_proj_bias=True,
         mamba_conv_bias=False,
     ),
+    "granitemoehybrid-current-layer-names": dict(
+        GRANITE_HYBRID, num_local_experts=0, layer_types=["linear_attention", "full_attention", "linear_attention"]
+    ),
     "granitemoehybrid-every-layer-mamba": dict(
         GRANITE_HYBRID, num_local_experts=4, num_experts_per_tok=2, mamba_n_heads=4, num_hidden_layers=2
     ),

@@ -7,7 +7,7 @@ per token; a sliding layer holds at most its window; MLA holds the compressed la
 from __future__ import annotations
 
 import pytest
-from test_engine_vs_hf import HYBRID
+from test_engine_vs_hf import HYBRID, NEMOTRON_H
 
 from paramscope import from_config, preset
 from paramscope.engine.memory import kv_cache
@@ -138,20 +138,7 @@ HYBRIDS = {
     "mamba2": dict(
         model_type="mamba2", num_hidden_layers=2, state_size=4, conv_kernel=3, num_heads=8, head_dim=8, n_groups=2
     ),
-    "nemotron_h": dict(
-        model_type="nemotron_h",
-        hybrid_override_pattern="M-*E",
-        mamba_num_heads=4,
-        mamba_head_dim=16,
-        n_groups=2,
-        ssm_state_size=4,
-        conv_kernel=3,
-        n_routed_experts=4,
-        num_experts_per_tok=2,
-        moe_intermediate_size=8,
-        moe_shared_expert_intermediate_size=12,
-        use_mamba_kernels=False,
-    ),
+    "nemotron_h": dict(NEMOTRON_H, hybrid_override_pattern="M-*E", mamba_head_dim=16, use_mamba_kernels=False),
     "falcon_h1": dict(
         model_type="falcon_h1",
         num_hidden_layers=2,

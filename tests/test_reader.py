@@ -56,6 +56,11 @@ CANNOT_BUILD = {
         dict(model_type="dbrx", attn_config={"kv_n_heads": 2}, **SMALL),
         "attn_config.rope_theta",
     ),
+    "gemma2 layer_types shorter than the layers": (
+        dict(model_type="gemma2", layer_types=["sliding_attention", "full_attention"], **SMALL),
+        "layer_types",
+    ),
+    "lfm2 layer_types shorter than the layers": (dict(model_type="lfm2", layer_types=["conv"], **SMALL), "layer_types"),
     "nemotron_h unknown block": (
         dict(model_type="nemotron_h", hybrid_override_pattern="M*X", mamba_num_heads=4, mamba_head_dim=8, **SMALL),
         "hybrid_override_pattern",

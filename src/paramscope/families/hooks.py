@@ -24,6 +24,20 @@ def sliding_window(c: Cfg, d: Values) -> None:
     )
 
 
+def per_layer(c: Cfg, n: int, allowed: tuple[str, ...], *keys: str) -> list[str] | None:
+    """The per-layer list under the first of ``keys`` the config holds (``layer_types`` by default), checked as the
+    classes check it: one of ``allowed`` (any name when empty) for each of the ``n`` layers; ``None`` when there is
+    no list."""
+    keys = keys or ("layer_types",)
+    types = c.get(*keys)
+    if not isinstance(types, list):
+        return None
+    if len(types) < n or any(not isinstance(t, str) or (allowed and t not in allowed) for t in types[:n]):
+        names = " or ".join(f'"{a}"' for a in allowed) or "a layer type"
+        raise SpecError(c.stated(*keys) or keys[0], f"expected {names} for each of the {n} layers")
+    return types[:n]
+
+
 def sliding_every(period: int) -> Hook:
     """Sliding and full attention layers: ``layer_types`` names them; without it every ``period``-th layer
     (``sliding_window_pattern`` where the config states one) attends fully and the others slide, as the config
@@ -31,10 +45,10 @@ def sliding_every(period: int) -> Hook:
     Gemma 3 every 6th)."""
 
     def hook(c: Cfg, d: Values) -> None:
-        types = c.get("layer_types")
         n = d["num_hidden_layers"]
-        if isinstance(types, list):
-            sliding = sum(1 for t in types[:n] if t == "sliding_attention")
+        types = per_layer(c, n, ("sliding_attention", "full_attention"))
+        if types is not None:
+            sliding = types.count("sliding_attention")
         else:
             every = c.get("sliding_window_pattern", default=period)
             every = every if isinstance(every, int) and not isinstance(every, bool) and every > 0 else period
@@ -52,9 +66,9 @@ def modernbert_local_attention(c: Cfg, d: Values) -> None:
     ``global_attn_every_n_layers``-th layer from the first attends globally and the others see ``local_attention``
     tokens around each query (what the FLOPs count; encoders keep no cache)."""
     n = d["num_hidden_layers"]
-    types = c.get("layer_types")
-    if isinstance(types, list):
-        sliding = sum(1 for t in types[:n] if t == "sliding_attention")
+    types = per_layer(c, n, ("sliding_attention", "full_attention"))
+    if types is not None:
+        sliding = types.count("sliding_attention")
     else:
         every = as_int("global_attn_every_n_layers", c.get("global_attn_every_n_layers", default=3))
         if every < 1:
@@ -149,12 +163,9 @@ def ernie_moe_layers(c: Cfg, d: Values) -> None:
 def mlp_layer_types(c: Cfg, d: Values) -> None:
     """DeepSeek-V3.2: ``mlp_layer_types`` ("dense" / "sparse" per layer) says which layers hold experts; without it
     the first ``first_k_dense_replace`` are dense. Its indexer reads the q latent, so ``q_lora_rank`` is needed."""
-    types = c.get("mlp_layer_types")
-    if isinstance(types, list):
-        n = d["num_hidden_layers"]
-        if len(types) < n or any(t not in ("dense", "sparse") for t in types):
-            raise SpecError("mlp_layer_types", f'expected "dense" or "sparse" for each of the {n} layers')
-        d["mlp_only_layers"] = tuple(i for i in range(n) if types[i] == "dense")
+    types = per_layer(c, d["num_hidden_layers"], ("dense", "sparse"), "mlp_layer_types")
+    if types is not None:
+        d["mlp_only_layers"] = tuple(i for i, t in enumerate(types) if t == "dense")
         d["first_k_dense_replace"] = 0
     if d.get("index_n_heads") and d.get("q_lora_rank") is None:
         raise SpecError("q_lora_rank", "DeepSeek-V3.2's indexer reads the query latent: q_lora_rank is required")
@@ -165,13 +176,9 @@ def linear_attention_layers(c: Cfg, d: Values) -> None:
     "full_attention"; without it every ``full_attention_interval``-th layer (4) attends fully, as the config
     classes fill ``layer_types`` in."""
     n = d["num_hidden_layers"]
-    types = c.get("layer_types")
-    if isinstance(types, list):
-        if len(types) < n or any(t not in ("linear_attention", "full_attention") for t in types[:n]):
-            raise SpecError(
-                "layer_types", f'expected "linear_attention" or "full_attention" for each of the {n} layers'
-            )
-        d["linear_attention_layers"] = sum(1 for t in types[:n] if t == "linear_attention")
+    types = per_layer(c, n, ("linear_attention", "full_attention"))
+    if types is not None:
+        d["linear_attention_layers"] = types.count("linear_attention")
         return
     every = c.int("full_attention_interval", default=4)
     if every < 1:
@@ -270,27 +277,24 @@ def jamba_layers(c: Cfg, d: Values) -> None:
     d["ssm_dt_rank"] = _time_step_rank(c, "mamba_dt_rank", h)
 
 
+#: Nemotron-H's block letters (``hybrid_override_pattern``) and the legacy names transformers still reads.
+NEMOTRON_H_BLOCKS = {"M": "linear_attention", "*": "full_attention", "-": "mlp", "E": "moe"}
+LEGACY_BLOCKS = {"mamba": "linear_attention", "attention": "full_attention"}
+
+
 def granite_hybrid(c: Cfg, d: Values) -> None:
-    """Granite 4.0 (GraniteMoeHybrid): ``layer_types`` names each layer "mamba" (Mamba-2) or "attention"; without
-    it every layer is Mamba. Every layer has a gated shared MLP of ``shared_intermediate_size``: with experts it is
-    the shared expert beside them, without experts it is the layer's only MLP."""
+    """Granite 4.0 (GraniteMoeHybrid): ``layer_types`` names each layer "linear_attention" (Mamba-2) or
+    "full_attention" (or by the legacy names "mamba" and "attention"); without it every layer is Mamba. Every layer
+    has a gated shared MLP of ``shared_intermediate_size``: with experts it is the shared expert beside them,
+    without experts it is the layer's only MLP."""
     n = d["num_hidden_layers"]
-    types = c.get("layer_types", "layers_block_type")
-    if isinstance(types, list):
-        if len(types) < n or any(t not in ("mamba", "linear_attention", "attention") for t in types[:n]):
-            raise SpecError("layer_types", f'expected "mamba" or "attention" for each of the {n} layers')
-        d["ssm_layers"] = sum(1 for t in types[:n] if t in ("mamba", "linear_attention"))
-    else:
-        d["ssm_layers"] = n
+    types = per_layer(c, n, ("mamba", "attention", *LEGACY_BLOCKS.values()), "layer_types", "layers_block_type")
+    mixers = [LEGACY_BLOCKS.get(t, t) for t in types] if types is not None else ["linear_attention"] * n
+    d["ssm_layers"] = mixers.count("linear_attention")
     if d.get("num_experts"):
         d["num_shared_experts"] = 1
     else:
         d["intermediate_size"] = d["shared_expert_intermediate_size"]
-
-
-#: Nemotron-H's block letters (``hybrid_override_pattern``) and the legacy names transformers still reads.
-NEMOTRON_H_BLOCKS = {"M": "linear_attention", "*": "full_attention", "-": "mlp", "E": "moe"}
-LEGACY_BLOCKS = {"mamba": "linear_attention", "attention": "full_attention"}
 
 
 def nemotron_h_layers(c: Cfg, d: Values) -> None:
@@ -331,16 +335,15 @@ def nemotron_h_layers(c: Cfg, d: Values) -> None:
 
 
 def lfm2_layers(c: Cfg, d: Values) -> None:
-    """LFM2: ``layer_types`` names each layer "full_attention" or "conv" (a short convolution); without it the layers
-    ``full_attn_idxs`` lists attend (all of them when it is absent too), as Lfm2Config fills ``layer_types`` in. The
-    MLP's width is adjusted as Lfm2MLP adjusts it: with ``block_auto_adjust_ff_dim``, 2/3 of intermediate_size,
-    times ``block_ffn_dim_multiplier``, rounded up to a multiple of ``block_multiple_of``."""
+    """LFM2: ``layer_types`` names each layer "conv" (a short convolution) or anything else (attention, as
+    Lfm2DecoderLayer reads it); without it the layers ``full_attn_idxs`` lists attend (all of them when it is absent
+    too), as Lfm2Config fills ``layer_types`` in. The MLP's width is adjusted as Lfm2MLP adjusts it: with
+    ``block_auto_adjust_ff_dim``, 2/3 of intermediate_size, times ``block_ffn_dim_multiplier``, rounded up to a
+    multiple of ``block_multiple_of``."""
     n = d["num_hidden_layers"]
-    types = c.get("layer_types")
-    if isinstance(types, list):
-        if len(types) < n or any(t not in ("full_attention", "conv") for t in types[:n]):
-            raise SpecError("layer_types", f'expected "full_attention" or "conv" for each of the {n} layers')
-        d["short_conv_layers"] = sum(1 for t in types[:n] if t == "conv")
+    types = per_layer(c, n, ())  # Lfm2DecoderLayer attends in every layer not named "conv"
+    if types is not None:
+        d["short_conv_layers"] = types.count("conv")
     else:
         listed = c.get("full_attn_idxs")
         attends = set(as_indices("full_attn_idxs", listed)) if listed is not None else set(range(n))
