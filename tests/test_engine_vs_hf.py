@@ -426,6 +426,42 @@ CASES = {
         qk_rope_head_dim=4,
         v_head_dim=8,
     ),
+    "deberta-v2-absolute-positions": dict(model_type="deberta-v2", **SMALL),
+    "deberta-v3-relative-shared-keys": dict(
+        model_type="deberta-v2",
+        relative_attention=True,
+        position_buckets=16,
+        pos_att_type="p2c|c2p",
+        norm_rel_ebd="layer_norm",
+        share_att_key=True,
+        position_biased_input=False,
+        type_vocab_size=0,
+        **SMALL,
+    ),
+    "deberta-v2-position-projections-untied": dict(
+        model_type="deberta-v2",
+        relative_attention=True,
+        max_relative_positions=-1,
+        max_position_embeddings=40,
+        pos_att_type=["p2c", "c2p"],
+        type_vocab_size=2,
+        **SMALL | {"tie_word_embeddings": False},
+    ),
+    "deberta-v2-xlarge-conv-c2p-only": dict(
+        model_type="deberta-v2",
+        relative_attention=True,
+        position_buckets=8,
+        pos_att_type=["c2p"],
+        conv_kernel_size=3,
+        conv_groups=2,
+        **SMALL,
+    ),
+    "deberta-v2-current-head": dict(
+        model_type="deberta-v2", relative_attention=True, position_buckets=8, legacy=False, **SMALL
+    ),
+    "deberta-v2-model": dict(
+        model_type="deberta-v2", architectures=["DebertaV2Model"], relative_attention=True, **SMALL
+    ),
     "modernbert-mlm": dict(model_type="modernbert", pad_token_id=0, **SMALL),
     "modernbert-biases-untied-classifier-bias": dict(
         model_type="modernbert",
@@ -1111,6 +1147,9 @@ STRATEGIES = {
     ),
     "hunyuan_v1_moe": _decoder("hunyuan_v1_moe", num_experts=3, moe_topk=2, head_dim=4),
     "rwkv": _decoder("rwkv", attention_hidden_size=10),
+    "deberta-v2": _decoder(
+        "deberta-v2", relative_attention=True, position_buckets=4, pos_att_type="p2c|c2p", norm_rel_ebd="layer_norm"
+    ),
     "modernbert": _decoder("modernbert", norm_bias=True, global_attn_every_n_layers=2),
     "falcon_h1": _decoder("falcon_h1", mamba_n_heads=2, mamba_d_state=3, mamba_d_conv=2, mamba_rms_norm=True),
     "nemotron_h": st.builds(

@@ -23,7 +23,8 @@ from paramscope.engine.tree import Node, group
 TARGETS = ("all-linear", "attn")
 #: linear: Gated DeltaNet's projections; time_mixing: RWKV's, which PEFT finds under ``attention``
 _ATTENTION = re.compile(r"(^|/)((cross_|linear_)?attention|time_mixing)/")
-_TABLE = re.compile(r"(^|/)(embedding/(token|position|token_type)|relative_attention_bias)$")  # nn.Embedding
+#: nn.Embedding tables, which all-linear leaves alone (T5's relative bias, DeBERTa's relative positions too)
+_TABLE = re.compile(r"(^|/)(embedding/(token|position|token_type)|relative_attention_bias|relative_position)$")
 
 
 def _modules(path: str, n_in: int, n_out: int, spec: Spec) -> list[tuple[int, int]]:

@@ -73,6 +73,9 @@ def attention(prefix: str, spec: Spec) -> Node:
         parts.append(Node(f"{prefix}/qk_norm", q.count + k.count, f"{q.formula} + {k.formula}"))
     if spec.attention_sinks:
         parts.append(Node(f"{prefix}/sinks", heads, "num_attention_heads", shape=str(heads)))
+    for name, on in (("position_key", spec.position_key_proj), ("position_query", spec.position_query_proj)):
+        if on:  # DeBERTa: the relative-position table mapped to keys (c2p) or queries (p2c), with a bias
+            parts.append(linear(f"{prefix}/{name}", h, "hidden_size", heads * hd, "num_attention_heads*head_dim", True))
     if spec.sub_norms:
         parts.append(norm(f"{prefix}/sub_norm", spec, h, "hidden_size"))
     return group(prefix, parts)
@@ -299,6 +302,38 @@ def recurrent(prefix: str, spec: Spec) -> Node:
     )
 
 
+def _shared_by_layers(prefix: str, spec: Spec) -> list[Node]:
+    """What a stack holds once for all its layers: DeBERTa's relative-position table (and its LayerNorm) and the
+    convolution (and its LayerNorm) beside the first layer."""
+    h = spec.hidden_size
+    out: list[Node] = []
+    if spec.relative_table:
+        rows = spec.relative_table
+        out.append(
+            Node(
+                f"{prefix}/relative_position",
+                rows * h,
+                "relative_table*hidden_size",
+                shape=f"{rows}×{h}",
+                note="relative positions, shared by all layers",
+            )
+        )
+    if spec.relative_table_norm:
+        out.append(norm(f"{prefix}/relative_position_norm", spec, h, "hidden_size"))
+    if spec.encoder_conv_kernel:
+        k, g = spec.encoder_conv_kernel, spec.encoder_conv_groups
+        weights = h * (h // g) * k + h
+        conv = Node(
+            f"{prefix}/conv/conv",
+            weights,
+            "hidden_size*(hidden_size/encoder_conv_groups)*encoder_conv_kernel + hidden_size",
+            shape=f"{h}×{h // g}×{k}",
+            note="Conv1d with a bias, beside the first layer",
+        )
+        out.append(group(f"{prefix}/conv", [conv, norm(f"{prefix}/conv/norm", spec, h, "hidden_size")]))
+    return out
+
+
 #: The block each kind of mixer builds (:class:`~paramscope.engine.spec.Stack` counts the layers of each kind).
 MIXERS = {
     "attention": attention,
@@ -328,6 +363,8 @@ def layer_stack(prefix: str, spec: Spec, layers: int, layers_expr: str, cross: b
         parts.append(repeated(moe(f"{prefix}/moe", spec), kinds.moe, kinds.expr("moe")))
     if spec.recurrent_units:
         parts.append(repeated(recurrent(f"{prefix}/recurrent", spec), copies, layers_expr))
+    if not cross:
+        parts += _shared_by_layers(prefix, spec)
     n_norms = spec.norms_per_layer + (1 if cross else 0)
     h = spec.hidden_size
     if n_norms and not spec.first_layer_attn_norm and copies and not cross:

@@ -59,6 +59,9 @@ LIMITS = {
     "short_conv_kernel": 4_096,
     "time_mixing_layers": 100_000,
     "time_mixing_size": 1_048_576,
+    "relative_table": 100_000_000,
+    "encoder_conv_kernel": 4_096,
+    "encoder_conv_groups": 1_048_576,
     "ffn_only_layers": 100_000,
     "mixer_only_layers": 100_000,
     "index_n_heads": 65_536,
@@ -195,6 +198,14 @@ class Spec:
     num_decoder_layers: int = 0  # > 0 makes an encoder-decoder; num_hidden_layers is the encoder
     share_stack_embeddings: bool = True  # encoder and decoder read embedding/token (False: each its own, untied BART)
     relative_attention_num_buckets: int = 0  # T5 relative attention bias (first layer of each stack)
+    # DeBERTa's disentangled attention: a relative-position table shared by all layers (and a LayerNorm on it), the
+    # per-layer projections of it to keys and queries, and a convolution beside the first layer (v2 xlarge)
+    relative_table: int = 0  # rows of the table, each hidden_size wide (2 × position_buckets)
+    relative_table_norm: bool = False
+    position_key_proj: bool = False
+    position_query_proj: bool = False
+    encoder_conv_kernel: int = 0
+    encoder_conv_groups: int = 1
     # sharing
     num_hidden_groups: int | None = None  # ALBERT: distinct parameter sets shared by the layers
     # attention span (memory only)
@@ -454,6 +465,8 @@ def validate(spec: Spec) -> Spec:
         raise SpecError(
             "ssm_layers", "state-space, linear-attention, convolution and MLP-only layers exceed num_hidden_layers"
         )
+    if spec.encoder_conv_kernel and (spec.encoder_conv_groups < 1 or spec.hidden_size % spec.encoder_conv_groups):
+        raise SpecError("encoder_conv_groups", f"must divide hidden_size {spec.hidden_size:,}")
     if spec.time_mixing_layers and spec.time_mixing_size < 1:
         raise SpecError("time_mixing_size", "must be at least 1 with time-mixing layers")
     if spec.short_conv_layers and spec.short_conv_kernel < 1:

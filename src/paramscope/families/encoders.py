@@ -30,6 +30,13 @@ ROBERTA = BERT.but(model_type="roberta", class_prefix="Roberta", source=f"{TF}/r
 XLM_ROBERTA = ROBERTA.but(
     model_type="xlm-roberta", class_prefix="XLMRoberta", source=f"{TF}/xlm_roberta/modeling_xlm_roberta.py"
 )
+DEBERTA_V2 = BERT.but(
+    model_type="deberta-v2",
+    class_prefix="DebertaV2",
+    source=f"{TF}/deberta_v2/modeling_deberta_v2.py",
+    fixed=dict(position_embedding=None),  # learned or none: position_biased_input
+    hooks=(hooks.deberta,),
+)
 ALBERT = BERT.but(
     model_type="albert",
     class_prefix="Albert",
@@ -133,4 +140,4 @@ BART = Family(
     default_arch="seq2seq_lm",
 )
 
-ROWS = (BERT, ROBERTA, XLM_ROBERTA, DISTILBERT, ALBERT, MODERNBERT, T5, MT5, BART)
+ROWS = (BERT, ROBERTA, XLM_ROBERTA, DISTILBERT, ALBERT, DEBERTA_V2, MODERNBERT, T5, MT5, BART)

@@ -448,6 +448,35 @@ def every_layer_time_mixing(c: Cfg, d: Values) -> None:
     d["time_mixing_layers"] = d["num_hidden_layers"]
 
 
+def deberta(c: Cfg, d: Values) -> None:
+    """DeBERTa v2/v3: learned absolute positions only with ``position_biased_input``; with ``relative_attention`` a
+    table of 2 × position_buckets rows (else 2 × max_relative_positions, that being max_position_embeddings when
+    below 1) shared by all layers and, unless ``share_att_key``, per-layer projections of it to keys ("c2p" in
+    ``pos_att_type``) and queries ("p2c"); a LayerNorm on it when ``norm_rel_ebd`` says layer_norm; a convolution
+    of ``conv_kernel_size`` beside the first layer. The current head (``legacy`` false) reads the word embeddings
+    and holds one bias. No pooler: DebertaV2Model has none."""
+    d["pooler"] = False
+    d["position_embedding"] = "learned" if c.bool("position_biased_input", default=True) else "none"
+    stated = c.get("embedding_size")
+    if stated is not None and as_int("embedding_size", stated) != d["hidden_size"]:
+        raise SpecError("embedding_size", "DeBERTa's factorized embedding (embed_proj) is not counted yet")
+    types = c.get("pos_att_type") or []
+    types = [t.strip().lower() for t in types.split("|")] if isinstance(types, str) else types
+    if c.bool("relative_attention", default=False):
+        buckets = as_int("position_buckets", c.get("position_buckets", default=-1))
+        span = as_int("max_relative_positions", c.get("max_relative_positions", default=-1))
+        span = d["max_position_embeddings"] if span < 1 else span
+        d["relative_table"] = 2 * (buckets if buckets > 0 else span)
+        if not c.bool("share_att_key", default=False):
+            d["position_key_proj"], d["position_query_proj"] = "c2p" in types, "p2c" in types
+    d["relative_table_norm"] = "layer_norm" in str(c.get("norm_rel_ebd", default="none")).lower().split("|")
+    kernel = as_int("conv_kernel_size", c.get("conv_kernel_size", default=0))
+    if kernel > 0:
+        d["encoder_conv_kernel"], d["encoder_conv_groups"] = kernel, as_int("conv_groups", c.get("conv_groups", 1))
+    if not c.bool("legacy", default=True):
+        d["tie_word_embeddings"], d["lm_head_bias_pair"] = True, False
+
+
 def kv_heads_stated(c: Cfg, d: Values) -> None:
     """Nemotron: the config class gives ``num_key_value_heads`` no default, and the model cannot be built without
     it (transformers divides by it), so it must be stated."""
