@@ -143,6 +143,26 @@ NEMOTRON_H = dict(
     moe_shared_expert_intermediate_size=12,
 )
 
+#: Whisper (an audio encoder reading mel frames, a text decoder with cross-attention), small.
+WHISPER = dict(
+    model_type="whisper",
+    vocab_size=101,
+    d_model=32,
+    encoder_layers=2,
+    decoder_layers=2,
+    encoder_attention_heads=4,
+    decoder_attention_heads=4,
+    encoder_ffn_dim=48,
+    decoder_ffn_dim=48,
+    num_mel_bins=8,
+    max_source_positions=30,
+    max_target_positions=20,
+    pad_token_id=0,
+    bos_token_id=1,
+    eos_token_id=2,
+    decoder_start_token_id=1,
+)
+
 #: ERNIE 4.5 MoE's experts, small (the layers that hold them vary by case).
 ERNIE_MOE = dict(model_type="ernie4_5_moe", moe_num_experts=4, moe_k=2, moe_intermediate_size=8)
 
@@ -462,6 +482,9 @@ CASES = {
     "deberta-v2-model": dict(
         model_type="deberta-v2", architectures=["DebertaV2Model"], relative_attention=True, **SMALL
     ),
+    "whisper": dict(WHISPER),
+    "whisper-untied": dict(WHISPER, tie_word_embeddings=False, encoder_layers=3, decoder_layers=1),
+    "whisper-model": dict(WHISPER, architectures=["WhisperModel"]),
     "modernbert-mlm": dict(model_type="modernbert", pad_token_id=0, **SMALL),
     "modernbert-biases-untied-classifier-bias": dict(
         model_type="modernbert",
@@ -1149,6 +1172,21 @@ STRATEGIES = {
     "rwkv": _decoder("rwkv", attention_hidden_size=10),
     "deberta-v2": _decoder(
         "deberta-v2", relative_attention=True, position_buckets=4, pos_att_type="p2c|c2p", norm_rel_ebd="layer_norm"
+    ),
+    "whisper": st.builds(
+        lambda layers, heads, ffn, mel, tied: (
+            WHISPER
+            | dict(encoder_layers=layers, decoder_layers=layers, d_model=8 * heads, tie_word_embeddings=tied)
+            | dict(
+                encoder_attention_heads=heads, decoder_attention_heads=heads, encoder_ffn_dim=ffn, decoder_ffn_dim=ffn
+            )
+            | dict(num_mel_bins=mel)
+        ),
+        st.integers(1, 3),
+        st.integers(1, 4),
+        st.integers(1, 40),
+        st.integers(1, 16),
+        st.booleans(),
     ),
     "modernbert": _decoder("modernbert", norm_bias=True, global_attn_every_n_layers=2),
     "falcon_h1": _decoder("falcon_h1", mamba_n_heads=2, mamba_d_state=3, mamba_d_conv=2, mamba_rms_norm=True),

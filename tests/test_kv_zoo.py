@@ -7,7 +7,7 @@ per token; a sliding layer holds at most its window; MLA holds the compressed la
 from __future__ import annotations
 
 import pytest
-from test_engine_vs_hf import HYBRID, NEMOTRON_H
+from test_engine_vs_hf import HYBRID, NEMOTRON_H, WHISPER
 
 from paramscope import from_config, preset
 from paramscope.engine.memory import kv_cache
@@ -205,3 +205,23 @@ def test_jamba_paper_cache_at_256k() -> None:
     cache = kv_cache(preset("jamba-v0.1").spec, 256 * 1024, 1, "bf16")
     state = cache.get("kv_cache/ssm_state")
     assert (4 * GiB, True) == (cache.get("kv_cache/self"), 0 < state < 20 * 2**20)
+
+
+@pytest.mark.parametrize("tokens", [3, 9])
+def test_whisper_cache_is_what_transformers_keeps(tokens: int) -> None:
+    """Whisper decoding ``tokens`` tokens keeps their keys and values in every decoder layer, and the cross-attention
+    keys and values of all the encoder's ``max_source_positions`` frames (however short the text): the bytes of
+    every tensor in transformers' cache after a real forward pass (tiny, bf16, CPU)."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    config = WHISPER
+    hf_config = transformers.AutoConfig.for_model(**config)
+    torch.manual_seed(0)
+    model = transformers.WhisperForConditionalGeneration(hf_config).to(torch.bfloat16).eval()
+    features = torch.zeros(1, 8, 2 * 30, dtype=torch.bfloat16)  # the encoder's conv2 halves 60 frames to 30
+    with torch.no_grad():
+        out = model(input_features=features, decoder_input_ids=torch.arange(1, tokens + 1).unsqueeze(0), use_cache=True)
+    seen: dict[int, object] = {}
+    _cache_bytes(out.past_key_values, seen)
+    expected = sum(t.numel() * t.element_size() for t in seen.values())
+    assert expected == kv_cache(from_config(config).spec, tokens, 1, "bf16").count

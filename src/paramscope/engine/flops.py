@@ -34,9 +34,17 @@ _BIAS = re.compile(r"^\((.*) \+ 1\)\*(.*)$")
 
 
 def _weight_formula(formula: str) -> str:
-    """The weight part of a linear layer's parameter formula: ``(in + 1)*out`` -> ``in*out``."""
+    """The weight part of a linear layer's parameter formula: ``(in + 1)*out`` -> ``in*out``, and ``in*out + bias``
+    (biases on some outputs only, Whisper's q and v) -> ``in*out``."""
     m = _BIAS.match(formula)
-    return f"{m.group(1)}*{m.group(2)}" if m else formula
+    if m:
+        return f"{m.group(1)}*{m.group(2)}"
+    depth = 0
+    for i, ch in enumerate(formula):
+        depth += (ch == "(") - (ch == ")")
+        if depth == 0 and formula.startswith(" + ", i):
+            return formula[:i]
+    return formula
 
 
 def _matmuls(node: Node, tokens: int, tokens_expr: str, fraction: tuple[int, int] = (1, 1)) -> list[Node]:
@@ -187,12 +195,13 @@ def _stack(spec: Spec, prefix: str, layers: int, layers_expr: str, seq: int, cau
                     )
                 )
         parts.append(group(f"{prefix}/attention", kids))
-        if cross:
+        if cross:  # each target token reads every source position (Whisper: its encoder's source_positions frames)
+            source = "seq*source_positions" if spec.source_positions else "seq*source_len"
             catt = P.attention(f"{prefix}/cross_attention", spec)
             ckids = [repeated(n, layers, layers_expr) for n in _matmuls(catt, seq, "seq")]
             ckids += [
                 repeated(n, layers, layers_expr)
-                for n in _score_nodes(spec, f"{prefix}/cross_attention", attention_pairs(seq, False), "seq*source_len")
+                for n in _score_nodes(spec, f"{prefix}/cross_attention", seq * (spec.source_positions or seq), source)
             ]
             parts.append(group(f"{prefix}/cross_attention", ckids))
     n_dense, dense_expr, n_moe, moe_expr = kinds.mlp, kinds.expr("mlp"), kinds.moe, kinds.expr("moe")
@@ -228,7 +237,8 @@ def _stack(spec: Spec, prefix: str, layers: int, layers_expr: str, seq: int, cau
 def forward(spec: Spec, seq: int, causal: bool = False) -> Node:
     """Forward FLOPs of one sequence of ``seq`` tokens (batch 1).
 
-    Encoder-decoders: the encoder reads ``seq`` source tokens and the decoder writes ``seq`` target tokens.
+    Encoder-decoders: the encoder reads ``seq`` source tokens (Whisper: its ``source_positions`` frames) and the
+    decoder writes ``seq`` target tokens.
     """
     spec = validate(spec)
     h, v, e = spec.hidden_size, spec.vocab_size, spec.embed_width
@@ -237,7 +247,8 @@ def forward(spec: Spec, seq: int, causal: bool = False) -> Node:
     if spec.embedding_size is not None and spec.embedding_size != h:
         top.append(Node("embedding/projection", 2 * seq * e * h, "2*seq*embedding_size*hidden_size"))
     if spec.is_encoder_decoder:
-        top.append(_stack(spec, "encoder/layers", spec.num_hidden_layers, "num_hidden_layers", seq, False, False))
+        source = spec.source_positions or seq  # Whisper's encoder always reads its source_positions frames
+        top.append(_stack(spec, "encoder/layers", spec.num_hidden_layers, "num_hidden_layers", source, False, False))
         top.append(_stack(spec, "decoder/layers", spec.num_decoder_layers, "num_decoder_layers", seq, causal, True))
     else:
         top.append(

@@ -265,15 +265,17 @@ def kv_cache(spec: Spec, tokens: int, batch: int, kv_dtype: str, layout: Layout 
         )
     children += states
     if spec.is_encoder_decoder:
+        source = spec.source_positions or tokens  # Whisper's encoder always emits source_positions frames
         children.append(
             Node(
                 "kv_cache/cross",
-                _nbytes(layers * per_token * tokens * batch, bits),
-                f"{per_expr}*source_tokens*batch*{b} B",
+                _nbytes(layers * per_token * source * batch, bits),
+                f"{per_expr}*{'source_positions' if spec.source_positions else 'source_tokens'}*batch*{b} B",
                 repeat=layers,
                 repeat_name=layers_expr,
-                shape=f"{per_token}×{tokens}×{batch}",
-                note="cross-attention keys/values of the encoder output (source length = tokens)",
+                shape=f"{per_token}×{source}×{batch}",
+                note="cross-attention keys/values of the encoder output "
+                + ("(its source_positions frames)" if spec.source_positions else "(source length = tokens)"),
             )
         )
     return group("kv_cache", children)

@@ -60,10 +60,11 @@ def attention(prefix: str, spec: Spec) -> Node:
     else:
         q_expr = "2*num_attention_heads" if q == 2 else "num_attention_heads"
         out_expr = f"({q_expr} + 2*num_key_value_heads)*head_dim"
-    parts = [
-        linear(f"{prefix}/qkv", h, "hidden_size", qkv_out, out_expr, spec.attention_bias),
-        linear(f"{prefix}/o", heads * hd, "num_attention_heads*head_dim", h, "hidden_size", spec.out_bias),
-    ]
+    qkv = linear(f"{prefix}/qkv", h, "hidden_size", qkv_out, out_expr, spec.attention_bias)
+    if spec.attention_bias and spec.key_bias is False:  # Whisper: biases on q and v, none on k
+        biases, bias_expr = (q * heads + kv) * hd, "(num_attention_heads + num_key_value_heads)*head_dim"
+        qkv = Node(qkv.path, h * qkv_out + biases, f"hidden_size*{paren(out_expr)} + {bias_expr}", shape=qkv.shape)
+    parts = [qkv, linear(f"{prefix}/o", heads * hd, "num_attention_heads*head_dim", h, "hidden_size", spec.out_bias)]
     qk_bias = spec.qk_norm_bias
     if spec.qk_norm == "head":
         parts.append(norm(f"{prefix}/qk_norm", spec, hd, "head_dim", 2, "2", qk_bias))
@@ -398,15 +399,32 @@ def _table_width(spec: Spec) -> tuple[int, str]:
     return spec.embedding_size, "embedding_size"
 
 
-def _positions(prefix: str, spec: Spec) -> list[Node]:
+def _positions(prefix: str, spec: Spec, source: bool = False) -> list[Node]:
+    """The learned (or stored sinusoidal) position table; an encoder with ``source_positions`` (Whisper) has its own
+    length, a frozen sinusoidal table stored as a parameter."""
     e, e_expr = _table_width(spec)
     out: list[Node] = []
-    if spec.position_embedding in ("learned", "sinusoidal") and spec.max_position_embeddings:
+    if source and spec.source_positions:
+        rows, note = spec.source_positions, "sinusoids stored as a (frozen) parameter"
+        out.append(Node(f"{prefix}/position", rows * e, f"source_positions*{e_expr}", shape=f"{rows}×{e}", note=note))
+    elif spec.position_embedding in ("learned", "sinusoidal") and spec.max_position_embeddings:
         rows = spec.max_position_embeddings + spec.position_offset
         expr = "max_position_embeddings" + (f" + {spec.position_offset}" if spec.position_offset else "")
         note = "fixed sinusoidal table stored as a parameter" if spec.position_embedding == "sinusoidal" else ""
         out.append(Node(f"{prefix}/position", rows * e, f"{paren(expr)}*{e_expr}", shape=f"{rows}×{e}", note=note))
     return out
+
+
+def _audio_input(spec: Spec) -> list[Node]:
+    """Whisper's encoder input: two Conv1d of kernel 3 with biases, mel bins to hidden_size, then hidden_size to
+    hidden_size at stride 2."""
+    h, mel = spec.hidden_size, spec.audio_mel_bins
+    prefix = "encoder/embedding/audio"
+    convs = [
+        Node(f"{prefix}/conv1", mel * h * 3 + h, "audio_mel_bins*hidden_size*3 + hidden_size", shape=f"{mel}×{h}×3"),
+        Node(f"{prefix}/conv2", h * h * 3 + h, "hidden_size*hidden_size*3 + hidden_size", shape=f"{h}×{h}×3"),
+    ]
+    return [group(prefix, convs, note="mel frames in: two convolutions instead of a token table")]
 
 
 def _relative_bias(prefix: str, spec: Spec, layers: int) -> list[Node]:
@@ -461,7 +479,8 @@ def _count(spec: Spec) -> Node:
             stack: list[Node] = []
             if v and not spec.share_stack_embeddings:
                 stack.append(Node(f"{name}/embedding/token", v * h, "vocab_size*hidden_size", shape=f"{v}×{h}"))
-            stack += _positions(f"{name}/embedding", spec)
+            stack += _audio_input(spec) if name == "encoder" and spec.audio_mel_bins else []
+            stack += _positions(f"{name}/embedding", spec, source=name == "encoder")
             if spec.embedding_norm:
                 stack.append(norm(f"{name}/embedding/norm", spec, h, "hidden_size"))
             stack += _relative_bias(name, spec, n)

@@ -62,6 +62,8 @@ LIMITS = {
     "relative_table": 100_000_000,
     "encoder_conv_kernel": 4_096,
     "encoder_conv_groups": 1_048_576,
+    "source_positions": 100_000_000,
+    "audio_mel_bins": 65_536,
     "ffn_only_layers": 100_000,
     "mixer_only_layers": 100_000,
     "index_n_heads": 65_536,
@@ -101,6 +103,7 @@ class Spec:
     has_attention: bool = True
     attention_bias: bool = False  # bias on the q, k, v projections
     attention_out_bias: bool | None = None  # bias on the output projection; None -> attention_bias
+    key_bias: bool | None = None  # bias on the key projection; None -> attention_bias (Whisper: none on k)
     qk_norm: str = "none"  # none | head (norm over head_dim, Qwen3) | full (over all heads, OLMo2)
     qk_norm_bias: bool | None = None  # a LayerNorm q/k norm with a bias; None -> norm_bias (StableLM: none)
     sub_norms: bool = False  # BitNet: a norm on the attention output (hidden_size) and on the MLP's inner width
@@ -196,6 +199,8 @@ class Spec:
     recurrent_units: int = 0
     # encoder-decoder
     num_decoder_layers: int = 0  # > 0 makes an encoder-decoder; num_hidden_layers is the encoder
+    source_positions: int = 0  # Whisper: the encoder's position table (and the length cross-attention reads)
+    audio_mel_bins: int = 0  # Whisper: the encoder reads mel frames through two convolutions, not tokens
     share_stack_embeddings: bool = True  # encoder and decoder read embedding/token (False: each its own, untied BART)
     relative_attention_num_buckets: int = 0  # T5 relative attention bias (first layer of each stack)
     # DeBERTa's disentangled attention: a relative-position table shared by all layers (and a LayerNorm on it), the

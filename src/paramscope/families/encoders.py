@@ -140,4 +140,18 @@ BART = Family(
     default_arch="seq2seq_lm",
 )
 
-ROWS = (BERT, ROBERTA, XLM_ROBERTA, DISTILBERT, ALBERT, DEBERTA_V2, MODERNBERT, T5, MT5, BART)
+WHISPER = BART.but(
+    model_type="whisper",
+    class_prefix="Whisper",
+    source=f"{TF}/whisper/modeling_whisper.py",
+    keys=dict(
+        max_position_embeddings=("max_target_positions",),
+        source_positions=("max_source_positions",),
+        audio_mel_bins=("num_mel_bins",),
+    ),
+    # biases everywhere but on k; LayerNorms before each block and after each stack, none after the embeddings
+    fixed=dict(key_bias=False, embedding_norm=False, final_norm=True, position_offset=0),
+    hooks=(hooks.same_encoder_decoder, hooks.whisper),
+)
+
+ROWS = (BERT, ROBERTA, XLM_ROBERTA, DISTILBERT, ALBERT, DEBERTA_V2, MODERNBERT, T5, MT5, BART, WHISPER)

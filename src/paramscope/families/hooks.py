@@ -551,6 +551,14 @@ def same_encoder_decoder(c: Cfg, d: Values) -> None:
     d["share_stack_embeddings"] = d["tie_word_embeddings"]  # untied BART: each stack keeps its own table too
 
 
+def whisper(c: Cfg, d: Values) -> None:
+    """Whisper: the encoder reads mel frames (no token table of its own: the one table is the decoder's, tied or not
+    to the head), and only the encoder-decoder (WhisperForConditionalGeneration, WhisperModel) is modelled."""
+    if d["architecture"] == "causal_lm":
+        raise SpecError("architectures", "WhisperForCausalLM (the decoder alone) is not counted yet")
+    d["share_stack_embeddings"] = True
+
+
 # ------------------------------------------------------------------ what a checkpoint holds beyond the model
 Note = Callable[[Mapping[str, Any], Spec, Node], "str | None"]
 
