@@ -163,6 +163,9 @@ WHISPER = dict(
     decoder_start_token_id=1,
 )
 
+#: ELECTRA (BERT's encoder, embeddings of their own width), small.
+ELECTRA = dict(model_type="electra", **SMALL)
+
 #: ERNIE 4.5 MoE's experts, small (the layers that hold them vary by case).
 ERNIE_MOE = dict(model_type="ernie4_5_moe", moe_num_experts=4, moe_k=2, moe_intermediate_size=8)
 
@@ -446,6 +449,13 @@ CASES = {
         qk_rope_head_dim=4,
         v_head_dim=8,
     ),
+    "electra-generator-factorized": dict(ELECTRA, architectures=["ElectraForMaskedLM"], embedding_size=16),
+    "electra-generator-untied": dict(
+        ELECTRA, architectures=["ElectraForMaskedLM"], embedding_size=16, tie_word_embeddings=False
+    ),
+    "electra-discriminator": dict(ELECTRA, architectures=["ElectraForPreTraining"], embedding_size=32),
+    "electra-discriminator-factorized": dict(ELECTRA, architectures=["ElectraForPreTraining"], embedding_size=8),
+    "electra-model-class-default-width": dict(ELECTRA, architectures=["ElectraModel"]),
     "deberta-v2-absolute-positions": dict(model_type="deberta-v2", **SMALL),
     "deberta-v3-relative-shared-keys": dict(
         model_type="deberta-v2",
@@ -1170,6 +1180,7 @@ STRATEGIES = {
     ),
     "hunyuan_v1_moe": _decoder("hunyuan_v1_moe", num_experts=3, moe_topk=2, head_dim=4),
     "rwkv": _decoder("rwkv", attention_hidden_size=10),
+    "electra": _decoder("electra", architectures=["ElectraForPreTraining"], embedding_size=6),
     "deberta-v2": _decoder(
         "deberta-v2", relative_attention=True, position_buckets=4, pos_att_type="p2c|c2p", norm_rel_ebd="layer_norm"
     ),

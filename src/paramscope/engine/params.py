@@ -508,6 +508,16 @@ def _count(spec: Spec) -> Node:
         )
     if factorized and not _albert_style(spec):  # OPT's project_out belongs to the decoder, head or not
         head.append(linear("head/projection", h, "hidden_size", e, "embedding_size", False))
+    if spec.architecture == "discriminator":  # ELECTRA: was each token replaced? a dense layer, then one logit
+        head.append(
+            group(
+                "head/discriminator",
+                [
+                    linear("head/discriminator/dense", h, "hidden_size", h, "hidden_size", True),
+                    linear("head/discriminator/prediction", h, "hidden_size", 1, "1", True),
+                ],
+            )
+        )
     if spec.lm_head:
         if spec.tie_word_embeddings:
             head.append(Node("head/lm", 0, "0 (tied)", shape=f"{e}×{v}", note="tied to embedding/token: counted once"))

@@ -16,7 +16,9 @@ import dataclasses
 import math
 from dataclasses import dataclass, field
 
-ARCHITECTURES = ("causal_lm", "masked_lm", "seq2seq_lm", "base")
+#: The heads on the model: a language-model head (causal, masked, encoder-decoder), none, or ELECTRA's
+#: discriminator (a dense layer and one logit per token: was this token replaced?).
+ARCHITECTURES = ("causal_lm", "masked_lm", "seq2seq_lm", "base", "discriminator")
 NORM_TYPES = ("layernorm", "rmsnorm")
 POSITION_EMBEDDINGS = ("learned", "rotary", "alibi", "relative", "sinusoidal", "none")
 QK_NORMS = ("none", "head", "full")
@@ -89,7 +91,7 @@ class Spec:
 
     # identity
     model_type: str = "paramscope"
-    architecture: str = "causal_lm"  # causal_lm | masked_lm | seq2seq_lm | base (no head)
+    architecture: str = "causal_lm"  # causal_lm | masked_lm | seq2seq_lm | base (no head) | discriminator
     # core sizes
     vocab_size: int = 50257
     hidden_size: int = 768
@@ -137,9 +139,7 @@ class Spec:
     ssm_groups: int = 0  # Mamba-2: B and C are shared by groups of heads
     ssm_conv_bias: bool = True
     ssm_proj_bias: bool = False  # in_proj and out_proj biases (use_bias)
-    ssm_out_bias: bool | None = (
-        None  # out_proj's bias when it differs (Falcon-H1's projectors_bias); None: ssm_proj_bias
-    )
+    ssm_out_bias: bool | None = None  # out_proj's own bias switch (Falcon-H1's projectors_bias); None: ssm_proj_bias
     ssm_norm: bool = True  # Mamba-2: the gated RMSNorm over the inner width (Falcon-H1 can leave it out)
     ssm_beside_attention: bool = False  # Falcon-H1: the ssm_layers run beside attention on the same input
     ssm_inner_norms: bool = False  # Jamba: RMSNorms on the time step (dt rank), B and C (state) inside the mixer
@@ -280,8 +280,8 @@ class Spec:
     def stack(self, layers: int, layers_expr: str) -> Stack:
         """What ``layers`` layers of this model hold, by kind: the one walk of the layer pattern that parameters,
         memory and FLOPs all read. Encoder-decoder stacks are uniform (attention and a dense MLP in each layer);
-        a decoder's pattern (linear-attention, state-space, mixer-only and feed-forward-only layers, expert
-        layers) applies when ``layers`` is the decoder's own depth."""
+        a decoder's pattern (linear-attention, state-space, short-convolution, time-mixing, mixer-only and
+        feed-forward-only layers, expert layers) applies when ``layers`` is the decoder's own depth."""
         if self.is_encoder_decoder or layers != self.num_hidden_layers:
             attention = layers if self.has_attention else 0
             mlp = layers if self.ffn_size else 0
@@ -347,8 +347,8 @@ _COUNT_NAMES = {
 @dataclass(frozen=True)
 class Stack:
     """How many layers of one stack hold each kind of mixer (attention, linear attention, state space, short
-    convolution, RWKV's time mixing) and of
-    feed-forward block (a dense MLP, experts); :meth:`expr` names each count for the formulas."""
+    convolution, RWKV's time mixing) and of feed-forward block (a dense MLP, experts); :meth:`expr` names each count
+    for the formulas."""
 
     layers: int
     layers_expr: str

@@ -30,6 +30,16 @@ ROBERTA = BERT.but(model_type="roberta", class_prefix="Roberta", source=f"{TF}/r
 XLM_ROBERTA = ROBERTA.but(
     model_type="xlm-roberta", class_prefix="XLMRoberta", source=f"{TF}/xlm_roberta/modeling_xlm_roberta.py"
 )
+ELECTRA = BERT.but(
+    model_type="electra",
+    class_prefix="Electra",
+    source=f"{TF}/electra/modeling_electra.py",
+    keys=dict(embedding_size=("embedding_size",)),
+    # the generator's head holds one output bias; ElectraModel has no pooler
+    fixed=dict(lm_head_bias_pair=False, pooler=False),
+    hooks=(),
+    extra_heads=("discriminator",),
+)
 DEBERTA_V2 = BERT.but(
     model_type="deberta-v2",
     class_prefix="DebertaV2",
@@ -154,4 +164,4 @@ WHISPER = BART.but(
     hooks=(hooks.same_encoder_decoder, hooks.whisper),
 )
 
-ROWS = (BERT, ROBERTA, XLM_ROBERTA, DISTILBERT, ALBERT, DEBERTA_V2, MODERNBERT, T5, MT5, BART, WHISPER)
+ROWS = (BERT, ROBERTA, XLM_ROBERTA, DISTILBERT, ALBERT, ELECTRA, DEBERTA_V2, MODERNBERT, T5, MT5, BART, WHISPER)

@@ -303,7 +303,7 @@ def nemotron_h_layers(c: Cfg, d: Values) -> None:
     length is the depth: NemotronHConfig ignores ``num_hidden_layers``. The Mamba-2 mixer's inner width is
     mamba_num_heads × mamba_head_dim; experts exist only in "moe" layers, each beside one shared MLP."""
     types = c.get("layers_block_type", "layer_types")
-    key = "layers_block_type"
+    key = c.stated("layers_block_type", "layer_types") or "layers_block_type"
     if types is None and isinstance(pattern := c.get("hybrid_override_pattern"), str):
         key = "hybrid_override_pattern"
         if any(ch not in NEMOTRON_H_BLOCKS for ch in pattern):

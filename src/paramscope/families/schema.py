@@ -36,6 +36,7 @@ ARCH_SUFFIX = {
     "masked_lm": "ForMaskedLM",
     "seq2seq_lm": "ForConditionalGeneration",
     "base": "Model",
+    "discriminator": "ForPreTraining",
 }
 
 
@@ -162,6 +163,8 @@ class Family:
     #: Fields a hook reads from a nested config (DBRX's ``attn_config.kv_n_heads``): shown as stated, edited in the
     #: config.json itself (an edit writes top-level keys only).
     nested: Mapping[str, str] = field(default_factory=dict)
+    #: Heads beyond the language-model ones that the family's classes offer (ELECTRA: "discriminator").
+    extra_heads: tuple[str, ...] = ()
 
     @property
     def hf_type(self) -> str:
@@ -202,7 +205,7 @@ class Family:
             values[name] = typed(name, cfg.stated(*keys) or keys[0], value) if value is not None else None
         values.update(self.fixed)
         if "architecture" not in self.keys:
-            values["architecture"] = arch_kind(cfg, self.default_arch)
+            values["architecture"] = arch_kind(cfg, self.default_arch, self.extra_heads)
         for hook in self.hooks:
             hook(cfg, values)
         for name, rule in self.derive.items():
@@ -298,11 +301,15 @@ def _shown(value: Any) -> str:
     return str(value)
 
 
-def arch_kind(c: Cfg, default: str) -> str:
-    """The head chosen by ``architectures``: ...ForCausalLM / ...LMHeadModel, ...ForMaskedLM, ...Model."""
+def arch_kind(c: Cfg, default: str, extra: tuple[str, ...] = ()) -> str:
+    """The head chosen by ``architectures``: ...ForCausalLM / ...LMHeadModel, ...ForMaskedLM, ...Model, and the
+    family's ``extra`` heads (ELECTRA's discriminator: ...ForPreTraining)."""
     archs = c.get("architectures")
     if isinstance(archs, list) and archs and isinstance(archs[0], str):
         name = archs[0]
+        for kind in extra:
+            if name.endswith(ARCH_SUFFIX[kind]):
+                return kind
         if name.endswith(("ForCausalLM", "LMHeadModel")):
             return "causal_lm"
         if name.endswith("ForMaskedLM"):
