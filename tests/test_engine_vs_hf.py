@@ -163,6 +163,17 @@ WHISPER = dict(
     decoder_start_token_id=1,
 )
 
+#: LFM2-MoE (LFM2's convolutions and attention, the first num_dense_layers dense, experts after), small.
+LFM2_MOE = dict(
+    model_type="lfm2_moe",
+    moe_intermediate_size=8,
+    num_experts=4,
+    num_experts_per_tok=2,
+    num_dense_layers=1,
+    layer_types=["conv", "full_attention", "conv"],
+    **SMALL,
+)
+
 #: ELECTRA (BERT's encoder, embeddings of their own width), small.
 ELECTRA = dict(model_type="electra", **SMALL)
 
@@ -1025,6 +1036,11 @@ CASES = {
     "falcon_h1-inner-from-expand-head-dim-out-bias": dict(
         model_type="falcon_h1", mamba_n_heads=8, mamba_expand=3, head_dim=6, projectors_bias=True, **SMALL
     ),
+    "lfm2_moe": dict(LFM2_MOE),
+    "lfm2_moe-all-experts-conv-bias-untied": dict(
+        LFM2_MOE, num_dense_layers=0, conv_bias=True, **{"tie_word_embeddings": False}
+    ),
+    "lfm2_moe-all-dense": dict(LFM2_MOE, num_dense_layers=3),
     "nemotron_h-pattern": dict(NEMOTRON_H, hybrid_override_pattern="M-M*E-EM", num_hidden_layers=8),
     "nemotron_h-list-legacy-names-biases-tied": dict(
         NEMOTRON_H,
@@ -1173,6 +1189,11 @@ STRATEGIES = {
         expert_layer_offset=0,
     ),
     "phimoe": _decoder("phimoe", num_local_experts=3, num_experts_per_tok=2, attention_bias=True),
+    "lfm2_moe": st.builds(
+        lambda cfg, kinds: cfg | {"layer_types": kinds[: cfg["num_hidden_layers"]]},
+        _decoder("lfm2_moe", num_experts=3, num_experts_per_tok=2, moe_intermediate_size=6, num_dense_layers=1),
+        st.lists(st.sampled_from(["conv", "full_attention"]), min_size=4, max_size=4),
+    ),
     "lfm2": st.builds(
         lambda cfg, attends: cfg | {"full_attn_idxs": attends},
         _decoder("lfm2", conv_L_cache=2, block_multiple_of=8, conv_bias=True),

@@ -148,6 +148,15 @@ HYBRIDS = {
         mamba_d_state=4,
         mamba_d_conv=3,
     ),
+    "lfm2_moe": dict(
+        model_type="lfm2_moe",
+        num_hidden_layers=3,
+        layer_types=["conv", "full_attention", "conv"],
+        num_experts=4,
+        num_experts_per_tok=2,
+        moe_intermediate_size=8,
+        num_dense_layers=1,
+    ),
     "rwkv": dict(model_type="rwkv", num_hidden_layers=2, attention_hidden_size=32),
     "lfm2": dict(model_type="lfm2", num_hidden_layers=3, full_attn_idxs=[1], conv_L_cache=3),
     "qwen3_5_text-layer-types": dict(

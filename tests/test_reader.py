@@ -61,6 +61,10 @@ CANNOT_BUILD = {
         "layer_types",
     ),
     "lfm2 layer_types shorter than the layers": (dict(model_type="lfm2", layer_types=["conv"], **SMALL), "layer_types"),
+    "lfm2_moe without layer_types": (
+        dict(model_type="lfm2_moe", num_experts=4, num_experts_per_tok=2, **SMALL),
+        "layer_types",
+    ),
     "nemotron_h unknown block": (
         dict(model_type="nemotron_h", hybrid_override_pattern="M*X", mamba_num_heads=4, mamba_head_dim=8, **SMALL),
         "hybrid_override_pattern",

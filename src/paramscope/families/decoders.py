@@ -688,6 +688,19 @@ DBRX = Family(
     padding_row=False,
 )
 
+LFM2_MOE = LFM2.but(
+    model_type="lfm2_moe",
+    class_prefix="Lfm2Moe",
+    source=f"{TF}/lfm2_moe/modeling_lfm2_moe.py",
+    keys=dict(
+        num_experts=("num_experts",),
+        num_experts_per_tok=("num_experts_per_tok",),
+        moe_intermediate_size=("moe_intermediate_size",),
+        first_k_dense_replace=("num_dense_layers",),
+    ),
+    hooks=(hooks.lfm2_moe_layers,),
+)
+
 # ------------------------------------------------------------------------------- parallel blocks
 PHI = Family(
     model_type="phi",
@@ -841,6 +854,7 @@ ROWS = (
     NEMOTRON_H,
     RWKV,
     LFM2,
+    LFM2_MOE,
     BAMBA,
     JAMBA,
 )

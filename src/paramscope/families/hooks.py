@@ -363,6 +363,19 @@ def lfm2_layers(c: Cfg, d: Values) -> None:
     d["intermediate_size"] = size
 
 
+def lfm2_moe_layers(c: Cfg, d: Values) -> None:
+    """LFM2-MoE: ``layer_types`` names each layer "conv" or attention, and must be stated (Lfm2MoeConfig fills in
+    nothing and its layers index it); the first ``num_dense_layers`` keep a dense MLP of intermediate_size, as
+    written (no auto-adjustment), the others route to experts."""
+    n = d["num_hidden_layers"]
+    types = per_layer(c, n, ())
+    if types is None:
+        raise SpecError(
+            "layer_types", f'Lfm2MoeConfig has no default: state "conv" or "full_attention" for each of the {n} layers'
+        )
+    d["short_conv_layers"] = types.count("conv")
+
+
 def shared_expert_gate(c: Cfg, d: Values) -> None:
     """Qwen-MoE: one shared expert, with its sigmoid gate, whenever it has a width."""
     shared = bool(d.get("shared_expert_intermediate_size"))
