@@ -497,6 +497,9 @@ CASES = {
         conv_groups=2,
         **SMALL,
     ),
+    "deberta-v2-conv-default-groups": dict(
+        model_type="deberta-v2", relative_attention=True, position_buckets=8, conv_kernel_size=3, **SMALL
+    ),
     "deberta-v2-current-head": dict(
         model_type="deberta-v2", relative_attention=True, position_buckets=8, legacy=False, **SMALL
     ),

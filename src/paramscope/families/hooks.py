@@ -70,11 +70,11 @@ def modernbert_local_attention(c: Cfg, d: Values) -> None:
     if types is not None:
         sliding = types.count("sliding_attention")
     else:
-        every = as_int("global_attn_every_n_layers", c.get("global_attn_every_n_layers", default=3))
+        every = c.int("global_attn_every_n_layers", default=3)
         if every < 1:
             raise SpecError("global_attn_every_n_layers", f"must be at least 1 (got {every})")
         sliding = sum(1 for i in range(n) if i % every)
-    window = as_int("local_attention", c.get("local_attention", default=128))
+    window = c.int("local_attention", default=128)
     d["sliding_window"], d["sliding_window_layers"] = (window, sliding) if sliding and window > 0 else (None, 0)
 
 
@@ -210,7 +210,7 @@ def mamba_sizes(c: Cfg, d: Values) -> None:
 def _expand_width(c: Cfg, key: str, hidden: int) -> int:
     """A Mamba mixer's inner width, ``key`` (expand, mamba_expand) × hidden_size: a whole number, as the config
     classes require (they refuse 1.5), at least 1."""
-    expand = as_int(key, c.get(key, default=2))
+    expand = c.int(key, default=2)
     if expand < 1:
         raise SpecError(key, f"must be at least 1 (got {expand})")
     return expand * hidden
@@ -262,8 +262,8 @@ def jamba_layers(c: Cfg, d: Values) -> None:
     n, h = d["num_hidden_layers"], d["hidden_size"]
     periods = {}
     for key, default in (("attn_layer_period", 8), ("attn_layer_offset", 4), ("expert_layer_period", 2)):
-        periods[key] = as_int(key, c.get(key, default=default))
-    periods["expert_layer_offset"] = as_int("expert_layer_offset", c.get("expert_layer_offset", default=1))
+        periods[key] = c.int(key, default=default)
+    periods["expert_layer_offset"] = c.int("expert_layer_offset", default=1)
     for key in ("attn_layer_period", "expert_layer_period"):
         if periods[key] < 1:
             raise SpecError(key, f"must be at least 1 (got {periods[key]})")
@@ -476,16 +476,16 @@ def deberta(c: Cfg, d: Values) -> None:
     types = c.get("pos_att_type") or []
     types = [t.strip().lower() for t in types.split("|")] if isinstance(types, str) else types
     if c.bool("relative_attention", default=False):
-        buckets = as_int("position_buckets", c.get("position_buckets", default=-1))
-        span = as_int("max_relative_positions", c.get("max_relative_positions", default=-1))
+        buckets = c.int("position_buckets", default=-1)
+        span = c.int("max_relative_positions", default=-1)
         span = d["max_position_embeddings"] if span < 1 else span
         d["relative_table"] = 2 * (buckets if buckets > 0 else span)
         if not c.bool("share_att_key", default=False):
             d["position_key_proj"], d["position_query_proj"] = "c2p" in types, "p2c" in types
     d["relative_table_norm"] = "layer_norm" in str(c.get("norm_rel_ebd", default="none")).lower().split("|")
-    kernel = as_int("conv_kernel_size", c.get("conv_kernel_size", default=0))
+    kernel = c.int("conv_kernel_size", default=0)
     if kernel > 0:
-        d["encoder_conv_kernel"], d["encoder_conv_groups"] = kernel, as_int("conv_groups", c.get("conv_groups", 1))
+        d["encoder_conv_kernel"], d["encoder_conv_groups"] = kernel, c.int("conv_groups", default=1)
     if not c.bool("legacy", default=True):
         d["tie_word_embeddings"], d["lm_head_bias_pair"] = True, False
 
