@@ -19,6 +19,8 @@ CORE_KEYS = dict(
 )
 
 FOUR_H = Rule("4*hidden_size", lambda d: 4 * d["hidden_size"])
+#: A block the class puts in every layer (Mamba's mixer, RWKV's time mixing, Falcon-H1's parallel mixer).
+EVERY_LAYER = Rule("num_hidden_layers", lambda d: d["num_hidden_layers"], always=True)
 
 GPT2 = Family(
     model_type="gpt2",
@@ -503,10 +505,13 @@ RWKV = Family(
         max_position_embeddings=("context_length",),
         tie_word_embeddings=("tie_word_embeddings",),
     ),
-    derive=dict(intermediate_size=FOUR_H, time_mixing_size=Rule("hidden_size", lambda d: d["hidden_size"])),
+    derive=dict(
+        intermediate_size=FOUR_H,
+        time_mixing_size=Rule("hidden_size", lambda d: d["hidden_size"]),
+        time_mixing_layers=EVERY_LAYER,
+    ),
     # LayerNorms with biases: pre_ln after the embeddings (block 0), ln1 and ln2 in every block, ln_out at the end
     fixed=dict(has_attention=False, channel_mixing=True, embedding_norm=True, position_embedding="none"),
-    hooks=(hooks.every_layer_time_mixing,),
     padding_row=False,
 )
 MAMBA = Family(
@@ -534,6 +539,7 @@ MAMBA = Family(
         norm_bias=False,
         position_embedding="none",
     ),
+    derive=dict(ssm_layers=EVERY_LAYER),
     hooks=(hooks.mamba_sizes,),
 )
 FALCON_MAMBA = MAMBA.but(
@@ -614,7 +620,8 @@ FALCON_H1 = LLAMA.but(
         **MAMBA2_HYBRID_KEYS,
     ),
     fixed=dict(ssm_version=2, ssm_beside_attention=True),
-    hooks=(hooks.falcon_h1_mamba,),
+    derive=dict(ssm_layers=EVERY_LAYER),
+    hooks=(hooks.mamba2_inner,),
 )
 NEMOTRON_H = LLAMA.but(
     model_type="nemotron_h",

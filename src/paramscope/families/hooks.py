@@ -187,7 +187,7 @@ def linear_attention_layers(c: Cfg, d: Values) -> None:
 
 
 def mamba_sizes(c: Cfg, d: Values) -> None:
-    """Mamba and Mamba-2: every layer is a state-space mixer of inner width expand * hidden_size (Mamba: unless the
+    """Mamba and Mamba-2: a state-space mixer of inner width expand * hidden_size (Mamba: unless the
     config states ``intermediate_size``, which its class then uses; Mamba-2 always recomputes it), and Mamba's
     time-step rank ``"auto"`` is ceil(hidden_size / 16)."""
     h = d["hidden_size"]
@@ -202,7 +202,6 @@ def mamba_sizes(c: Cfg, d: Values) -> None:
             f"Mamba2Config requires num_heads × head_dim ({heads} × {head}) to equal expand × hidden_size "
             f"({d['ssm_inner']:,})",
         )
-    d["ssm_layers"] = d["num_hidden_layers"]
     if d.get("ssm_version") == 1:  # Mamba-2 has no time-step projection: its time_step_rank builds nothing
         d["ssm_dt_rank"] = _time_step_rank(c, "time_step_rank", h)
 
@@ -223,29 +222,16 @@ def _time_step_rank(c: Cfg, key: str, hidden: int) -> int:
 
 
 def mamba2_inner(c: Cfg, d: Values) -> None:
-    """Mamba-2 mixers in hybrids (Bamba, Granite 4.0): the inner width is mamba_expand × hidden_size, split into
-    mamba_n_heads heads of mamba_d_head ("auto": the quotient), as the config classes check."""
-    inner = _expand_width(c, "mamba_expand", d["hidden_size"])
-    heads = d["ssm_heads"]
-    head = c.get("mamba_d_head", default="auto")
-    head = inner // heads if head == "auto" and heads else as_int("mamba_d_head", head)
-    if not heads or inner % heads or head * heads != inner:
-        raise SpecError("mamba_n_heads", f"{heads} heads of {head} must fill mamba_expand × hidden_size ({inner:,})")
-    d["ssm_inner"] = inner
-
-
-def falcon_h1_mamba(c: Cfg, d: Values) -> None:
-    """Falcon-H1: every layer runs attention and a Mamba-2 mixer side by side. The mixer's inner width is
-    ``mamba_d_ssm`` (else mamba_expand × hidden_size), split into mamba_n_heads heads of ``mamba_d_head`` ("auto":
-    the quotient), as FalconH1Config checks."""
+    """Mamba-2 mixers in hybrids (Bamba, Granite 4.0, Falcon-H1): the inner width is the one the row reads
+    (Falcon-H1's ``mamba_d_ssm``) or else mamba_expand × hidden_size, split into mamba_n_heads heads of
+    mamba_d_head ("auto": the quotient), as the config classes check."""
     if d.get("ssm_inner") is None:
         d["ssm_inner"] = _expand_width(c, "mamba_expand", d["hidden_size"])
     inner, heads = d["ssm_inner"], d["ssm_heads"]
     head = c.get("mamba_d_head", default="auto")
     head = inner // heads if head == "auto" and heads else as_int("mamba_d_head", head)
-    if not heads or head * heads != inner:
+    if not heads or inner % heads or head * heads != inner:
         raise SpecError("mamba_n_heads", f"{heads} heads of {head} must fill the mixer's inner width ({inner:,})")
-    d["ssm_layers"] = d["num_hidden_layers"]
 
 
 def attn_layer_indices(c: Cfg, d: Values) -> None:
@@ -454,11 +440,6 @@ def dbrx_sub_configs(c: Cfg, d: Values) -> None:
         d[field] = as_int(key, _DBRX_DEFAULTS.get(key, 1) if value is None else value)
     if d.get("tie_word_embeddings"):
         raise SpecError("tie_word_embeddings", "DbrxConfig refuses tied embeddings")
-
-
-def every_layer_time_mixing(c: Cfg, d: Values) -> None:
-    """RWKV: every layer is time mixing and channel mixing."""
-    d["time_mixing_layers"] = d["num_hidden_layers"]
 
 
 def deberta(c: Cfg, d: Values) -> None:
