@@ -22,7 +22,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from paramscope.engine.params import count
+from paramscope.engine.params import count, paren
 from paramscope.engine.run import (
     MAX_BATCH,
     MAX_SEQ,
@@ -288,72 +288,96 @@ def _decoder_stack(spec: Spec) -> Stack:
     return spec.stack(spec.num_hidden_layers, "num_hidden_layers")
 
 
+@dataclass(frozen=True)
+class _State:
+    """A constant state per sequence and layer, of the layers of one kind in a stack."""
+
+    kind: str  # the Stack count it is kept for
+    path: str
+    nbytes: int
+    formula: str
+    shape: str
+    what: str
+
+
 def _recurrent_states(kinds: Stack, spec: Spec, batch: int, bits: int) -> list[Node]:
-    """What linear-attention (Gated DeltaNet) and state-space (Mamba) layers keep per sequence instead of a cache
-    that grows: the convolution's last ``kernel`` inputs in the cache's precision, and the recurrent state in fp32
-    (as transformers keeps it, whatever the model's precision). Constants in the tokens."""
+    """What linear-attention (Gated DeltaNet), state-space (Mamba), short-convolution (LFM2) and time-mixing (RWKV)
+    layers keep per sequence instead of a cache that grows: the convolution's last ``kernel`` inputs (or the last
+    token) in the cache's precision, and the recurrent state in fp32 (as transformers keeps it, whatever the
+    model's precision). Constants in the tokens."""
     out: list[Node] = []
-    n = kinds.linear_attention
-    if n:
+    for state in _states(kinds, spec, bits):
+        n = getattr(kinds, state.kind)
+        out.append(
+            Node(
+                f"kv_cache/{state.path}",
+                n * batch * state.nbytes,
+                f"{paren(state.formula)}*batch",
+                repeat=n,
+                repeat_name=kinds.expr(state.kind),
+                shape=f"{state.shape}×{batch}",
+                note=f"{state.what}, whatever the number of tokens",
+            )
+        )
+    return out
+
+
+def _states(kinds: Stack, spec: Spec, bits: int) -> list[_State]:
+    """The state of each kind of layer in ``kinds`` that keeps one, per sequence and layer."""
+    b = f"{bits / 8:g} B"
+    out = []
+    if kinds.linear_attention:
         nv, dk, dv = spec.linear_num_value_heads, spec.linear_key_head_dim, spec.linear_value_head_dim
         conv = spec.linear_conv_channels * spec.linear_conv_kernel_dim
         out.append(
-            Node(
-                "kv_cache/linear_state",
-                n * batch * (_nbytes(conv, bits) + 4 * nv * dk * dv),
-                "((2*linear_num_key_heads*linear_key_head_dim + linear_num_value_heads*linear_value_head_dim)"
-                f"*linear_conv_kernel_dim*{bits / 8:g} B + linear_num_value_heads*linear_key_head_dim"
-                "*linear_value_head_dim*4 B)*batch",
-                repeat=n,
-                repeat_name=kinds.expr("linear_attention"),
-                shape=f"({conv} + {nv * dk * dv})×{batch}",
-                note="linear attention: a constant state per sequence (convolution window, and one fp32 matrix per "
-                "value head), whatever the number of tokens",
+            _State(
+                kind="linear_attention",
+                path="linear_state",
+                nbytes=_nbytes(conv, bits) + 4 * nv * dk * dv,
+                formula="(2*linear_num_key_heads*linear_key_head_dim + linear_num_value_heads*linear_value_head_dim)"
+                f"*linear_conv_kernel_dim*{b} + linear_num_value_heads*linear_key_head_dim*linear_value_head_dim*4 B",
+                shape=f"({conv} + {nv * dk * dv})",
+                what="linear attention: a constant state per sequence (convolution window, and one fp32 matrix per "
+                "value head)",
             )
         )
-    n = kinds.time_mixing
-    if n:
+    if kinds.time_mixing:
         h = spec.hidden_size
         out.append(
-            Node(
-                "kv_cache/time_mixing_state",
-                n * batch * (2 * _nbytes(h, bits) + 3 * 4 * h),
-                f"(2*hidden_size*{bits / 8:g} B + 3*hidden_size*4 B)*batch",
-                repeat=n,
-                repeat_name=kinds.expr("time_mixing"),
-                shape=f"5×{h}×{batch}",
-                note="RWKV: the last token's input to time and channel mixing, and the WKV numerator, denominator and "
-                "running maximum in fp32 (as RwkvModel keeps them), whatever the number of tokens",
+            _State(
+                kind="time_mixing",
+                path="time_mixing_state",
+                nbytes=2 * _nbytes(h, bits) + 3 * 4 * h,
+                formula=f"2*hidden_size*{b} + 3*hidden_size*4 B",
+                shape=f"5×{h}",
+                what="RWKV: the last token's input to time and channel mixing, and the WKV numerator, denominator and "
+                "running maximum in fp32 (as RwkvModel keeps them)",
             )
         )
-    n = kinds.short_conv
-    if n:
+    if kinds.short_conv:
         h, k = spec.hidden_size, spec.short_conv_kernel
         out.append(
-            Node(
-                "kv_cache/conv_state",
-                n * batch * _nbytes(h * k, bits),
-                f"hidden_size*short_conv_kernel*{bits / 8:g} B*batch",
-                repeat=n,
-                repeat_name=kinds.expr("short_conv"),
-                shape=f"{h * k}×{batch}",
-                note="short convolutions: the last short_conv_kernel inputs per channel, whatever the number of tokens",
+            _State(
+                kind="short_conv",
+                path="conv_state",
+                nbytes=_nbytes(h * k, bits),
+                formula=f"hidden_size*short_conv_kernel*{b}",
+                shape=f"{h * k}",
+                what="short convolutions: the last short_conv_kernel inputs per channel",
             )
         )
-    n = kinds.ssm
-    if n:
+    if kinds.ssm:
         k, state, channels = spec.ssm_conv_kernel, spec.ssm_inner * spec.ssm_state_size, spec.ssm_conv_channels
         expr = "(ssm_inner + 2*ssm_groups*ssm_state_size)" if spec.ssm_version == 2 else "ssm_inner"
         out.append(
-            Node(
-                "kv_cache/ssm_state",
-                n * batch * (_nbytes(channels * k, bits) + 4 * state),
-                f"({expr}*ssm_conv_kernel*{bits / 8:g} B + ssm_inner*ssm_state_size*4 B)*batch",
-                repeat=n,
-                repeat_name=kinds.expr("ssm"),
-                shape=f"({channels * k} + {state})×{batch}",
-                note="state-space layers: a constant state per sequence (convolution window, and the fp32 state "
-                "of ssm_state_size per inner channel), whatever the number of tokens",
+            _State(
+                kind="ssm",
+                path="ssm_state",
+                nbytes=_nbytes(channels * k, bits) + 4 * state,
+                formula=f"{expr}*ssm_conv_kernel*{b} + ssm_inner*ssm_state_size*4 B",
+                shape=f"({channels * k} + {state})",
+                what="state-space layers: a constant state per sequence (convolution window, and the fp32 state of "
+                "ssm_state_size per inner channel)",
             )
         )
     return out
