@@ -7,7 +7,7 @@ per token; a sliding layer holds at most its window; MLA holds the compressed la
 from __future__ import annotations
 
 import pytest
-from test_engine_vs_hf import HYBRID, NEMOTRON_H, WHISPER
+from test_engine_vs_hf import BAMBA, GRANITE_HYBRID, HYBRID, JAMBA, NEMOTRON_H, WHISPER
 
 from paramscope import from_config, preset
 from paramscope.engine.memory import kv_cache
@@ -103,37 +103,10 @@ HYBRIDS = {
     ),
     "qwen3_5_text": dict(model_type="qwen3_5_text", num_hidden_layers=4),
     "granitemoehybrid": dict(
-        model_type="granitemoehybrid",
-        num_hidden_layers=3,
-        shared_intermediate_size=24,
-        num_local_experts=4,
-        num_experts_per_tok=2,
-        mamba_n_heads=8,
-        mamba_n_groups=2,
-        mamba_d_state=4,
-        mamba_d_conv=3,
-        layer_types=["mamba", "attention", "mamba"],
+        GRANITE_HYBRID, num_local_experts=4, num_experts_per_tok=2, layer_types=["mamba", "attention", "mamba"]
     ),
-    "bamba": dict(
-        model_type="bamba",
-        num_hidden_layers=3,
-        mamba_n_heads=8,
-        mamba_n_groups=2,
-        mamba_d_state=4,
-        mamba_d_conv=3,
-        attn_layer_indices=[1],
-    ),
-    "jamba": dict(
-        model_type="jamba",
-        num_hidden_layers=4,
-        num_experts=4,
-        num_experts_per_tok=2,
-        attn_layer_period=4,
-        attn_layer_offset=2,
-        mamba_d_state=4,
-        mamba_d_conv=3,
-        use_mamba_kernels=False,
-    ),
+    "bamba": dict(BAMBA, attn_layer_indices=[1]),
+    "jamba": dict(JAMBA, attn_layer_period=4, attn_layer_offset=2, use_mamba_kernels=False),
     "mamba-stated-inner": dict(model_type="mamba", num_hidden_layers=2, state_size=4, conv_kernel=3),
     "mamba2": dict(
         model_type="mamba2", num_hidden_layers=2, state_size=4, conv_kernel=3, num_heads=8, head_dim=8, n_groups=2
