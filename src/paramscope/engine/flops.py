@@ -39,12 +39,8 @@ def _weight_formula(formula: str) -> str:
     m = _BIAS.match(formula)
     if m:
         return f"{m.group(1)}*{m.group(2)}"
-    depth = 0
-    for i, ch in enumerate(formula):
-        depth += (ch == "(") - (ch == ")")
-        if depth == 0 and formula.startswith(" + ", i):
-            return formula[:i]
-    return formula
+    plus = P.top_level(formula, "+")
+    return formula[:plus].rstrip() if plus >= 0 else formula
 
 
 def _matmuls(node: Node, tokens: int, tokens_expr: str, fraction: tuple[int, int] = (1, 1)) -> list[Node]:

@@ -15,15 +15,21 @@ from paramscope.engine.tree import Node, Summary, group, repeated
 _EMBEDDING_TABLES = ("embedding/token", "embedding/position", "embedding/token_type")
 
 
+def top_level(expr: str, ops: str) -> int:
+    """Where the first of ``ops`` stands outside every parenthesis in ``expr`` (``a + b`` but not ``a*(b + c)``);
+    -1 when none does."""
+    depth = 0
+    for i, ch in enumerate(expr):
+        depth += (ch == "(") - (ch == ")")
+        if depth == 0 and ch in ops:
+            return i
+    return -1
+
+
 @cache
 def paren(expr: str) -> str:
     """Parenthesize an expression with a top-level sum or difference (``a + b`` but not ``a*(b + c)``)."""
-    depth = 0
-    for ch in expr:
-        depth += (ch == "(") - (ch == ")")
-        if depth == 0 and ch in "+-":
-            return f"({expr})"
-    return expr
+    return f"({expr})" if top_level(expr, "+-") >= 0 else expr
 
 
 def linear(path: str, n_in: int, in_expr: str, n_out: int, out_expr: str, bias: bool) -> Node:
