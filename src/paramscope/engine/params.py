@@ -41,6 +41,13 @@ def linear(path: str, n_in: int, in_expr: str, n_out: int, out_expr: str, bias: 
     return Node(path, n_in * n_out + (n_out if bias else 0), formula, shape=f"{n_in}×{n_out}")
 
 
+def depthwise_conv(path: str, channels: int, channels_expr: str, kernel: int, kernel_expr: str, bias: bool) -> Node:
+    """A depthwise ``nn.Conv1d`` (groups = channels): one kernel of ``kernel`` taps per channel, and a bias each."""
+    formula = f"{channels_expr}*{kernel_expr}" + (f" + {channels_expr}" if bias else "")
+    note = "depthwise Conv1d: one kernel per channel" + (" and a bias" if bias else "")
+    return Node(path, channels * kernel + (channels if bias else 0), formula, shape=f"{channels}×1×{kernel}", note=note)
+
+
 def norm(
     path: str, spec: Spec, width: int, expr: str, copies: int = 1, copies_expr: str = "", bias: bool | None = None
 ) -> Node:
@@ -139,12 +146,8 @@ def linear_attention(prefix: str, spec: Spec) -> Node:
         [
             linear(f"{prefix}/in_qkvz", h, "hidden_size", 2 * key + 2 * value, f"(2*{k_expr} + 2*{v_expr})", False),
             linear(f"{prefix}/in_ba", h, "hidden_size", 2 * nv, "2*linear_num_value_heads", False),
-            Node(
-                f"{prefix}/conv",
-                conv * kern,
-                f"(2*{k_expr} + {v_expr})*linear_conv_kernel_dim",
-                shape=f"{conv}×1×{kern}",
-                note="depthwise Conv1d: one kernel per channel",
+            depthwise_conv(
+                f"{prefix}/conv", conv, f"(2*{k_expr} + {v_expr})", kern, "linear_conv_kernel_dim", bias=False
             ),
             Node(f"{prefix}/decay", 2 * nv, "2*linear_num_value_heads", shape=f"{nv} + {nv}", note="dt_bias and A_log"),
             norm(f"{prefix}/norm", spec, spec.linear_value_head_dim, "linear_value_head_dim"),
@@ -182,20 +185,12 @@ def ssm(prefix: str, spec: Spec) -> Node:
         if spec.ssm_norm:
             middle.append(norm(f"{prefix}/norm", spec, inner, "ssm_inner"))
         in_out, in_expr = 2 * inner + 2 * gn + heads, "(2*ssm_inner + 2*ssm_groups*ssm_state_size + ssm_heads)"
-    conv = spec.ssm_conv_channels
-    conv_bias = conv if spec.ssm_conv_bias else 0
-    conv_node = Node(
-        f"{prefix}/conv",
-        conv * k + conv_bias,
-        f"{conv_expr}*ssm_conv_kernel" + (f" + {conv_expr}" if conv_bias else ""),
-        shape=f"{conv}×1×{k}",
-        note="depthwise Conv1d: one kernel per channel" + (" and a bias" if conv_bias else ""),
-    )
+    conv = depthwise_conv(f"{prefix}/conv", spec.ssm_conv_channels, conv_expr, k, "ssm_conv_kernel", spec.ssm_conv_bias)
     return group(
         prefix,
         [
             linear(f"{prefix}/in_proj", h, "hidden_size", in_out, in_expr, bias),
-            conv_node,
+            conv,
             *middle,
             linear(f"{prefix}/out_proj", inner, "ssm_inner", h, "hidden_size", out_bias),
         ],
@@ -210,13 +205,7 @@ def short_conv(prefix: str, spec: Spec) -> Node:
         prefix,
         [
             linear(f"{prefix}/in_proj", h, "hidden_size", 3 * h, "3*hidden_size", bias),
-            Node(
-                f"{prefix}/conv",
-                h * k + (h if bias else 0),
-                "hidden_size*short_conv_kernel" + (" + hidden_size" if bias else ""),
-                shape=f"{h}×1×{k}",
-                note="depthwise Conv1d: one kernel per channel" + (" and a bias" if bias else ""),
-            ),
+            depthwise_conv(f"{prefix}/conv", h, "hidden_size", k, "short_conv_kernel", bias),
             linear(f"{prefix}/out_proj", h, "hidden_size", h, "hidden_size", bias),
         ],
     )
