@@ -337,7 +337,8 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
         if n.note:
             notes.append(f"`{n.path}`: {_plain(n.note)}")
     right.table(rows)  # a plain table: every digit shown, thousands separated, long formulas wrapped
-    right.caption("  \n".join(notes))  # the notes under the table, so that no column runs off its right edge
+    if notes:  # under the table, so that no column runs off its right edge
+        right.caption("  \n".join(notes))
     if settings.mode == "inference":
         st.caption(
             "Every precision at once (weights + KV cache per GPU, the cache in bf16, fp32 for fp32 weights; the total "
