@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from paramscope.analysis.compare import KINDS, compare, component_totals, field_differences, kind_of
+from paramscope.analysis.compare import compare, field_differences
+from paramscope.engine.components import KINDS, kind_totals
 from paramscope.engine.params import count
 from paramscope.io import presets
 
@@ -81,47 +82,17 @@ def test_records_for_tables() -> None:
     assert {"field": "hidden_size", "gpt2": "768", "gpt2-medium": "1,024"} == c.differences()[0]
 
 
-def test_cost_columns_when_memory_module_is_present() -> None:
-    """With the memory module installed, every model gets inference and training memory columns."""
-    pytest.importorskip("paramscope.engine.memory")
+def test_cost_columns_for_every_model() -> None:
+    """Every model gets inference and training memory columns."""
     c = _compare(("gpt2", "gpt2-medium"))
     small, medium = c.headline()
     assert 0 < small["inference_gb"] < medium["inference_gb"]
     assert small["inference_gb"] < small["training_gb"]
 
 
-@pytest.mark.parametrize(
-    ("path", "kind"),
-    [
-        ("embedding/token", "embedding"),
-        ("embedding/norm", "norms"),
-        ("embedding/projection", "embedding"),
-        ("layers/attention/qkv", "attention"),
-        ("layers/attention/qk_norm", "attention"),
-        ("decoder/layers/cross_attention/o", "attention"),
-        ("encoder/relative_attention_bias", "attention"),
-        ("layers/mlp/gate", "mlp"),
-        ("layers/moe/router", "experts"),
-        ("layers/moe/experts/down", "experts"),
-        ("layers/moe/shared_experts/up", "experts"),
-        ("layers/recurrent/hh", "recurrent"),
-        ("layers/norm", "norms"),
-        ("final_norm", "norms"),
-        ("encoder/final_norm", "norms"),
-        ("encoder/embedding/position", "embedding"),
-        ("head/lm", "head"),
-        ("head/transform/dense", "head"),
-        ("pooler", "head"),
-    ],
-)
-def test_kind_of_path(path: str, kind: str) -> None:
-    """Each tree path falls in the component kind a reader would expect."""
-    assert kind == kind_of(path)
-
-
 def test_palm_parameters_are_mostly_mlp() -> None:
     """PaLM 540B: the SwiGLU MLP (118 layers x 3 matrices of 18432 x 73728) is 89% of all parameters."""
-    kinds = component_totals(count(presets.load("palm-540b")))
+    kinds = kind_totals(count(presets.load("palm-540b")))
     assert 118 * 3 * 18432 * 73728 == kinds["mlp"]
     assert 256000 * 18432 == kinds["embedding"]
     assert list(KINDS) == list(kinds)

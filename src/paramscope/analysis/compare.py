@@ -15,12 +15,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from paramscope.analysis.sweep import cost_columns
+from paramscope.engine.components import KINDS, kind_totals
 from paramscope.engine.params import summarize
+from paramscope.engine.run import RunSettings
 from paramscope.engine.spec import FIELDS, Spec, validate
 from paramscope.engine.tree import Node, Summary
-
-#: Component kinds, in the order charts show them.
-KINDS = ("embedding", "attention", "mlp", "experts", "recurrent", "norms", "head", "other")
 
 MIN_MODELS, MAX_MODELS = 2, 3
 
@@ -88,35 +88,6 @@ def _show(value: Any) -> str:
     return str(value)
 
 
-def kind_of(path: str) -> str:
-    """The component kind of a tree path: attention, mlp, experts, recurrent, norms, embedding, head."""
-    parts = path.split("/")
-    if any(p in ("attention", "cross_attention", "relative_attention_bias") for p in parts):
-        return "attention"
-    if "moe" in parts:
-        return "experts"
-    if "mlp" in parts:
-        return "mlp"
-    if "recurrent" in parts:
-        return "recurrent"
-    if "norm" in parts[-1]:
-        return "norms"
-    if "embedding" in parts:
-        return "embedding"
-    if parts[0] in ("head", "pooler"):
-        return "head"
-    return "other"
-
-
-def component_totals(tree: Node) -> dict[str, int]:
-    """Parameters per component kind (every leaf counted once, in :data:`KINDS` order)."""
-    out = dict.fromkeys(KINDS, 0)
-    for leaf in tree.leaves():
-        if leaf.path:
-            out[kind_of(leaf.path)] += leaf.count
-    return out
-
-
 def _paths(tree: Node) -> list[str]:
     return [n.path for n in tree.walk() if n.path and n.depth() <= 2]
 
@@ -132,10 +103,12 @@ def field_differences(specs: Sequence[Spec]) -> tuple[FieldDiff, ...]:
     return tuple(out)
 
 
-def compare(models: Sequence[tuple[str, Spec]], with_costs: bool = True, settings: Any = None) -> Comparison:
+def compare(
+    models: Sequence[tuple[str, Spec]], with_costs: bool = True, settings: RunSettings | None = None
+) -> Comparison:
     """Compare 2–3 ``(label, spec)`` pairs; ``ValueError`` for fewer, more, or an invalid spec.
 
-    Memory / compute columns (under run ``settings``) are added when those modules are installed.
+    Memory / compute columns (under run ``settings``) are added with ``with_costs``.
     """
     if not MIN_MODELS <= len(models) <= MAX_MODELS:
         raise ValueError(f"compare: choose {MIN_MODELS} to {MAX_MODELS} models (got {len(models)})")
@@ -149,11 +122,9 @@ def compare(models: Sequence[tuple[str, Spec]], with_costs: bool = True, setting
                 order.append(p)
     rows = tuple(Row(p, p.count("/") + 1, tuple(s.tree.get(p) for s in summaries)) for p in order)
     rows = tuple(r for r in rows if any(r.counts))  # a tied head (0 everywhere) says nothing here
-    per_model = [component_totals(s.tree) for s in summaries]
+    per_model = [kind_totals(s.tree) for s in summaries]
     kinds = {k: tuple(m[k] for m in per_model) for k in KINDS if any(m[k] for m in per_model)}
     if with_costs:
-        from paramscope.analysis.sweep import cost_columns
-
         costs = tuple(cost_columns(s, settings) for s in specs)
     else:
         costs = tuple({} for _ in specs)

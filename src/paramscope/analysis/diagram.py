@@ -11,21 +11,10 @@ through :func:`esc` like every other label, so no input can break out of a DOT s
 
 from __future__ import annotations
 
-from paramscope.analysis.compare import kind_of
+from paramscope.engine.components import KINDS, kind_of, label, lighten
 from paramscope.engine.spec import Spec, short, validate
 from paramscope.engine.tree import Node
 
-#: Fill colour per component kind (light, readable on white and dark themes).
-COLORS = {
-    "embedding": "#dbeafe",
-    "attention": "#fde68a",
-    "mlp": "#bbf7d0",
-    "experts": "#e9d5ff",
-    "recurrent": "#fed7aa",
-    "norms": "#e5e7eb",
-    "head": "#fbcfe8",
-    "other": "#f3f4f6",
-}
 MAX_LABEL = 120
 
 _NAMES = {
@@ -62,17 +51,9 @@ _NAMES = {
     "pooler": "pooler",
 }
 _GROUPS = {
-    "embedding": "embeddings",
     "layers": "the layer stack",
-    "attention": "self-attention",
-    "cross_attention": "cross-attention",
-    "mlp": "MLP",
-    "moe": "mixture of experts",
     "experts": "routed experts",
     "shared_experts": "shared experts",
-    "recurrent": "recurrent units",
-    "head": "head",
-    "transform": "MLM transform",
     "encoder": "encoder",
     "decoder": "decoder",
 }
@@ -155,13 +136,13 @@ class _Dot:
         style = '"rounded,filled,dashed"' if node.count == 0 and node.note else '"rounded,filled"'
         self.lines.append(
             f"{indent}{self.nid(node.path)} [label={_label(*self.leaf_lines(node))}, "
-            f'fillcolor="{COLORS[kind]}", style={style}];'
+            f'fillcolor="{fill(kind)}", style={style}];'
         )
 
     def group_lines(self, node: Node) -> list[str]:
         s = self.spec
         name = node.name
-        lines = [_GROUPS.get(name, name.replace("_", " "))]
+        lines = [_GROUPS.get(name) or _lower(label(node.path))]
         if name == "layers":
             n = s.num_decoder_layers if node.path.startswith("decoder") else s.num_hidden_layers
             lines[0] = f"the layer stack: {n:,} layers, one drawn"
@@ -191,7 +172,7 @@ class _Dot:
         kind = kind_of(node.path + "/x")
         self.lines.append(f"{indent}subgraph {self.cid(node.path)} {{")
         self.lines.append(f"{indent}  label={_label(*self.group_lines(node))};")
-        self.lines.append(f'{indent}  style="rounded,filled"; fillcolor="{_lighter(COLORS[kind])}"; color="#9ca3af";')
+        self.lines.append(f'{indent}  style="rounded,filled"; fillcolor="{fill(kind, cluster=True)}"; color="#9ca3af";')
         for child in node.children:
             self.emit(child, indent + "  ")
         self.lines.append(f"{indent}}}")
@@ -333,10 +314,15 @@ def _attr(attrs: list[str]) -> str:
     return f" [{', '.join(a for a in attrs)}];" if attrs else ";"
 
 
-def _lighter(color: str) -> str:
-    """Halfway between ``color`` (#rrggbb) and white."""
-    r, g, b = (int(color[i : i + 2], 16) for i in (1, 3, 5))
-    return "#{:02x}{:02x}{:02x}".format(*((255 + c) // 2 for c in (r, g, b)))
+def _lower(text: str) -> str:
+    """'Experts (MoE)' -> 'experts (MoE)'; 'MLP' and 'LM head' stay as they are."""
+    return text if text[1:2].isupper() else text[0].lower() + text[1:]
+
+
+def fill(kind: str, cluster: bool = False) -> str:
+    """A box's fill: its kind's colour (the charts' colour) lightened so dark text reads on it in either theme;
+    a cluster's fill lighter still."""
+    return lighten(KINDS[kind].colour, 0.8 if cluster else 0.6)
 
 
 def to_dot(spec: Spec, tree: Node, title: str = "") -> str:

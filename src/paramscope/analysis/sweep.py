@@ -3,7 +3,7 @@
 :func:`sweep` varies one field (layers, width, vocabulary, experts) over a list of values and returns
 one row per value: total, embedding, non-embedding, embedding share, Kaplan et al.'s
 ``12·n_layer·d_model²`` approximation and how far it is from the exact non-embedding count, plus
-memory and training-compute columns when the memory / FLOPs modules are installed.
+memory and training-compute columns.
 
 Width is varied *consistently*: the head size is kept (so the number of heads grows with the width),
 the query-per-key/value group is kept, and the MLP and expert widths keep their ratio to the width,
@@ -17,7 +17,10 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from paramscope.engine import flops, memory
+from paramscope.engine.components import kind_totals
 from paramscope.engine.params import summarize
+from paramscope.engine.run import RunSettings
 from paramscope.engine.spec import LIMITS, Spec, validate
 
 #: Short names the UI offers, mapped to the Spec field they vary.
@@ -137,49 +140,28 @@ def default_values(spec: Spec, dimension: str, points: int = 9, span: float = 8.
 
 
 # ----------------------------------------------------------------------------------------- costs
-def cost_columns(spec: Spec, settings: Any = None) -> dict[str, float]:
-    """Memory and training-compute figures for ``spec``, from the memory / FLOPs modules when installed.
+def cost_columns(spec: Spec, settings: RunSettings | None = None) -> dict[str, float]:
+    """Memory and training-compute figures for ``spec``.
 
-    ``settings`` is a :class:`paramscope.engine.run.RunSettings` (defaults when ``None``): inference memory
-    uses it as given (mode set to inference), training memory the same with mode training. Returns
-    ``{}`` (or only the columns whose module is present) so callers add columns only when there is
-    something to show. Names end in their unit: ``inference_gb``, ``training_gb`` (bytes per GPU / 1e9),
-    ``training_flops_per_token`` and ``training_flops`` (for ``training_tokens``: the run's tokens, or
-    Chinchilla's 20 per parameter).
+    ``settings`` (defaults when ``None``): inference memory uses them as given (mode set to inference),
+    training memory the same with mode training. Returns ``{}`` for a model whose costs cannot be computed, so
+    callers add columns only when there is something to show. Names end in their unit: ``inference_gb``,
+    ``training_gb`` (bytes per GPU / 1e9), ``training_flops_per_token`` and ``training_flops`` (for
+    ``training_tokens``: the run's tokens, or Chinchilla's 20 per parameter).
     """
-    out: dict[str, float] = {}
-    try:
-        from paramscope.engine import memory as _memory
-        from paramscope.engine.run import RunSettings
-    except ImportError:
-        return out
     base = settings if settings is not None else RunSettings()
     train_dtype = base.dtype if base.dtype in ("fp32", "bf16", "fp16") else "bf16"
     train = dataclasses.replace(base, mode="training", dtype=train_dtype)
     try:
-        out["inference_gb"] = _memory.total_bytes(spec, dataclasses.replace(base, mode="inference")) / 1e9
-        out["training_gb"] = _memory.total_bytes(spec, train) / 1e9
-    except (ValueError, AttributeError, TypeError):
-        out = {}
-    out.update(_training_compute(spec, train))
-    return out
-
-
-def _training_compute(spec: Spec, settings: Any) -> dict[str, float]:
-    """Training FLOPs per token and in total under training ``settings`` (for the run's tokens;
-    Chinchilla's 20 per parameter when they say 0), from the FLOPs module when it is installed."""
-    try:
-        from paramscope.engine import flops as _flops
-    except ImportError:
-        return {}
-    try:
-        c = _flops.compute(spec, settings)
+        c = flops.compute(spec, train)
         return {
+            "inference_gb": memory.total_bytes(spec, dataclasses.replace(base, mode="inference")) / 1e9,
+            "training_gb": memory.total_bytes(spec, train) / 1e9,
             "training_flops_per_token": float(c.training_per_token),
             "training_tokens": float(c.tokens),
             "training_flops": float(c.training_total),
         }
-    except (ValueError, AttributeError, TypeError):
+    except ValueError:
         return {}
 
 
@@ -190,7 +172,7 @@ def kaplan(spec: Spec) -> int:
     return 12 * layers * spec.hidden_size**2
 
 
-def point(spec: Spec, with_costs: bool = True, settings: Any = None) -> dict[str, Any]:
+def point(spec: Spec, with_costs: bool = True, settings: RunSettings | None = None) -> dict[str, Any]:
     """The sweep columns for one spec (cost columns under run ``settings``, see :func:`cost_columns`)."""
     s = summarize(spec)
     approx = kaplan(spec)
@@ -210,7 +192,7 @@ def point(spec: Spec, with_costs: bool = True, settings: Any = None) -> dict[str
 
 
 def sweep(
-    spec: Spec, dimension: str, values: Iterable[int], with_costs: bool = True, settings: Any = None
+    spec: Spec, dimension: str, values: Iterable[int], with_costs: bool = True, settings: RunSettings | None = None
 ) -> list[dict[str, Any]]:
     """One row per value: ``value`` then the columns of :func:`point` for ``varied(spec, dimension, value)``.
 
@@ -238,7 +220,7 @@ def family_points(
     family: str,
     with_costs: bool = False,
     names: Sequence[str] | None = None,
-    settings: Any = None,
+    settings: RunSettings | None = None,
 ) -> list[dict[str, Any]]:
     """The presets of ``family`` (a preset family such as "GPT-2", or a model_type such as "gpt2")
     with their own value of the swept dimension and their sweep columns, to mark on the curve."""
@@ -260,9 +242,7 @@ def family_points(
 def where_it_goes(spec: Spec) -> list[dict[str, Any]]:
     """Parameters per component kind with their share of the total (largest first): PaLM 540B's answer
     to "why so big" is this list."""
-    from paramscope.analysis.compare import component_totals
-
     s = summarize(spec)
-    kinds = component_totals(s.tree)
+    kinds = kind_totals(s.tree)
     rows = [{"component": k, "params": n, "share": n / s.total if s.total else 0.0} for k, n in kinds.items() if n]
     return sorted(rows, key=lambda r: -r["params"])

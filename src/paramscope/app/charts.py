@@ -1,8 +1,8 @@
 """What the page draws, built from the parameter tree: Plotly figures, the component table, the total's
 formula in LaTeX and the downloadable breakdowns. No Streamlit here; every function is pure.
 
-Colours are fixed per component path (:data:`COLOURS`), so that "attention" is the same colour in the
-pie, the bars and the treemap, for every model and on every rerun.
+Labels and colours come from the component registry (:mod:`paramscope.engine.components`), so that
+"attention" is the same colour in the pie, the bars and the treemap, for every model and on every rerun.
 """
 
 from __future__ import annotations
@@ -11,117 +11,17 @@ import csv
 import io
 import json
 import re
-import zlib
 from dataclasses import dataclass
 from types import MappingProxyType
 
 import plotly.graph_objects as go
 
+from paramscope.engine.components import colour, components, label
 from paramscope.engine.spec import Spec, short, validate
 from paramscope.engine.tree import Node, Summary
 
 # ------------------------------------------------------------------------------------------ components
-#: Groups the page opens to show what is inside; every other node under them is a "component".
-_GROUPS = frozenset({"", "embedding", "layers", "head", "encoder", "decoder"})
-
-_KIND_LABELS = {
-    "embedding/token": "Token embedding",
-    "embedding/position": "Position embedding",
-    "embedding/token_type": "Token-type embedding",
-    "embedding/norm": "Embedding norm",
-    "embedding/projection": "Embedding projection",
-    "relative_attention_bias": "Relative position bias",
-    "layers/attention": "Attention",
-    "layers/cross_attention": "Cross-attention",
-    "layers/mlp": "MLP",
-    "layers/moe": "Experts (MoE)",
-    "layers/recurrent": "Recurrent units",
-    "layers/norm": "Layer norms",
-    "final_norm": "Final norm",
-    "head/transform": "MLM transform",
-    "head/projection": "Head projection",
-    "head/lm": "LM head",
-    "head/lm_bias": "LM head bias",
-    "pooler": "Pooler",
-}
-_KIND_COLOURS = {
-    "embedding/token": "#4c78a8",
-    "embedding/position": "#72b7b2",
-    "embedding/token_type": "#9ecae9",
-    "embedding/norm": "#bab0ac",
-    "embedding/projection": "#5f9ea0",
-    "relative_attention_bias": "#72b7b2",
-    "layers/attention": "#f58518",
-    "layers/cross_attention": "#ffbf79",
-    "layers/mlp": "#e45756",
-    "layers/moe": "#b279a2",
-    "layers/recurrent": "#eeca3b",
-    "layers/norm": "#9d755d",
-    "final_norm": "#79706e",
-    "head/transform": "#88d27a",
-    "head/projection": "#8cd17d",
-    "head/lm": "#54a24b",
-    "head/lm_bias": "#b6e2a9",
-    "pooler": "#17becf",
-}
-_STACKS = {"encoder": ("Encoder", 0.0), "decoder": ("Decoder", 0.35)}  # decoder shades are lighter
-_FALLBACK = ("#4c78a8", "#f58518", "#e45756", "#72b7b2", "#54a24b", "#eeca3b", "#b279a2", "#ff9da6", "#9d755d")
 GROUP_COLOUR = "rgba(128, 128, 128, 0.22)"
-
-
-def _lighten(hex_colour: str, amount: float) -> str:
-    if not amount:
-        return hex_colour
-    rgb = [int(hex_colour[i : i + 2], 16) for i in (1, 3, 5)]
-    return "#" + "".join(f"{round(c + (255 - c) * amount):02x}" for c in rgb)
-
-
-def _split_stack(path: str) -> tuple[str, str]:
-    """'decoder/layers/attention' -> ('decoder', 'layers/attention'); 'layers/mlp' -> ('', 'layers/mlp')."""
-    head, _, rest = path.partition("/")
-    if head in _STACKS and rest:
-        return head, rest
-    return "", path
-
-
-def _build_colours() -> dict[str, str]:
-    out = dict(_KIND_COLOURS)
-    for stack, (_, amount) in _STACKS.items():
-        for kind, colour in _KIND_COLOURS.items():
-            out[f"{stack}/{kind}"] = _lighten(colour, amount)
-    return out
-
-
-#: Component path -> colour. Fixed: the same component has the same colour everywhere, always.
-COLOURS = MappingProxyType(_build_colours())
-
-
-def colour(path: str) -> str:
-    """The colour of component ``path`` (a stable fallback for paths not in :data:`COLOURS`)."""
-    if path in COLOURS:
-        return COLOURS[path]
-    return _FALLBACK[zlib.crc32(path.encode()) % len(_FALLBACK)]
-
-
-def label(path: str) -> str:
-    """A component's name in plain words: 'decoder/layers/cross_attention' -> 'Decoder cross-attention'."""
-    stack, kind = _split_stack(path)
-    text = _KIND_LABELS.get(kind) or kind.rsplit("/", 1)[-1].replace("_", " ").capitalize()
-    if stack:
-        acronym = text[1:2].isupper()
-        text = f"{_STACKS[stack][0]} {text if acronym else text[0].lower() + text[1:]}"
-    return text
-
-
-def components(tree: Node) -> list[Node]:
-    """The tree cut at the component level: embedding tables, attention, MLP, norms, heads ..."""
-    out: list[Node] = []
-    for child in tree.children:
-        if child.name in _GROUPS and child.children and child.path.count("/") < 2:
-            out.extend(components(child))
-        else:
-            out.append(child)
-    return out
 
 
 def component_of(path: str, comps: list[Node]) -> str:

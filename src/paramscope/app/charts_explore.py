@@ -1,7 +1,7 @@
 """Plotly figures for the explore tabs: model comparison, dimension sweeps, "where the parameters go".
 
 Pure functions from engine results (:mod:`paramscope.analysis.compare`, :mod:`paramscope.analysis.sweep`) to figures; no
-Streamlit. Component kinds keep the colours the main charts give the matching components.
+Streamlit. Component kinds take their labels and colours from the component registry.
 """
 
 from __future__ import annotations
@@ -14,40 +14,11 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from paramscope.analysis.compare import Comparison
+from paramscope.engine.components import KINDS
 from paramscope.engine.spec import short
 
 _FONT = dict(family="Source Sans Pro, sans-serif")
 _LEGEND = dict(orientation="h", yanchor="top", y=-0.22, x=0)
-#: Component kind -> the component path whose colour it borrows from the main charts.
-_KIND_PATH = {
-    "embedding": "embedding/token",
-    "attention": "layers/attention",
-    "mlp": "layers/mlp",
-    "experts": "layers/moe",
-    "recurrent": "layers/recurrent",
-    "norms": "layers/norm",
-    "head": "head/lm",
-}
-_KIND_FALLBACK = {
-    "embedding": "#4c78a8",
-    "attention": "#f58518",
-    "mlp": "#e45756",
-    "experts": "#b279a2",
-    "recurrent": "#eeca3b",
-    "norms": "#9d755d",
-    "head": "#ff9da6",
-    "other": "#bab0ac",
-}
-KIND_LABELS = {
-    "embedding": "Embeddings",
-    "attention": "Attention",
-    "mlp": "MLP",
-    "experts": "Experts (MoE)",
-    "recurrent": "Recurrent units",
-    "norms": "Norms",
-    "head": "Head",
-    "other": "Other",
-}
 MODEL_COLOURS = ("#4c78a8", "#f58518", "#54a24b")
 DIMENSION_LABELS = {
     "num_hidden_layers": "layers (num_hidden_layers)",
@@ -55,16 +26,6 @@ DIMENSION_LABELS = {
     "vocab_size": "vocabulary (vocab_size)",
     "num_experts": "experts (num_experts)",
 }
-
-
-def kind_colour(kind: str) -> str:
-    """The colour of a component kind (the main charts' colour for that component, when available)."""
-    try:
-        from paramscope.app.charts import colour
-    except ImportError:
-        return _KIND_FALLBACK.get(kind, "#bab0ac")
-    path = _KIND_PATH.get(kind)
-    return colour(path) if path else _KIND_FALLBACK.get(kind, "#bab0ac")
 
 
 def _layout(fig: go.Figure, height: int, **kw: Any) -> go.Figure:
@@ -87,7 +48,7 @@ def compare_bars(c: Comparison, log: bool = False) -> go.Figure:
         values = [c.kinds[k][i] for k in kinds]
         fig.add_bar(
             name=label,
-            x=[KIND_LABELS.get(k, k) for k in kinds],
+            x=[KINDS[k].label for k in kinds],
             y=values,
             marker_color=MODEL_COLOURS[i % len(MODEL_COLOURS)],
             text=[short(v) if v else "" for v in values],
@@ -104,13 +65,13 @@ def compare_totals(c: Comparison) -> go.Figure:
     fig = go.Figure()
     for kind, counts in c.kinds.items():
         fig.add_bar(
-            name=KIND_LABELS.get(kind, kind),
+            name=KINDS[kind].label,
             y=list(c.labels),
             x=list(counts),
             orientation="h",
-            marker_color=kind_colour(kind),
+            marker_color=KINDS[kind].colour,
             hovertext=[_hover(v) for v in counts],
-            hovertemplate="%{y}: %{hovertext}<extra>" + KIND_LABELS.get(kind, kind) + "</extra>",
+            hovertemplate="%{y}: %{hovertext}<extra>" + KINDS[kind].label + "</extra>",
         )
     fig.update_xaxes(title_text="parameters")
     fig.update_yaxes(autorange="reversed")
@@ -269,10 +230,10 @@ def where_bars(rows: Sequence[dict[str, Any]], title: str) -> go.Figure:
     """Horizontal bars of parameters per component kind with their share (rows of ``where_it_goes``)."""
     fig = go.Figure()
     fig.add_bar(
-        y=[KIND_LABELS.get(r["component"], r["component"]) for r in rows],
+        y=[KINDS[r["component"]].label for r in rows],
         x=[r["params"] for r in rows],
         orientation="h",
-        marker_color=[kind_colour(r["component"]) for r in rows],
+        marker_color=[KINDS[r["component"]].colour for r in rows],
         text=[f"{100 * r['share']:.2f} %  ({short(r['params'])})" for r in rows],
         textposition="auto",
         hovertext=[_hover(r["params"]) for r in rows],

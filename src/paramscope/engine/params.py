@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from functools import cache, lru_cache
 
+from paramscope.engine.components import embedding_params
 from paramscope.engine.spec import Spec, validate
 from paramscope.engine.tree import Node, Summary, group, repeated
-
-_EMBEDDING_TABLES = ("embedding/token", "embedding/position", "embedding/token_type")
 
 
 def top_level(expr: str, ops: str) -> int:
@@ -542,15 +541,6 @@ def _count_cached(spec: Spec) -> Node:
 def count(spec: Spec) -> Node:
     """The exact parameter tree of ``spec`` (validated first; raises ``ValueError`` on a bad spec)."""
     return _count_cached(validate(spec))
-
-
-def embedding_params(tree: Node) -> int:
-    """Vocabulary and position tables: token, position and token-type embeddings, an untied LM head,
-    and learned position tables of encoder/decoder stacks."""
-    total = sum(tree.get(p) for p in _EMBEDDING_TABLES) + tree.get("head/lm")
-    for stack in ("encoder", "decoder"):
-        total += tree.get(f"{stack}/embedding/position") + tree.get(f"{stack}/embedding/token")
-    return total
 
 
 def active_params(spec: Spec, tree: Node) -> int:

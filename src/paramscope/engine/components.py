@@ -1,0 +1,184 @@
+"""The component registry: every part of a parameter tree that the page names, with its kind, its label, its
+colour and whether it counts as embedding.
+
+The charts, the architecture drawing, compare, the sweeps, the summary's embedding count and the exports all
+read this one table, so "attention" is the same colour, the same words and the same kind everywhere. A path
+under a stack (``encoder/``, ``decoder/``) is the stack's copy of the component: same kind, the stack's name in
+front of the label and, for the decoder, a lighter shade.
+
+>>> label("decoder/layers/cross_attention"), kind_of("layers/moe/experts/down")
+('Decoder cross-attention', 'experts')
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from paramscope.engine.tree import Node
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A kind of component, the unit of "where do the parameters go" (compare, the sweeps, Why so big?)."""
+
+    name: str
+    label: str
+    colour: str  # the colour of its main component, so a kind and its component look alike
+
+
+@dataclass(frozen=True)
+class Component:
+    path: str  # stack-relative: "layers/attention", "embedding/token"
+    kind: str
+    label: str
+    colour: str
+    embedding: bool = False  # a vocabulary or position table: in "embedding", out of "non-embedding"
+
+
+#: The kinds in the order charts show them.
+KINDS = MappingProxyType(
+    {
+        k.name: k
+        for k in (
+            Kind("embedding", "Embeddings", "#4c78a8"),
+            Kind("attention", "Attention", "#f58518"),
+            Kind("mlp", "MLP", "#e45756"),
+            Kind("experts", "Experts (MoE)", "#b279a2"),
+            Kind("recurrent", "Recurrent and state-space mixers", "#eeca3b"),
+            Kind("norms", "Norms", "#9d755d"),
+            Kind("head", "Head", "#54a24b"),
+            Kind("other", "Other", "#bab0ac"),
+        )
+    }
+)
+
+#: Every named component (stack-relative path -> component). A path inside one (``layers/attention/qkv``)
+#: belongs to it; a path under none is "other", labelled by its name.
+COMPONENTS = MappingProxyType(
+    {
+        c.path: c
+        for c in (
+            Component("embedding", "embedding", "Embeddings", "#4c78a8"),
+            Component("embedding/token", "embedding", "Token embedding", "#4c78a8", embedding=True),
+            Component("embedding/position", "embedding", "Position embedding", "#72b7b2", embedding=True),
+            Component("embedding/token_type", "embedding", "Token-type embedding", "#9ecae9", embedding=True),
+            Component("embedding/norm", "norms", "Embedding norm", "#bab0ac"),
+            Component("embedding/projection", "embedding", "Embedding projection", "#5f9ea0"),
+            Component("embedding/audio", "embedding", "Audio convolutions", "#5f9ea0"),
+            Component("relative_attention_bias", "attention", "Relative position bias", "#72b7b2"),
+            Component("layers/attention", "attention", "Attention", "#f58518"),
+            Component("layers/attention_norm", "norms", "Attention norm", "#9d755d"),
+            Component("layers/cross_attention", "attention", "Cross-attention", "#ffbf79"),
+            Component("layers/relative_position", "attention", "Relative position table", "#72b7b2"),
+            Component("layers/relative_position_norm", "norms", "Relative position norm", "#bab0ac"),
+            Component("layers/linear_attention", "recurrent", "Linear attention", "#d6a100"),
+            Component("layers/ssm", "recurrent", "State-space mixer (Mamba)", "#eeca3b"),
+            Component("layers/short_conv", "recurrent", "Short convolution", "#c9b037"),
+            Component("layers/time_mixing", "recurrent", "Time mixing (RWKV)", "#d9b44a"),
+            Component("layers/recurrent", "recurrent", "Recurrent units", "#eeca3b"),
+            Component("layers/mlp", "mlp", "MLP", "#e45756"),
+            Component("layers/moe", "experts", "Experts (MoE)", "#b279a2"),
+            Component("layers/norm", "norms", "Layer norms", "#9d755d"),
+            Component("final_norm", "norms", "Final norm", "#79706e"),
+            Component("head", "head", "Head", "#54a24b"),
+            Component("head/transform", "head", "MLM transform", "#88d27a"),
+            Component("head/projection", "head", "Head projection", "#8cd17d"),
+            Component("head/discriminator", "head", "Discriminator", "#8cd17d"),
+            Component("head/lm", "head", "LM head", "#54a24b", embedding=True),  # an untied head is a vocab table
+            Component("head/lm_bias", "head", "LM head bias", "#b6e2a9"),
+            Component("pooler", "head", "Pooler", "#17becf"),
+        )
+    }
+)
+
+#: Stacks of an encoder-decoder: the name in labels and how much lighter the stack's shades are.
+STACKS = MappingProxyType({"encoder": ("Encoder", 0.0), "decoder": ("Decoder", 0.35)})
+
+#: The groups the page opens to show what is inside; every other node under them is a component.
+GROUPS = frozenset({"", "embedding", "layers", "head", *STACKS})
+
+#: Every path whose count is embedding parameters, stack copies included.
+EMBEDDING_PATHS = tuple(
+    prefix + c.path for prefix in ("", *(f"{s}/" for s in STACKS)) for c in COMPONENTS.values() if c.embedding
+)
+
+_FALLBACK = ("#4c78a8", "#f58518", "#e45756", "#72b7b2", "#54a24b", "#eeca3b", "#b279a2", "#ff9da6", "#9d755d")
+
+
+def split_stack(path: str) -> tuple[str, str]:
+    """'decoder/layers/attention' -> ('decoder', 'layers/attention'); 'layers/mlp' -> ('', 'layers/mlp')."""
+    head, _, rest = path.partition("/")
+    if head in STACKS and rest:
+        return head, rest
+    return "", path
+
+
+def component(path: str) -> Component | None:
+    """The registered component that holds ``path`` (the longest registered prefix), ``None`` for none."""
+    rest = split_stack(path)[1]
+    while rest:
+        if rest in COMPONENTS:
+            return COMPONENTS[rest]
+        rest = rest.rpartition("/")[0]
+    return None
+
+
+def kind_of(path: str) -> str:
+    """The component kind of a tree path: embedding, attention, mlp, experts, recurrent, norms, head or other."""
+    c = component(path)
+    return c.kind if c else "other"
+
+
+def lighten(hex_colour: str, amount: float) -> str:
+    """``amount`` of the way from ``hex_colour`` (#rrggbb) to white."""
+    rgb = [int(hex_colour[i : i + 2], 16) for i in (1, 3, 5)]
+    return "#" + "".join(f"{round(c + (255 - c) * amount):02x}" for c in rgb)
+
+
+def colour(path: str) -> str:
+    """The colour of component ``path``: fixed, so a component looks the same in every chart, for every model;
+    a stable fallback for a path the registry does not name."""
+    stack, rest = split_stack(path)
+    c = COMPONENTS.get(rest)
+    if c is None:
+        return _FALLBACK[zlib.crc32(path.encode()) % len(_FALLBACK)]
+    return lighten(c.colour, STACKS[stack][1]) if stack else c.colour
+
+
+def label(path: str) -> str:
+    """A component's name in plain words: 'decoder/layers/cross_attention' -> 'Decoder cross-attention'."""
+    stack, rest = split_stack(path)
+    c = COMPONENTS.get(rest)
+    text = c.label if c else rest.rsplit("/", 1)[-1].replace("_", " ").capitalize()
+    if stack:
+        acronym = text[1:2].isupper()
+        text = f"{STACKS[stack][0]} {text if acronym else text[0].lower() + text[1:]}"
+    return text
+
+
+def components(tree: Node) -> list[Node]:
+    """The tree cut at the component level: embedding tables, attention, MLP, norms, heads ..."""
+    out: list[Node] = []
+    for child in tree.children:
+        if child.name in GROUPS and child.children and child.path.count("/") < 2:
+            out.extend(components(child))
+        else:
+            out.append(child)
+    return out
+
+
+def kind_totals(tree: Node) -> dict[str, int]:
+    """Parameters per component kind (every leaf counted once), every kind in :data:`KINDS` order."""
+    out = dict.fromkeys(KINDS, 0)
+    for leaf in tree.leaves():
+        if leaf.path:
+            out[kind_of(leaf.path)] += leaf.count
+    return out
+
+
+def embedding_params(tree: Node) -> int:
+    """Vocabulary and position tables (token, position and token-type embeddings of the model and of each
+    stack) and an untied LM head: the components the registry marks ``embedding``."""
+    return sum(tree.get(p) for p in EMBEDDING_PATHS)
