@@ -55,7 +55,7 @@ def test_a_fresh_session_does_not_inherit_another_sessions_state() -> None:
     assert f"{presets.get('gpt2').expected_total:,}" == total(second)
 
 
-SHIPPED_UI = [ROOT / "app.py", *sorted((ROOT / "src" / "paramscope").glob("ui_*.py"))]
+SHIPPED_UI = [ROOT / "app.py", *sorted((ROOT / "src" / "paramscope" / "app").glob("*.py"))]
 
 
 def _module_level_mutations(path: Path) -> list[str]:

@@ -1,0 +1,114 @@
+"""The page's state: the link it was opened with, the model in view, the link that rebuilds it.
+
+State lives in the URL and in this session's ``st.session_state``, never in module globals.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import streamlit as st
+
+from paramscope.app import ui_explore, ui_hub
+from paramscope.app.controls import clear_controls
+from paramscope.app.parameters import model_label
+from paramscope.app.picker import picker_value
+from paramscope.engine import run as run_settings
+from paramscope.io import link
+from paramscope.model import Model
+
+TABS = ("Parameters", "Memory", "Compute", "Your model", "Compare", "Architecture", "Why so big?")
+TAB_KEY = link.TAB_KEY  # the open tab is part of the link (?tab=Memory, ?tab=Why-so-big) when not the first
+
+
+def restore_from_link_once() -> None:
+    """On a session's first run, rebuild the model (and run settings) from the address bar's query."""
+    if "model" in st.session_state:
+        return
+    query = st.query_params.to_dict()
+    model, warnings = link.model_from_query(query)
+    explore = ui_explore.restore_from_query(query)  # compare and sweep choices; a whole model under x_spec
+    if explore.model is not None:
+        model, warnings = link.edits_from_query(explore.model, query, [])
+    if link.HUB_KEY in query:  # ?hf=ORG/NAME&revision=REV plus edits
+        try:
+            hub_model = ui_hub.model_from_hub(query[link.HUB_KEY], query.get(link.REVISION_KEY, "main"))
+        except ValueError as exc:
+            warnings.append(f"{exc}; showing {model_label(model)} instead")
+        else:
+            model, warnings = link.edits_from_query(hub_model, query, [])
+    st.session_state.preset = picker_value(model)
+    st.session_state.model = st.session_state.link_model = model
+    warnings += explore.warnings
+    settings, run_warnings = run_settings.settings_from_query(query)
+    st.session_state.run_settings = settings
+    warnings += run_warnings
+    tab = tab_from_link(query.get(TAB_KEY, TABS[0]))
+    st.session_state.first_tab = tab or TABS[0]
+    if tab is None:
+        warnings.append(f"{TAB_KEY}: no tab named {query[TAB_KEY][:40]!r}; showing {TABS[0]}")
+    st.session_state.link_warnings = warnings
+
+
+def tab_slug(name: str) -> str:
+    """A tab's name as a link writes it: no spaces or question marks ("Why so big?" -> "Why-so-big")."""
+    return "-".join(name.replace("?", "").split())
+
+
+def tab_from_link(text: str) -> str | None:
+    """The tab a link names, by its slug or its name, in any letter case (``None`` when there is none)."""
+    wanted = tab_slug(str(text)).casefold()
+    return next((name for name in TABS if tab_slug(name).casefold() == wanted), None)
+
+
+def use_uploaded_model(text: str) -> None:
+    """The Your model tab's button: show the uploaded model on every tab, with every control."""
+    use_model(ui_explore.model_from_upload(text))
+
+
+def use_model(model: Model) -> None:
+    """Show ``model`` on every tab, with every control (an upload, a multimodal config's language model)."""
+    st.session_state.model = model
+    st.session_state.preset = picker_value(model)
+    clear_controls()
+    st.toast(f"Now showing your {model.model_type} model on every tab.", icon=":material/check_circle:")
+
+
+def show_link_warnings(model: Model) -> None:
+    """Problems with the link the page was opened with, shown until the model is changed."""
+    if st.session_state.get("link_model") != model:
+        st.session_state.link_warnings = []
+    for warning in st.session_state.get("link_warnings", []):
+        st.warning(f"Link: {warning}", icon=":material/link:")
+
+
+def share_link(model: Model, settings: object) -> dict[str, str]:
+    """The query that rebuilds this page, and the full address with a copy button.
+
+    The model is the preset plus the edited keys, or the whole config encoded (``x_spec``) plus the edits
+    for a model that started elsewhere (an upload); then the run settings, the explore tabs' choices, the tab.
+    """
+    query = ui_explore.upload_link(model)
+    query.update(run_settings.settings_to_query(settings))
+    query.update(ui_explore.current_query())
+    tab = st.session_state.get(TAB_KEY) or st.session_state.first_tab
+    if tab != TABS[0]:
+        query[TAB_KEY] = tab_slug(tab)
+    base = (st.context.url or "").split("?", 1)[0]
+    base = base if not base or base.endswith("/") else base + "/"
+    st.caption("Link to exactly this model (copy button on the right):")
+    st.code(f"{base}?{urlencode(query)}", language=None, wrap_lines=True)
+    return query
+
+
+def keep_url_in_sync(query: dict[str, str]) -> None:
+    """The address bar always shows the link to what is on screen (only when it changed).
+
+    One ``st.query_params.from_dict`` per change: one browser history entry, keys in a fixed order. Widget
+    ``bind="query-params"`` does not serve here: it clamps or silently drops a bad value (a link must warn
+    and keep the preset's value), lets the URL win over code on the first run (so a combination such as
+    heads that do not divide the width could not be refused), and a bound key cannot be written through
+    ``st.query_params``, so the link could no longer be written in one piece.
+    """
+    if st.query_params.to_dict() != query:
+        st.query_params.from_dict(query)
