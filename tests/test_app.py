@@ -625,3 +625,19 @@ def test_blocked_edit_offers_the_nearest_valid_value() -> None:
     offer.click().run()
     assert not at.exception and not at.error
     assert expected("gpt2", n_embd=996) == total(at)
+
+
+def test_vision_encoder_controls_edit_the_image() -> None:
+    """A vision encoder shows image controls instead of a vocabulary; a smaller patch is more tokens, and the count
+    equals ViTModel built on the meta device from the edited config (patch 8: 28 × 28 patches + the class token)."""
+    import torch
+    from transformers import ViTConfig, ViTModel
+
+    config = {k: v for k, v in presets.get("dino-vitb16").config.items() if k not in ("model_type", "architectures")}
+    with torch.device("meta"):
+        expected = sum(p.numel() for p in ViTModel(ViTConfig(**config | {"patch_size": 8})).parameters())
+    at = fresh({"preset": "dino-vitb16"})
+    assert not [n for n in at.number_input if n.key == "f.vocab_size"]
+    at.number_input(key="f.patch_size").set_value(8).run()
+    assert f"{expected:,}" == total(at)
+    assert any("28 × 28 = 784 patches + the class token: 785 tokens" in c.value for c in at.caption)

@@ -132,20 +132,38 @@ def test_model_type_without_a_row(page_hub: HubServer) -> None:
     assert any("needs the formulas of a family row" in i.value for i in at.info)
 
 
-def test_multimodal_model_and_its_language_model(page_hub: HubServer) -> None:
-    """A multimodal Gemma 3 is counted whole by transformers (towers and projector included), the language model
-    alone beside it; one click shows the language model with formulas and controls."""
+def test_multimodal_model_and_its_towers(page_hub: HubServer) -> None:
+    """A multimodal Gemma 3 is counted whole by transformers; its language model and its SigLIP vision tower are
+    counted beside it with formulas, the projector is the rest; one click shows either part with its controls."""
     import torch
-    from transformers import Gemma3Config, Gemma3ForCausalLM, Gemma3ForConditionalGeneration, Gemma3TextConfig
+    from transformers import (
+        Gemma3Config,
+        Gemma3ForCausalLM,
+        Gemma3ForConditionalGeneration,
+        Gemma3TextConfig,
+        SiglipVisionConfig,
+        SiglipVisionModel,
+    )
 
     config = {k: v for k, v in TINY_GEMMA3.items() if k not in ("model_type", "architectures")}
     text = {k: v for k, v in TINY_GEMMA3["text_config"].items() if k != "model_type"}
+    vision = {k: v for k, v in TINY_GEMMA3["vision_config"].items() if k != "model_type"}
     with torch.device("meta"):
         whole = sum(p.numel() for p in Gemma3ForConditionalGeneration(Gemma3Config(**config)).parameters())
         language = sum(p.numel() for p in Gemma3ForCausalLM(Gemma3TextConfig(**text)).parameters())
+        tower = sum(p.numel() for p in SiglipVisionModel(SiglipVisionConfig(**vision)).parameters())
     at = fresh({"hf": "fixture/tiny-gemma3"})
     assert f"{whole:,}" == total(at)
-    assert any(f"the language model alone (gemma3_text, with formulas): {language:,}" in c.value for c in at.caption)
+    captions = [c.value for c in at.caption]
+    assert any(f"the language model (gemma3_text, with formulas): {language:,}" in c for c in captions)
+    assert any(f"the vision tower (siglip_vision_model, with formulas): {tower:,}" in c for c in captions)
+    assert any(
+        f"the rest (projectors, scales, any part without formulas): {whole - language - tower:,}" in c for c in captions
+    )
+    next(b for b in at.button if "Edit the vision tower" in b.label).click().run()
+    assert not at.exception
+    assert f"{tower:,}" == total(at)
+    at = fresh({"hf": "fixture/tiny-gemma3"})
     next(b for b in at.button if "Edit the language model" in b.label).click().run()
     assert not at.exception
     assert f"{language:,}" == total(at)

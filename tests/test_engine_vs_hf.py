@@ -180,6 +180,11 @@ ELECTRA = dict(model_type="electra", **SMALL)
 #: ERNIE 4.5 MoE's experts, small (the layers that hold them vary by case).
 ERNIE_MOE = dict(model_type="ernie4_5_moe", moe_num_experts=4, moe_k=2, moe_intermediate_size=8)
 
+#: A vision encoder (ViT, CLIP's and SigLIP's towers), small: 10 // 3 = 3 patches a side, 9 in all.
+VISION = dict(
+    hidden_size=16, num_hidden_layers=2, num_attention_heads=4, intermediate_size=24, image_size=10, patch_size=3
+)
+
 CASES = {
     "gpt2": dict(model_type="gpt2", n_embd=64, n_layer=2, n_head=4, vocab_size=100, n_positions=32),
     "gpt2-n_inner": dict(model_type="gpt2", n_embd=64, n_layer=3, n_head=8, n_inner=96, vocab_size=101, n_positions=7),
@@ -509,6 +514,20 @@ CASES = {
     "whisper": dict(WHISPER),
     "whisper-untied": dict(WHISPER, tie_word_embeddings=False, encoder_layers=3, decoder_layers=1),
     "whisper-model": dict(WHISPER, architectures=["WhisperModel"]),
+    "vit-model": dict(model_type="vit", **VISION),
+    "vit-classifier-1000": dict(
+        model_type="vit", architectures=["ViTForImageClassification"], id2label={str(i): str(i) for i in range(1000)}
+    ),
+    "vit-classifier-num-labels-no-qkv-bias": dict(
+        model_type="vit", architectures=["ViTForImageClassification"], num_labels=7, qkv_bias=False, **VISION
+    ),
+    "vit-one-channel": dict(model_type="vit", num_channels=1, **VISION | {"patch_size": 10}),
+    "clip-vision": dict(model_type="clip_vision_model", **VISION),
+    "clip-text": dict(SMALL, model_type="clip_text_model", vocab_size=50, max_position_embeddings=9),
+    "clip-text-defaults": dict(model_type="clip_text_model"),
+    "clip-vision-b32": dict(model_type="clip_vision_model"),
+    "siglip-vision-head": dict(model_type="siglip_vision_model", **VISION),
+    "siglip-vision-no-head": dict(model_type="siglip_vision_model", vision_use_head=False, num_channels=4, **VISION),
     "modernbert-mlm": dict(model_type="modernbert", pad_token_id=0, **SMALL),
     "modernbert-biases-untied-classifier-bias": dict(
         model_type="modernbert",
@@ -1224,6 +1243,35 @@ STRATEGIES = {
         st.booleans(),
     ),
     "modernbert": _decoder("modernbert", norm_bias=True, global_attn_every_n_layers=2),
+    "clip_text_model": _decoder("clip_text_model", max_position_embeddings=7),
+    **{
+        model_type: st.builds(
+            lambda model_type, heads, layers, ffn, image, patch, channels, arch: dict(
+                model_type=model_type,
+                hidden_size=4 * heads,
+                num_attention_heads=heads,
+                num_hidden_layers=layers,
+                intermediate_size=ffn,
+                image_size=image,
+                patch_size=min(patch, image),
+                num_channels=channels,
+                **arch,
+            ),
+            st.just(model_type),
+            st.integers(1, 4),
+            st.integers(0, 3),
+            st.integers(1, 40),
+            st.integers(1, 40),
+            st.integers(1, 12),
+            st.integers(1, 4),
+            st.sampled_from(archs),
+        )
+        for model_type, archs in (
+            ("vit", [{}, {"architectures": ["ViTForImageClassification"], "num_labels": 5}, {"qkv_bias": False}]),
+            ("clip_vision_model", [{}]),
+            ("siglip_vision_model", [{}, {"vision_use_head": False}]),
+        )
+    },
     "falcon_h1": _decoder("falcon_h1", mamba_n_heads=2, mamba_d_state=3, mamba_d_conv=2, mamba_rms_norm=True),
     "nemotron_h": st.builds(
         lambda cfg, pattern: cfg | {"hybrid_override_pattern": pattern},

@@ -235,3 +235,13 @@ def test_flops_parents_are_sums(spec: Spec) -> None:
     for node in forward(spec, 64, causal=True).walk():
         if node.children:
             assert node.count == sum(c.count for c in node.children)
+
+
+def test_vit_b16_forward_is_deits_17_6_gflops() -> None:
+    """ViT-B/16 at 224 px reads its 197 tokens (196 patches and the class token) by default; its forward pass is the
+    17.6 G multiply-accumulates of DeiT's Table 1 (Touvron et al. 2021, counted as fvcore counts: one per MAC), which
+    are 35.2 GFLOPs at two per MAC, the patch convolution included."""
+    c = compute(presets.load("dino-vitb16"), RunSettings())
+    assert 197 == c.seq
+    assert 17.6e9 == pytest.approx(c.forward_per_sequence / 2, rel=0.005)
+    assert 2 * 196 * 768 * 768 == c.tree.get("embedding/patch")

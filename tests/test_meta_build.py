@@ -338,3 +338,32 @@ def test_import_does_not_load_torch() -> None:
     code = "import sys, paramscope.families.meta_build; print('torch' in sys.modules, 'transformers' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "False False" == out.stdout.strip()
+
+
+@needs_hf
+def test_clip_is_its_two_towers_and_two_projections() -> None:
+    """CLIP ViT-B/32 (the classes' defaults): transformers counts the whole CLIPModel; the text and vision towers
+    are counted beside it with formulas, each equal to its own class on the meta device, and the rest is the two
+    projections without bias and logit_scale, written out by hand."""
+    import torch
+    from transformers import CLIPTextConfig, CLIPTextModel, CLIPVisionConfig, CLIPVisionModel
+
+    from paramscope.model import Model
+
+    model = Model.from_config(
+        {
+            "model_type": "clip",
+            "architectures": ["CLIPModel"],
+            "projection_dim": 512,
+            "text_config": {"model_type": "clip_text_model"},
+            "vision_config": {"model_type": "clip_vision_model"},
+        }
+    )
+    with torch.device("meta"):
+        text = sum(p.numel() for p in CLIPTextModel(CLIPTextConfig()).parameters())
+        vision = sum(p.numel() for p in CLIPVisionModel(CLIPVisionConfig()).parameters())
+    towers = {role: (m.model_type, m.summary.total) for role, m in model.towers}
+    assert {"text tower": ("clip_text_model", text), "vision tower": ("clip_vision_model", vision)} == towers
+    rest = 768 * 512 + 512 * 512 + 1  # visual_projection, text_projection, logit_scale
+    assert f"the rest (projectors, scales, any part without formulas): {rest:,}" == model.notes[-1]
+    assert text + vision + rest == model.summary.total

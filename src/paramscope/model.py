@@ -27,6 +27,9 @@ from paramscope.families import FAMILIES, Family, Origin, ReadResult, family_of,
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from paramscope.families.meta_build import MetaResult
 
+#: The sub-configs of a multimodal config, and what each one is.
+TOWERS = (("text_config", "language model"), ("vision_config", "vision tower"), ("audio_config", "audio tower"))
+
 #: What an edit of a key that the config then no longer holds is written as (links: ``key=auto``).
 DELETED = None
 
@@ -93,29 +96,34 @@ class Model:
         """What this model's count does not cover, with numbers: transformers' own notes for a model without a
         row; for a row, what its released checkpoints hold beyond the model (MTP layers, router buffers)."""
         if not self.has_formulas:
-            text = self.text_model
-            if text is None:
+            towers = self.towers
+            if not towers:
                 return self.meta.notes
-            inner, total = text.summary.total, self.meta.summary.total
-            return (
-                *self.meta.notes,
-                f"the language model alone ({text.model_type}, with formulas): {inner:,}; the rest (vision or audio "
-                f"towers, projector): {total - inner:,}",
-            )
+            total = self.meta.summary.total
+            parts = tuple(f"the {role} ({m.model_type}, with formulas): {m.summary.total:,}" for role, m in towers)
+            rest = total - sum(m.summary.total for _, m in towers)
+            return (*self.meta.notes, *parts, f"the rest (projectors, scales, any part without formulas): {rest:,}")
         config, spec, tree = self.config, self.spec, self.summary.tree
         return tuple(text for note in self.family.notes if (text := note(config, spec, tree)))
 
     @property
-    def text_model(self) -> Model | None:
-        """The language model of a multimodal config (its ``text_config``) when a family row reads it, else None."""
-        text = self.config.get("text_config")
-        if not isinstance(text, dict) or not isinstance(text.get("model_type"), str):
-            return None
-        try:
-            model = Model.from_config(text, origin="text_config")
-        except SpecError:
-            return None
-        return model if model.has_formulas else None
+    def towers(self) -> tuple[tuple[str, Model], ...]:
+        """The parts of a multimodal config that a family row reads: its language model or text tower
+        (``text_config``; CLIP's is an encoder), vision tower (``vision_config``) and audio tower (``audio_config``),
+        each with formulas and controls."""
+        out = []
+        for key, role in TOWERS:
+            sub = self.config.get(key)
+            if not isinstance(sub, dict) or not isinstance(sub.get("model_type"), str):
+                continue
+            try:
+                model = Model.from_config(sub, origin=key)
+            except SpecError:
+                continue
+            if model.has_formulas:
+                text_encoder = key == "text_config" and model.spec.encoder_only
+                out.append(("text tower" if text_encoder else role, model))
+        return tuple(out)
 
     @property
     def summary(self) -> Summary:

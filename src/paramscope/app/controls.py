@@ -68,6 +68,21 @@ def control_value(model: Model, name: str) -> object:
     return getattr(model.spec, name)
 
 
+def image_controls(view: Spec, show: Spot) -> None:
+    """A vision encoder's input: the image and the patches it is cut into, each patch a token."""
+    number("image_size", "Image size (pixels a side)", "The square image the encoder reads.", show)
+    number(
+        "patch_size",
+        "Patch size (pixels a side)",
+        "One convolution of this kernel and stride cuts the image into patches; each patch is a token.",
+        show,
+    )
+    number("num_channels", "Channels", "Colour channels of the image (3 for RGB).", show)
+    side = view.image_size // max(view.patch_size, 1)
+    extra = " + the class token" if view.class_token else ""
+    st.caption(f"{side:,} × {side:,} = {view.patches:,} patches{extra}: {view.max_position_embeddings:,} tokens")
+
+
 def model_controls(error: str, culprit: str) -> None:
     """Every control in plain words with its Hugging Face name; an error shows under the control it names."""
     model: Model = st.session_state.model
@@ -75,14 +90,17 @@ def model_controls(error: str, culprit: str) -> None:
     view = model.spec
 
     st.subheader("Size", anchor=False)
-    number(
-        "vocab_size",
-        "Vocabulary size",
-        "Rows of the token embedding (and of an untied LM head). The slider steps through common vocabularies; "
-        "type any size in the box.",
-        show,
-        slider=vocab_steps(view.vocab_size),
-    )
+    if view.image_size:  # a vision encoder reads image patches, not tokens of a vocabulary
+        image_controls(view, show)
+    else:
+        number(
+            "vocab_size",
+            "Vocabulary size",
+            "Rows of the token embedding (and of an untied LM head). The slider steps through common vocabularies; "
+            "type any size in the box.",
+            show,
+            slider=vocab_steps(view.vocab_size),
+        )
     number(
         "hidden_size",
         "Hidden size (embedding width)",
@@ -249,6 +267,9 @@ def run_controls(shown: bool) -> object:
 # ---------------------------------------------------------------------------------- control helpers
 CONTROL_FIELDS = (
     "vocab_size",
+    "image_size",
+    "patch_size",
+    "num_channels",
     "hidden_size",
     "num_hidden_layers",
     "num_decoder_layers",

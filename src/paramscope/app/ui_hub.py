@@ -100,14 +100,13 @@ def render_counted_by_transformers(model: Model, on_use: Callable[[Model], None]
     cols[2].metric("Non-embedding", f"{s.non_embedding:,}")
     for note in model.notes:
         st.caption(note)
-    text = model.text_model
-    if text is not None:
+    for role, tower in model.towers:
         st.button(
-            f"Edit the language model ({text.model_type}) with formulas",
-            key="x_text_model",
+            f"Edit the {role} ({tower.model_type}) with formulas",
+            key=f"x_tower_{tower.origin}",
             on_click=on_use,
-            args=(text,),
-            help="Loads the config's text_config: every control, memory, compute and speed apply to it.",
+            args=(tower,),
+            help=f"Loads the config's {tower.origin}: every control, memory, compute and speed apply to it.",
         )
     rows = [
         {

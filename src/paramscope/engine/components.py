@@ -67,6 +67,8 @@ COMPONENTS = MappingProxyType(
             Component("embedding/norm", "norms", "Embedding norm", "#bab0ac"),
             Component("embedding/projection", "embedding", "Embedding projection", "#5f9ea0"),
             Component("embedding/audio", "embedding", "Audio convolutions", "#5f9ea0"),
+            Component("embedding/patch", "embedding", "Patch embedding", "#5f9ea0"),
+            Component("embedding/class", "embedding", "Class token", "#9ecae9"),
             Component("relative_attention_bias", "attention", "Relative position bias", "#72b7b2"),
             Component("layers/attention", "attention", "Attention", "#f58518"),
             Component("layers/attention_norm", "norms", "Attention norm", "#9d755d"),
@@ -86,6 +88,8 @@ COMPONENTS = MappingProxyType(
             Component("head/transform", "head", "MLM transform", "#88d27a"),
             Component("head/projection", "head", "Head projection", "#8cd17d"),
             Component("head/discriminator", "head", "Discriminator", "#8cd17d"),
+            Component("head/classifier", "head", "Classifier", "#8cd17d"),
+            Component("head/pool", "head", "Attention-pooling head", "#88d27a"),
             Component("head/lm", "head", "LM head", "#54a24b", embedding=True),  # an untied head is a vocab table
             Component("head/lm_bias", "head", "LM head bias", "#b6e2a9"),
             Component("pooler", "head", "Pooler", "#17becf"),

@@ -242,6 +242,16 @@ def forward(spec: Spec, seq: int, causal: bool = False) -> Node:
     top: list[Node] = []
     if spec.embedding_size is not None and spec.embedding_size != h:
         top.append(Node("embedding/projection", 2 * seq * e * h, "2*seq*embedding_size*hidden_size"))
+    if spec.image_size:
+        pixels = spec.num_channels * spec.patch_size**2
+        top.append(
+            Node(
+                "embedding/patch",
+                2 * spec.patches * pixels * h,
+                "2*patches*num_channels*patch_size^2*hidden_size",
+                note="the patch convolution: one matrix on each patch",
+            )
+        )
     if spec.is_encoder_decoder:
         source = spec.source_positions or seq  # Whisper's encoder always reads its source_positions frames
         top.append(_stack(spec, "encoder/layers", spec.num_hidden_layers, "num_hidden_layers", source, False, False))
@@ -267,6 +277,20 @@ def forward(spec: Spec, seq: int, causal: bool = False) -> Node:
                 2 * seq * e * v,
                 f"2*seq*{e_expr}*vocab_size",
                 note="counted even when tied to the embedding: the matmul still runs",
+            )
+        )
+    if spec.architecture == "image_classification" and spec.num_labels:
+        head.append(
+            Node("head/classifier", 2 * h * spec.num_labels, "2*hidden_size*num_labels", note="class token only")
+        )
+    if spec.attention_pool:
+        i = spec.intermediate_size or 0
+        head.append(
+            Node(
+                "head/pool",
+                2 * (2 * h * h + 2 * seq * h * h + 2 * seq * h + i * h * 2),
+                "2*(2*hidden_size^2 + 2*seq*hidden_size^2 + 2*seq*hidden_size + 2*hidden_size*intermediate_size)",
+                note="one probe query: its q and out projections and MLP once, k and v over every patch",
             )
         )
     if head:

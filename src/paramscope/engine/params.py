@@ -421,6 +421,43 @@ def _audio_input(spec: Spec) -> list[Node]:
     return [group(prefix, convs, note="mel frames in: two convolutions instead of a token table")]
 
 
+def _image_input(spec: Spec) -> list[Node]:
+    """A vision encoder's input: a Conv2d of kernel and stride patch_size from num_channels to hidden_size (one
+    matrix applied to each flattened patch), and a learned class token in front of the patches."""
+    h, c, p = spec.hidden_size, spec.num_channels, spec.patch_size
+    bias = " + hidden_size" if spec.patch_bias else ""
+    out = [
+        Node(
+            "embedding/patch",
+            c * p * p * h + (h if spec.patch_bias else 0),
+            f"num_channels*patch_size^2*hidden_size{bias}",
+            shape=f"{c}×{p}×{p}×{h}",
+            note=f"a {c}×{p}×{p} convolution of stride {p}: {spec.patches:,} patches per image, each a token",
+        )
+    ]
+    if spec.class_token:
+        out.append(Node("embedding/class", h, "hidden_size", shape=f"{h}", note="the class token, before the patches"))
+    return out
+
+
+def _attention_pool(spec: Spec) -> Node:
+    """SigLIP's pooling head: a learned probe attends to every patch (``nn.MultiheadAttention``: one in-projection
+    of 3 × hidden with a bias, the out-projection with a bias), then a LayerNorm and an MLP with biases."""
+    h, i = spec.hidden_size, spec.intermediate_size or 0
+    prefix = "head/pool"
+    return group(
+        prefix,
+        [
+            Node(f"{prefix}/probe", h, "hidden_size", shape=f"{h}", note="the query that attends to the patches"),
+            linear(f"{prefix}/in_proj", h, "hidden_size", 3 * h, "3*hidden_size", True),
+            linear(f"{prefix}/out_proj", h, "hidden_size", h, "hidden_size", True),
+            norm(f"{prefix}/norm", spec, h, "hidden_size"),
+            linear(f"{prefix}/fc1", h, "hidden_size", i, "intermediate_size", True),
+            linear(f"{prefix}/fc2", i, "intermediate_size", h, "hidden_size", True),
+        ],
+    )
+
+
 def _relative_bias(prefix: str, spec: Spec, layers: int) -> list[Node]:
     if spec.position_embedding != "relative" or not layers:  # held by the first layer: none without layers
         return []
@@ -446,6 +483,8 @@ def _count(spec: Spec) -> Node:
     emb: list[Node] = []
     if v:
         emb.append(Node("embedding/token", v * e, f"vocab_size*{e_expr}", shape=f"{v}×{e}"))
+    if spec.image_size:
+        emb += _image_input(spec)
     if not spec.is_encoder_decoder:
         emb += _positions("embedding", spec)
     t, t_expr = _table_width(spec)
@@ -512,6 +551,10 @@ def _count(spec: Spec) -> Node:
                 ],
             )
         )
+    if spec.architecture == "image_classification" and spec.num_labels:
+        head.append(linear("head/classifier", h, "hidden_size", spec.num_labels, "num_labels", True))
+    if spec.attention_pool:
+        head.append(_attention_pool(spec))
     if spec.lm_head:
         if spec.tie_word_embeddings:
             head.append(Node("head/lm", 0, "0 (tied)", shape=f"{e}×{v}", note="tied to embedding/token: counted once"))

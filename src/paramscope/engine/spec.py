@@ -17,8 +17,9 @@ import math
 from dataclasses import dataclass, field
 
 #: The heads on the model: a language-model head (causal, masked, encoder-decoder), none, or ELECTRA's
-#: discriminator (a dense layer and one logit per token: was this token replaced?).
-ARCHITECTURES = ("causal_lm", "masked_lm", "seq2seq_lm", "base", "discriminator")
+#: discriminator (a dense layer and one logit per token: was this token replaced?), or an image classifier (one
+#: linear layer on the class token).
+ARCHITECTURES = ("causal_lm", "masked_lm", "seq2seq_lm", "base", "discriminator", "image_classification")
 NORM_TYPES = ("layernorm", "rmsnorm")
 POSITION_EMBEDDINGS = ("learned", "rotary", "alibi", "relative", "sinusoidal", "none")
 QK_NORMS = ("none", "head", "full")
@@ -66,6 +67,10 @@ LIMITS = {
     "encoder_conv_groups": 1_048_576,
     "source_positions": 100_000_000,
     "audio_mel_bins": 65_536,
+    "image_size": 1_048_576,
+    "patch_size": 1_048_576,
+    "num_channels": 65_536,
+    "num_labels": 10_000_000,
     "ffn_only_layers": 100_000,
     "mixer_only_layers": 100_000,
     "index_n_heads": 65_536,
@@ -201,6 +206,15 @@ class Spec:
     num_decoder_layers: int = 0  # > 0 makes an encoder-decoder; num_hidden_layers is the encoder
     source_positions: int = 0  # Whisper: the encoder's position table (and the length cross-attention reads)
     audio_mel_bins: int = 0  # Whisper: the encoder reads mel frames through two convolutions, not tokens
+    # vision encoders (ViT, CLIP's and SigLIP's towers): the tokens are the patches of an image, cut and embedded by
+    # one convolution of kernel and stride patch_size
+    image_size: int = 0  # > 0: a vision encoder over (image_size // patch_size)^2 patches
+    patch_size: int = 0
+    num_channels: int = 3
+    patch_bias: bool = True  # the patch convolution's bias (CLIP: none)
+    class_token: bool = False  # a learned class token before the patches (ViT, CLIP; SigLIP: none)
+    num_labels: int = 0  # image_classification: the classifier's outputs
+    attention_pool: bool = False  # SigLIP: a multi-head attention-pooling head (probe, attention, norm, MLP)
     share_stack_embeddings: bool = True  # encoder and decoder read embedding/token (False: each its own, untied BART)
     relative_attention_num_buckets: int = 0  # T5 relative attention bias (first layer of each stack)
     # DeBERTa's disentangled attention: a relative-position table shared by all layers (and a LayerNorm on it), the
@@ -259,6 +273,11 @@ class Spec:
     @property
     def is_encoder_decoder(self) -> bool:
         return self.num_decoder_layers > 0
+
+    @property
+    def patches(self) -> int:
+        """Patches per image (a vision encoder): the convolution of stride patch_size fits image // patch a side."""
+        return (self.image_size // self.patch_size) ** 2 if self.image_size and self.patch_size else 0
 
     @property
     def is_moe(self) -> bool:
@@ -486,6 +505,13 @@ def validate(spec: Spec) -> Spec:
         for name in needed:
             if getattr(spec, name) < 1:
                 raise SpecError(name, "must be at least 1 with state-space layers")
+    if spec.image_size:
+        if not 1 <= spec.patch_size <= spec.image_size:
+            raise SpecError("patch_size", f"must be between 1 and image_size {spec.image_size:,}")
+        if spec.num_channels < 1:
+            raise SpecError("num_channels", "must be at least 1")
+    if spec.architecture == "image_classification" and not spec.image_size:
+        raise SpecError("architecture", "an image classifier needs image_size and patch_size (a vision encoder)")
     if spec.sliding_window_layers > spec.num_hidden_layers:
         raise SpecError("sliding_window_layers", "cannot exceed num_hidden_layers")
     if spec.sliding_window is not None and spec.sliding_window < 1:

@@ -1,4 +1,5 @@
-"""Encoders (BERT and kin) and encoder-decoders (T5, BART): one row per ``model_type``."""
+"""Encoders (BERT and kin), encoder-decoders (T5, BART, Whisper) and vision encoders (ViT, CLIP's and SigLIP's
+vision towers) and CLIP's text tower: one row per ``model_type``."""
 
 from __future__ import annotations
 
@@ -164,4 +165,94 @@ WHISPER = BART.but(
     hooks=(hooks.same_encoder_decoder, hooks.whisper),
 )
 
-ROWS = (BERT, ROBERTA, XLM_ROBERTA, DISTILBERT, ALBERT, ELECTRA, DEBERTA_V2, MODERNBERT, T5, MT5, BART, WHISPER)
+
+def _image_tokens(class_token: int) -> Rule:
+    """A vision encoder's position table: one row per patch (and one for the class token), fixed by the image."""
+    text = "(image_size // patch_size)^2" + (" + 1" if class_token else "")
+    return Rule(
+        text, lambda d: (d["image_size"] // d["patch_size"]) ** 2 + class_token if d["patch_size"] else 0, always=True
+    )
+
+
+VIT = Family(
+    model_type="vit",
+    class_prefix="ViT",
+    source=f"{TF}/vit/modeling_vit.py",
+    keys=dict(
+        hidden_size=("hidden_size",),
+        num_hidden_layers=("num_hidden_layers",),
+        num_attention_heads=("num_attention_heads",),
+        intermediate_size=("intermediate_size",),
+        hidden_act=("hidden_act",),
+        image_size=("image_size",),
+        patch_size=("patch_size",),
+        num_channels=("num_channels",),
+        attention_bias=("qkv_bias",),
+    ),
+    derive=dict(max_position_embeddings=_image_tokens(1)),
+    # pre-norm layers (layernorm_before / _after), a LayerNorm after the stack, biases on o and the MLP
+    fixed=dict(
+        encoder_only=True,
+        vocab_size=0,
+        tie_word_embeddings=False,
+        attention_out_bias=True,
+        mlp_bias=True,
+        position_embedding="learned",
+        class_token=True,
+    ),
+    hooks=(hooks.vit_pooler, hooks.image_labels),
+    default_arch="base",
+    extra_heads=("image_classification",),
+    padding_row=False,
+)
+CLIP_VISION = VIT.but(
+    model_type="clip_vision_model",
+    class_prefix="CLIPVision",
+    source=f"{TF}/clip/modeling_clip.py",
+    keys=dict(attention_bias=None),
+    # q, k, v and out with biases; a patch convolution without one; pre_layrnorm after the embeddings and
+    # post_layernorm on the pooled class token (the final norm); no pooler layer
+    fixed=dict(attention_bias=True, patch_bias=False, embedding_norm=True),
+    hooks=(),
+    extra_heads=(),
+)
+SIGLIP_VISION = CLIP_VISION.but(
+    model_type="siglip_vision_model",
+    class_prefix="SiglipVision",
+    source=f"{TF}/siglip/modeling_siglip.py",
+    keys=dict(attention_pool=("vision_use_head",)),
+    derive=dict(max_position_embeddings=_image_tokens(0)),
+    # no class token (the patches only), a patch bias, no norm before the layers; post_layernorm, then the
+    # attention-pooling head (vision_use_head)
+    fixed=dict(patch_bias=True, class_token=False, embedding_norm=False),
+)
+CLIP_TEXT = Family(
+    model_type="clip_text_model",
+    class_prefix="CLIPText",
+    source=f"{TF}/clip/modeling_clip.py",
+    keys={k: v for k, v in CORE_KEYS.items() if k != "tie_word_embeddings"} | dict(hidden_act=("hidden_act",)),
+    # CLIP's text tower: pre-norm layers with biases everywhere, a final LayerNorm, no head (the whole CLIP model
+    # projects its pooled end-of-text token); it reads a causal mask but generates nothing, so it keeps no cache
+    fixed=dict(encoder_only=True, attention_bias=True, mlp_bias=True, position_embedding="learned"),
+    default_arch="base",
+    padding_row=False,
+)
+
+ROWS = (
+    BERT,
+    ROBERTA,
+    XLM_ROBERTA,
+    DISTILBERT,
+    ALBERT,
+    ELECTRA,
+    DEBERTA_V2,
+    MODERNBERT,
+    T5,
+    MT5,
+    BART,
+    WHISPER,
+    VIT,
+    CLIP_VISION,
+    SIGLIP_VISION,
+    CLIP_TEXT,
+)

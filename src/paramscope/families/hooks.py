@@ -512,6 +512,22 @@ def bert_pooler(c: Cfg, d: Values) -> None:
     d["pooler"] = d["architecture"] == "base"
 
 
+def image_labels(c: Cfg, d: Values) -> None:
+    """An image classifier's outputs, as PreTrainedConfig counts them: the entries of ``id2label`` when the config
+    has them, else ``num_labels``, else 2."""
+    labels = c.get("id2label")
+    d["num_labels"] = len(labels) if isinstance(labels, dict) and labels else c.int("num_labels") or 2
+
+
+def vit_pooler(c: Cfg, d: Values) -> None:
+    """ViTModel keeps its pooler (a dense layer to ``pooler_output_size``, the width by default); the classifier
+    does not. Only a pooler as wide as the model is counted."""
+    d["pooler"] = d["architecture"] == "base"
+    width = c.int("pooler_output_size")
+    if d["pooler"] and width is not None and width != d["hidden_size"]:
+        raise SpecError("pooler_output_size", f"only the default (hidden_size {d['hidden_size']:,}) is supported")
+
+
 def sinusoidal_positions(c: Cfg, d: Values) -> None:
     """DistilBERT: ``sinusoidal_pos_embds`` stores a fixed sinusoidal table (still a parameter)."""
     d["position_embedding"] = "sinusoidal" if c.bool("sinusoidal_pos_embds") else "learned"

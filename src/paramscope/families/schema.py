@@ -37,6 +37,7 @@ ARCH_SUFFIX = {
     "seq2seq_lm": "ForConditionalGeneration",
     "base": "Model",
     "discriminator": "ForPreTraining",
+    "image_classification": "ForImageClassification",
 }
 
 
