@@ -354,17 +354,43 @@ def test_gpus_needed_llama_3_1_405b_inference_spans_two_nodes() -> None:
     assert 405_853_388_800 * 2 / 8 > 80 * 10**9 >= total_bytes(spec, dataclasses.replace(settings, tp=8, pp=2))
 
 
-@pytest.mark.parametrize("name", ["llama-3-8b", "mixtral-8x7b"])
-def test_gpus_needed_training_is_the_smallest_zero3_count(name: str) -> None:
-    """Training: the count returned fits with ZeRO-3 and one GPU fewer does not."""
+@pytest.mark.parametrize("name", ["llama-3-8b", "mixtral-8x7b", "llama-3-70b"])
+def test_gpus_needed_training_is_the_smallest_layout(name: str) -> None:
+    """Training: the layout returned fits, and no layout of fewer GPUs does, among every tensor-parallel degree of a
+    node that divides the heads (with sequence parallelism) times every ZeRO-3 data-parallel count, tried one by
+    one here."""
     from paramscope.engine.memory import gpus_needed, total_bytes
 
     spec, capacity = presets.load(name), 80 * 10**9
     settings = RunSettings(mode="training", batch=1, seq=2048)
     needed = gpus_needed(spec, settings, capacity)
     assert needed is not None
-    at = lambda n: total_bytes(spec, dataclasses.replace(settings, gpus=n, zero=3))  # noqa: E731
-    assert (True, False) == (at(needed.gpus) <= capacity, at(needed.gpus - 1) <= capacity)
+
+    def fits(tp: int, dp: int) -> bool:
+        run = dataclasses.replace(settings, gpus=dp, zero=3, tp=tp, sp=tp > 1)
+        return total_bytes(spec, run) <= capacity
+
+    degrees = [t for t in range(1, 9) if spec.num_attention_heads % t == 0]
+    fewer = [(tp, dp) for tp in degrees for dp in range(1, needed.gpus // tp + 1) if tp * dp < needed.gpus]
+    assert (needed.tp * needed.dp, True, []) == (
+        needed.gpus,
+        fits(needed.tp, needed.dp),
+        [x for x in fewer if fits(*x)],
+    )
+
+
+def test_gpus_needed_training_llama_3_70b_splits_tensors() -> None:
+    """Llama-3-70B trained with mixed-precision AdamW holds 16 B × 70,553,706,496 = 1,128.9 GB of states: ZeRO-3
+    alone needs 48 H100s (each keeps whole activations), tensor parallelism over a node's 8 GPUs × 2 ZeRO-3 groups
+    needs 16, 70.6 GB of states each."""
+    from paramscope.engine.memory import gpus_needed, total_bytes
+
+    spec, settings = presets.load("llama-3-70b"), RunSettings(mode="training", batch=1, seq=2048)
+    needed = gpus_needed(spec, settings, 80 * 10**9)
+    assert needed is not None
+    assert (16, 8, 2) == (needed.gpus, needed.tp, needed.dp)
+    zero3 = [total_bytes(spec, dataclasses.replace(settings, gpus=n, zero=3)) <= 80 * 10**9 for n in (47, 48)]
+    assert [False, True] == zero3
 
 
 def _llama1(d: int, heads: int, layers: int, ffn: int) -> Spec:

@@ -823,22 +823,33 @@ NODE_GPUS = 8
 def gpus_needed(spec: Spec, settings: RunSettings, capacity: int, limit: int = 4096) -> GpusNeeded | None:
     """The fewest GPUs of ``capacity`` bytes that hold the run; ``None`` when even ``limit`` GPUs do not.
 
-    Training: ZeRO-3 over ``n`` data-parallel GPUs (the stage in ``settings`` when it is 3 already), as computed
-    by :func:`memory` for that ``n``: activations stay per GPU, so a micro-batch too large for one GPU never fits.
-    Inference: tensor parallelism over up to one node's 8 GPUs (a degree that divides the attention heads, as
-    vLLM requires; :class:`Layout`: every matrix, the vocabulary and the KV heads split, the norms whole on each
-    GPU), then pipeline stages of a whole node each; for MoE the experts of a stage split over its GPUs (expert
-    parallelism).
+    Tensor parallelism stays within one node's 8 GPUs, at a degree that divides the attention heads (as Megatron-LM
+    and vLLM require); :class:`Layout` splits every matrix, the vocabulary and the KV heads, the norms stay whole.
+    Training and fine-tuning: for each degree, ZeRO-3 over the fewest data-parallel groups that fit (with sequence
+    parallelism beside tensor parallelism, as Megatron runs them, so the activations split too), as computed by
+    :func:`memory`; the layout with the fewest GPUs wins, the smaller degree on a tie. Inference: the smallest
+    degree that fits, then pipeline stages of a whole node each; for MoE the experts of a stage split over its
+    GPUs (expert parallelism).
     """
-    if settings.mode != "inference":
-        at = lambda n: total_bytes(spec, dataclasses.replace(settings, gpus=n, zero=3))  # noqa: E731
-        if at(limit) > capacity:
-            return None
-        n = _bisect(0, limit, lambda n: at(n) > capacity)[1]  # 0 GPUs hold nothing; limit GPUs hold it
-        how = f"ZeRO-3 (parameters, gradients and optimizer state sharded) over {n} data-parallel GPUs"
-        return GpusNeeded(gpus=n, how=how, per_gpu=at(n), dp=n)
     heads = spec.num_attention_heads if spec.has_attention else NODE_GPUS
     degrees = [t for t in range(1, NODE_GPUS + 1) if heads % t == 0] or [1]
+    if settings.mode != "inference":
+        best: GpusNeeded | None = None
+        for tp in degrees:
+            run = lambda n, tp=tp: dataclasses.replace(settings, gpus=n, zero=3, tp=tp, sp=settings.sp or tp > 1)  # noqa: E731
+            groups = limit // tp
+            if not groups or total_bytes(spec, run(groups)) > capacity:
+                continue
+            dp = _bisect(0, groups, lambda n, run=run: total_bytes(spec, run(n)) > capacity)[1]
+            if best is None or tp * dp < best.gpus:
+                how = f"ZeRO-3 (parameters, gradients and optimizer state sharded) over {dp} data-parallel GPUs"
+                if tp > 1:
+                    how = (
+                        f"tensor and sequence parallelism over {tp} GPUs (matrices and activations split) × ZeRO-3 "
+                        f"over {dp} data-parallel groups"
+                    )
+                best = GpusNeeded(gpus=tp * dp, how=how, per_gpu=total_bytes(spec, run(dp)), tp=tp, dp=dp)
+        return best
 
     def layout(tp: int, pp: int) -> tuple[int, RunSettings]:
         run = dataclasses.replace(settings, tp=tp, pp=pp, ep=tp if spec.is_moe else 1)
