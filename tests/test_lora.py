@@ -81,14 +81,15 @@ CASES = [
     (name, rank, targets)
     for name, spec in SMALL_SPECS.items()
     for rank, targets in ((8, "all-linear"), (4, "attn"), (64, "attn"))
-    if not (targets == "all-linear" and (spec.is_moe or spec.ssm_layers)) and spec.ssm_layers < spec.num_hidden_layers
+    if not (targets == "all-linear" and spec.ssm_layers) and spec.ssm_layers < spec.num_hidden_layers
 ]
 
 
 @pytest.mark.parametrize(("name", "rank", "targets"), CASES)
 def test_adapters_match_peft(name: str, rank: int, targets: str) -> None:
     """Every model type, its fused projections included (GPT-2's c_attn, GPT-NeoX's query_key_value, Phi-3's
-    qkv_proj and gate_up_proj), gets exactly the adapter parameters PEFT builds."""
+    qkv_proj and gate_up_proj) and its experts (3-D tensors PEFT adapts on the types it converts, frozen on the
+    others), gets exactly the adapter parameters PEFT builds."""
     config = small(presets.get(name).config)
     assert peft_trainable(config, rank, targets) == lora_params(read(config).spec, rank, targets).count
 
@@ -104,7 +105,35 @@ def test_state_space_models_are_refused(targets: str) -> None:
         lora_params(read(config).spec, 8, targets)
 
 
-def test_all_linear_on_experts_is_refused() -> None:
-    """all-linear on a mixture of experts says why (PEFT adapts 3-D expert tensors by its own rules) and what to use."""
-    with pytest.raises(ValueError, match="use attn"):
-        lora_params(presets.load("mixtral-8x7b"), 8, "all-linear")
+def _moe_without_preset() -> list[str]:
+    """One differential case per mixture-of-experts type that has no preset (its small config from those tests)."""
+    from test_engine_vs_hf import CASES
+
+    with_preset = {presets.get(n).config["model_type"] for n in presets.names()}
+    chosen: dict[str, str] = {}
+    for name, config in CASES.items():
+        if config["model_type"] not in with_preset and config["model_type"] in FAMILIES:
+            spec = read(config).spec
+            if spec.is_moe and not spec.ssm_layers:
+                chosen.setdefault(config["model_type"], name)
+    return sorted(chosen.values())
+
+
+@pytest.mark.parametrize("case", _moe_without_preset())
+def test_experts_of_types_without_a_preset_match_peft(case: str) -> None:
+    """all-linear on every other mixture-of-experts type (Llama 4, GLM-4.5, dots.llm1, Granite-MoE, Phi-3.5-MoE,
+    HunYuan MoE, LFM2-MoE, Qwen3.5-MoE): the experts, the router and the shared and dense MLPs adapted or frozen
+    exactly as PEFT does on each."""
+    from test_engine_vs_hf import CASES
+
+    config = CASES[case]
+    assert peft_trainable(config, 8, "all-linear") == lora_params(read(config).spec, 8, "all-linear").count
+
+
+def test_mixtral_experts_adapted_as_peft_converts_them() -> None:
+    """Mixtral 8x7B, all-linear at rank 16, written out by hand per layer: q and o 16 × (4,096 + 4,096), k and v
+    16 × (4,096 + 1,024), the router 16 × (4,096 + 8), the 8 experts' gate_up_proj at twice the rank
+    (2 × 16 × 8) × (4,096 + 2 × 14,336) and their down_proj (16 × 8) × (14,336 + 4,096); 32 layers."""
+    attention = 16 * (2 * (4096 + 4096) + 2 * (4096 + 1024))
+    experts = 2 * 16 * 8 * (4096 + 2 * 14336) + 16 * 8 * (14336 + 4096)
+    assert 32 * (attention + 16 * (4096 + 8) + experts) == lora_params(presets.load("mixtral-8x7b"), 16).count

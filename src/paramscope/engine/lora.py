@@ -24,6 +24,10 @@ TARGETS = ("all-linear", "attn")
 #: linear: Gated DeltaNet's projections; time_mixing: RWKV's, which PEFT finds under ``attention``
 _ATTENTION = re.compile(r"(^|/)((cross_|linear_)?attention|time_mixing)/")
 #: nn.Embedding tables, which all-linear leaves alone (T5's relative bias, DeBERTa's relative positions too)
+#: The routed experts' stacked 3-D tensors (transformers 5): not nn.Linear modules
+_EXPERTS = re.compile(r"(^|/)moe/experts/")
+#: dense MLPs and shared experts: their layers share the transformers 4 names of the expert layers
+_MLP = re.compile(r"(^|/)(mlp|moe/shared_experts)/")
 _TABLE = re.compile(r"(^|/)(embedding/(token|position|token_type)|relative_attention_bias|relative_position)$")
 
 
@@ -31,18 +35,40 @@ def _modules(path: str, n_in: int, n_out: int, spec: Spec) -> list[tuple[int, in
     """The ``(in, out)`` of each linear module a tree leaf stands for (a fused leaf may be several modules)."""
     name = path.rsplit("/", 1)[-1]
     if name == "qkv" and "qkv" not in spec.fused:
-        q = spec.num_attention_heads * spec.head_size
         kv = spec.kv_heads * spec.head_size
-        return [(n_in, q), (n_in, kv), (n_in, kv)]
+        return [(n_in, n_out - 2 * kv), (n_in, kv), (n_in, kv)]  # q: the rest (with its output gate, if any)
+    if name == "in_qkvz" and "in_qkvz" not in spec.fused:  # Qwen3.5: in_proj_qkv and in_proj_z
+        z = spec.linear_num_value_heads * spec.linear_value_head_dim
+        return [(n_in, n_out - z), (n_in, z)]
+    if name == "in_ba" and "in_ba" not in spec.fused:  # Qwen3.5: in_proj_b and in_proj_a
+        return [(n_in, n_out // 2), (n_in, n_out // 2)]
     return [(n_in, n_out)]
+
+
+def _expert_tensor(leaf: Node, rank: int, spec: Spec) -> list[Node]:
+    """PEFT's ``ParamWrapper`` on a stacked expert tensor: ``A`` is ``(rank × experts) × in`` and ``B`` is
+    ``out × (rank × experts)``, per MoE layer; gate and up are one tensor (gate_up_proj) adapted at twice the rank,
+    as PEFT converts the two transformers 4 targets it stands for."""
+    name = leaf.path.rsplit("/", 1)[-1]
+    n_in, n_out = leaf.matrix or (0, 0)
+    e = spec.num_experts
+    layers = leaf.repeat // e
+    if name == "up" and spec.mlp_gated:
+        return []  # held by gate_up_proj, counted with gate
+    if name == "gate":
+        r, n_out, what = 2 * rank, 2 * n_out, "2r*E*(in + 2*out), gate_up_proj"
+    else:
+        r, what = rank, "r*E*(in + out)"
+    formula = f"{r}*{e}*({n_in} + {n_out})"
+    return [Node(f"lora/{leaf.path}", r * e * (n_in + n_out) * layers, formula, repeat=layers, note=what)]
 
 
 def lora_params(spec: Spec, rank: int, targets: str = "all-linear") -> Node:
     """The adapter tree: one node per targeted layer kind with ``rank × (in + out)`` per module, times its copies.
 
     ``spec.fused`` names the projections the classes build as one linear layer (``qkv``; ``gate_up``: the gate
-    leaf then also holds up). Mixture-of-experts models take ``attn`` only: transformers 5 stores experts as 3-D
-    tensors, which PEFT adapts with rules of its own (``ParamWrapper``) that are not modelled here.
+    leaf then also holds up). Routed experts are 3-D tensors in transformers 5: ``all-linear`` adapts them, and the
+    router's weight, only on the types PEFT converts (``spec.lora_moe``), and leaves them frozen elsewhere.
     """
     if targets not in TARGETS:
         raise ValueError(f"lora targets: expected one of {', '.join(TARGETS)}, got {str(targets)[:40]!r}")
@@ -54,11 +80,6 @@ def lora_params(spec: Spec, rank: int, targets: str = "all-linear") -> Node:
             "families and not in others; all-linear on them is not modelled, and a model that is all Mamba has no "
             "attention projections" + ("" if spec.ssm_layers == spec.num_hidden_layers else ": use attn")
         )
-    if targets == "all-linear" and spec.is_moe:
-        raise ValueError(
-            "lora targets: all-linear on a mixture-of-experts model adapts its 3-D expert tensors by PEFT's own "
-            "rules, not modelled here; use attn"
-        )
     parts: list[Node] = []
     for leaf in count(spec).leaves():
         m = leaf.matrix
@@ -66,6 +87,14 @@ def lora_params(spec: Spec, rank: int, targets: str = "all-linear") -> Node:
             continue
         if targets == "attn" and not _ATTENTION.search(leaf.path):
             continue
+        if _EXPERTS.search(leaf.path):
+            if spec.lora_moe == "tensors":
+                parts += _expert_tensor(leaf, rank, spec)
+            continue
+        if spec.is_moe and leaf.path.endswith("moe/router") and spec.lora_moe == "frozen":
+            continue  # a router module holding its weight as a parameter, not a linear layer
+        if spec.lora_moe == "tensors" and _MLP.search(leaf.path):
+            continue  # PEFT's conversion retargets gate_proj, up_proj and down_proj to the expert tensors
         if leaf.path.endswith("/up") and "gate_up" in spec.fused:
             continue  # counted with gate: one gate_up_proj layer
         n_in, n_out = m

@@ -23,6 +23,7 @@ ARCHITECTURES = ("causal_lm", "masked_lm", "seq2seq_lm", "base", "discriminator"
 NORM_TYPES = ("layernorm", "rmsnorm")
 POSITION_EMBEDDINGS = ("learned", "rotary", "alibi", "relative", "sinusoidal", "none")
 QK_NORMS = ("none", "head", "full")
+LORA_MOE = ("frozen", "router", "tensors")
 
 #: Upper bounds that keep every computation instant and every number meaningful.
 LIMITS = {
@@ -116,7 +117,7 @@ class Spec:
     sub_norms: bool = False  # BitNet: a norm on the attention output (hidden_size) and on the MLP's inner width
     attention_sinks: bool = False  # gpt-oss: one learned logit per query head ("sinks"), in every layer
     encoder_only: bool = False  # a bidirectional encoder (BERT and kin): nothing is generated, no KV cache
-    fused: tuple[str, ...] = ()  # projections the classes build as one linear layer: qkv (c_attn), gate_up
+    fused: tuple[str, ...] = ()  # projections the classes build as one linear layer: qkv (c_attn), gate_up, in_qkvz
     # multi-head latent attention (DeepSeek-V2); all None for ordinary attention
     q_lora_rank: int | None = None
     kv_lora_rank: int | None = None
@@ -198,6 +199,12 @@ class Spec:
     shared_expert_intermediate_size: int | None = None  # None -> num_shared_experts*moe_intermediate
     shared_expert_gate: bool = False  # Qwen-MoE: a sigmoid gate Linear(hidden, 1) on the shared expert
     router_bias: bool = False
+    # What PEFT's LoRA "all-linear" does to a mixture of experts of this type (transformers 5 stacks the routed
+    # experts in 3-D tensors, which are not linear layers): "tensors" -- PEFT converts its transformers 4 targets, so
+    # the expert tensors (gate_up at twice the rank) and the router's weight are adapted and the dense and shared
+    # MLPs (named like the old expert layers) are not; "router" -- the experts stay frozen, the router is a linear
+    # layer and is adapted; "frozen" -- experts and router stay frozen
+    lora_moe: str = "frozen"
     first_k_dense_replace: int = 0  # the first k layers keep a dense MLP
     mlp_only_layers: tuple[int, ...] = ()  # further layers that keep a dense MLP
     # recurrent units: one small RNN (hidden size H) per embedding channel
@@ -436,6 +443,7 @@ def validate(spec: Spec) -> Spec:
     _choice(spec.norm_type, NORM_TYPES, "norm_type")
     _choice(spec.position_embedding, POSITION_EMBEDDINGS, "position_embedding")
     _choice(spec.qk_norm, QK_NORMS, "qk_norm")
+    _choice(spec.lora_moe, LORA_MOE, "lora_moe")
     if spec.hidden_size < 1:
         raise SpecError("hidden_size", "must be at least 1")
     if spec.has_attention and spec.num_hidden_layers + spec.num_decoder_layers > 0:

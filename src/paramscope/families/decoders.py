@@ -175,7 +175,7 @@ HUNYUAN_V1_MOE = HUNYUAN_V1_DENSE.but(
         moe_intermediate_size=Rule("intermediate_size", lambda d: d["intermediate_size"], always=True),
         shared_expert_intermediate_size=Rule("intermediate_size", lambda d: d["intermediate_size"], always=True),
     ),
-    fixed=dict(num_shared_experts=1),
+    fixed=dict(lora_moe="tensors", num_shared_experts=1),
     hooks=(hooks.hunyuan_moe,),
 )
 SEED_OSS = LLAMA.but(
@@ -289,6 +289,7 @@ MIXTRAL = MISTRAL.but(
     source=f"{TF}/mixtral/modeling_mixtral.py",
     keys=dict(num_experts=("num_local_experts",), num_experts_per_tok=("num_experts_per_tok",)),
     derive=dict(moe_intermediate_size=Rule("intermediate_size", lambda d: d["intermediate_size"], always=True)),
+    fixed=dict(lora_moe="tensors"),
 )
 QWEN2_MOE = QWEN2.but(
     model_type="qwen2_moe",
@@ -326,6 +327,7 @@ DEEPSEEK_V2 = LLAMA.but(
     defaults=dict(num_shared_experts=0, first_k_dense_replace=0),
     derive=dict(head_dim=Rule("qk_rope_head_dim", lambda d: d["qk_rope_head_dim"], always=True)),
     checks_width=True,
+    fixed=dict(lora_moe="tensors"),
 )
 
 DEEPSEEK_V3 = DEEPSEEK_V2.but(
@@ -352,6 +354,7 @@ QWEN3_MOE = QWEN3.but(
         moe_intermediate_size=("moe_intermediate_size",),
     ),
     extra_hooks=[hooks.sparse_step],
+    fixed=dict(lora_moe="tensors"),
 )
 OLMOE = OLMO2.but(
     model_type="olmoe",
@@ -360,6 +363,7 @@ OLMOE = OLMO2.but(
     # OlmoeConfig has no head_dim: q_norm spans hidden_size, k_norm (hidden_size // heads) * kv heads
     keys=dict(num_experts=("num_experts",), num_experts_per_tok=("num_experts_per_tok",), head_dim=None),
     derive=dict(moe_intermediate_size=Rule("intermediate_size", lambda d: d["intermediate_size"], always=True)),
+    fixed=dict(lora_moe="tensors"),
 )
 
 GPT_OSS = MIXTRAL.but(
@@ -372,7 +376,7 @@ GPT_OSS = MIXTRAL.but(
         num_experts_per_tok=("num_experts_per_tok", "experts_per_token"),
     ),
     # experts carry biases (gate_up_proj_bias, down_proj_bias), the router a bias, each attention head a sink
-    fixed=dict(mlp_bias=True, router_bias=True, attention_sinks=True),
+    fixed=dict(lora_moe="frozen", mlp_bias=True, router_bias=True, attention_sinks=True),
     hooks=(hooks.sliding_window, hooks.sliding_every(2)),
 )
 
@@ -389,7 +393,7 @@ GLM4_MOE = LLAMA.but(
         first_k_dense_replace=("first_k_dense_replace",),
     ),
     defaults=dict(num_shared_experts=0, first_k_dense_replace=0),
-    fixed=dict(attention_out_bias=False),
+    fixed=dict(lora_moe="tensors", attention_out_bias=False),
     extra_hooks=[hooks.use_qk_norm],
     notes=(hooks.mtp_layers, hooks.router_bias_buffers),
 )
@@ -405,13 +409,14 @@ GRANITEMOE = MIXTRAL.but(
     class_prefix="GraniteMoe",
     source=f"{TF}/granitemoe/modeling_granitemoe.py",
     keys=dict(attention_bias=("attention_bias",)),
+    fixed=dict(lora_moe="frozen"),
 )
 PHIMOE = MIXTRAL.but(
     model_type="phimoe",
     class_prefix="Phimoe",
     source=f"{TF}/phimoe/modeling_phimoe.py",
     keys=dict(attention_bias=("attention_bias",), lm_head_bias=("lm_head_bias",)),
-    fixed=dict(norm_type="layernorm", norm_bias=True),
+    fixed=dict(lora_moe="router", norm_type="layernorm", norm_bias=True),
 )
 
 LLAMA4_TEXT = LLAMA.but(
@@ -425,7 +430,7 @@ LLAMA4_TEXT = LLAMA.but(
         num_experts=("num_local_experts",),
         num_experts_per_tok=("num_experts_per_tok",),
     ),
-    fixed=dict(num_shared_experts=1),  # every MoE layer adds a shared expert of the same width
+    fixed=dict(lora_moe="router", num_shared_experts=1),  # every MoE layer adds a shared expert of the same width
     hooks=(hooks.llama4_layers,),
 )
 ERNIE4_5_MOE = ERNIE4_5.but(
@@ -441,7 +446,7 @@ ERNIE4_5_MOE = ERNIE4_5.but(
     ),
     # e_score_correction_bias (one per expert) is a Parameter here, a buffer in DeepSeek-V3: counted as the
     # router's bias; the shared experts are one MLP of moe_intermediate_size × moe_num_shared_experts
-    fixed=dict(router_bias=True),
+    fixed=dict(lora_moe="tensors", router_bias=True),
     hooks=(hooks.ernie_moe_layers,),
 )
 MINIMAX_M2 = QWEN3_MOE.but(
@@ -488,7 +493,9 @@ QWEN3_NEXT = QWEN3_5_MOE_TEXT.but(
     model_type="qwen3_next",
     class_prefix="Qwen3Next",
     source=f"{TF}/qwen3_next/modeling_qwen3_next.py",
-    extra_hooks=[hooks.sparse_step],  # and decoder_sparse_step / mlp_only_layers keep dense MLPs
+    extra_hooks=[hooks.sparse_step],  # and decoder_sparse_step / mlp_only_layers keep dense MLPs,
+    # the Gated DeltaNet's input projections are two layers (in_proj_qkvz, in_proj_ba), four in Qwen3.5
+    fixed=dict(lora_moe="tensors", fused=("in_qkvz", "in_ba")),
 )
 
 # ---------------------------------------------------------------------------------- state-space models
@@ -682,6 +689,7 @@ DBRX = Family(
     # one Wqkv, bias-free LayerNorms, experts (w1, v1, w2) in every layer and nothing dense; sizes of the nested
     # attn_config and ffn_config are read by the hook
     fixed=dict(
+        lora_moe="router",
         fused=("qkv",),
         mlp_gated=True,
         norm_type="layernorm",
