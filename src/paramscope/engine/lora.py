@@ -23,12 +23,10 @@ from paramscope.engine.tree import Node, group
 TARGETS = ("all-linear", "attn")
 #: linear: Gated DeltaNet's projections; time_mixing: RWKV's, which PEFT finds under ``attention``
 _ATTENTION = re.compile(r"(^|/)((cross_|linear_)?attention|time_mixing)/")
-#: nn.Embedding tables, which all-linear leaves alone (T5's relative bias, DeBERTa's relative positions too)
 #: The routed experts' stacked 3-D tensors (transformers 5): not nn.Linear modules
 _EXPERTS = re.compile(r"(^|/)moe/experts/")
 #: dense MLPs and shared experts: their layers share the transformers 4 names of the expert layers
 _MLP = re.compile(r"(^|/)(mlp|moe/shared_experts)/")
-_TABLE = re.compile(r"(^|/)(embedding/(token|position|token_type)|relative_attention_bias|relative_position)$")
 
 
 def _modules(path: str, n_in: int, n_out: int, spec: Spec) -> list[tuple[int, int]]:
@@ -83,7 +81,7 @@ def lora_params(spec: Spec, rank: int, targets: str = "all-linear") -> Node:
     parts: list[Node] = []
     for leaf in count(spec).leaves():
         m = leaf.matrix
-        if not m or leaf.path.startswith("head/lm") or _TABLE.search(leaf.path):
+        if not m or leaf.path.startswith("head/lm"):  # tables, norms and convolutions are no linear layers
             continue
         if targets == "attn" and not _ATTENTION.search(leaf.path):
             continue

@@ -209,10 +209,7 @@ def kv_cache(spec: Spec, tokens: int, batch: int, kv_dtype: str, layout: Layout 
         layers = spec.num_decoder_layers if spec.is_encoder_decoder else spec.num_hidden_layers
         heads = 1 if spec.is_mla else spec.kv_heads
         share = (_ceil_div(layers, layout.pp) * _ceil_div(heads, layout.tp), layers * heads)
-        kids = tuple(
-            Node(k.path, -(-k.count * share[0] // share[1]), k.formula, (), k.repeat, k.repeat_name, k.shape, k.note)
-            for k in whole.children
-        )
+        kids = tuple(k._replace(count=-(-k.count * share[0] // share[1]), children=()) for k in whole.children)
         how = f"per GPU: ceil(layers/{layout.pp}) layers"
         how += "" if spec.is_mla else f", ceil(kv heads/{layout.tp}) heads"
         return Node("kv_cache", sum(k.count for k in kids), f"{whole.formula}, {how}", kids, note=how)

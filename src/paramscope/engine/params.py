@@ -37,7 +37,7 @@ def linear(path: str, n_in: int, in_expr: str, n_out: int, out_expr: str, bias: 
         formula = f"({in_expr} + 1)*{paren(out_expr)}"
     else:
         formula = f"{paren(in_expr)}*{paren(out_expr)}"
-    return Node(path, n_in * n_out + (n_out if bias else 0), formula, shape=f"{n_in}×{n_out}")
+    return Node(path, n_in * n_out + (n_out if bias else 0), formula, shape=f"{n_in}×{n_out}", matrix=(n_in, n_out))
 
 
 def depthwise_conv(path: str, channels: int, channels_expr: str, kernel: int, kernel_expr: str, bias: bool) -> Node:
@@ -75,7 +75,7 @@ def attention(prefix: str, spec: Spec) -> Node:
     qkv = linear(f"{prefix}/qkv", h, "hidden_size", qkv_out, out_expr, spec.attention_bias)
     if spec.attention_bias and spec.key_bias is False:  # Whisper: biases on q and v, none on k
         biases, bias_expr = (q * heads + kv) * hd, "(num_attention_heads + num_key_value_heads)*head_dim"
-        qkv = Node(qkv.path, h * qkv_out + biases, f"hidden_size*{paren(out_expr)} + {bias_expr}", shape=qkv.shape)
+        qkv = qkv._replace(count=h * qkv_out + biases, formula=f"hidden_size*{paren(out_expr)} + {bias_expr}")
     parts = [qkv, linear(f"{prefix}/o", heads * hd, "num_attention_heads*head_dim", h, "hidden_size", spec.out_bias)]
     qk_bias = spec.qk_norm_bias
     if spec.qk_norm == "head":

@@ -7,12 +7,9 @@ copy, in the spec's own field names.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple
-
-_MATRIX = re.compile(r"^(\d+)×(\d+)$")
 
 
 class Node(NamedTuple):
@@ -24,19 +21,13 @@ class Node(NamedTuple):
     children: tuple[Node, ...] = ()
     repeat: int = 1  # identical copies included in count (e.g. the layers of a stack)
     repeat_name: str = ""  # the spec expression for repeat, e.g. "num_hidden_layers"
-    shape: str = ""  # e.g. "768×2304" for a weight matrix, "" for a group
+    shape: str = ""  # for reading: "768×2304" for a weight matrix, "2×LayerNorm(768)", "" for a group
     note: str = ""  # e.g. "tied to embedding/token: counted once"
+    matrix: tuple[int, int] | None = None  # (in, out) of an nn.Linear weight (params.linear): FLOPs, TP and LoRA
 
     @property
     def name(self) -> str:
         return self.path.rsplit("/", 1)[-1]
-
-    @property
-    def matrix(self) -> tuple[int, int] | None:
-        """``(in, out)`` of a weight matrix (shape "in×out"); ``None`` for any other part (norms, tables written
-        otherwise, convolutions, groups)."""
-        m = _MATRIX.match(self.shape)
-        return (int(m[1]), int(m[2])) if m else None
 
     @property
     def per_copy(self) -> int:
@@ -102,7 +93,7 @@ def repeated(node: Node, times: int, name: str) -> Node:
     def scale(n: Node) -> Node:
         kids = tuple([scale(c) for c in n.children]) if n.children else ()
         rname = f"{name}*{n.repeat_name}" if n.repeat_name else name
-        return Node(n.path, n.count * times, n.formula, kids, n.repeat * times, rname, n.shape, n.note)
+        return n._replace(count=n.count * times, children=kids, repeat=n.repeat * times, repeat_name=rname)
 
     return scale(node)
 
