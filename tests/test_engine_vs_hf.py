@@ -528,6 +528,15 @@ CASES = {
     "clip-vision-b32": dict(model_type="clip_vision_model"),
     "siglip-vision-head": dict(model_type="siglip_vision_model", **VISION),
     "siglip-vision-no-head": dict(model_type="siglip_vision_model", vision_use_head=False, num_channels=4, **VISION),
+    "minimax-alternating": dict(SMALL, model_type="minimax", head_dim=16, num_local_experts=4, num_experts_per_tok=2),
+    "minimax-layer-types-tied": dict(
+        SMALL,
+        model_type="minimax",
+        num_local_experts=3,
+        num_experts_per_tok=1,
+        layer_types=["linear_attention", "linear_attention", "full_attention"],
+        tie_word_embeddings=True,
+    ),
     "modernbert-mlm": dict(model_type="modernbert", pad_token_id=0, **SMALL),
     "modernbert-biases-untied-classifier-bias": dict(
         model_type="modernbert",
@@ -1222,6 +1231,11 @@ STRATEGIES = {
         st.lists(st.integers(0, 3), max_size=3),
     ),
     "hunyuan_v1_moe": _decoder("hunyuan_v1_moe", num_experts=3, moe_topk=2, head_dim=4),
+    "minimax": st.builds(
+        lambda cfg, kinds: cfg | {"layer_types": kinds[: cfg["num_hidden_layers"]]},
+        _decoder("minimax", num_local_experts=3, num_experts_per_tok=2),
+        st.lists(st.sampled_from(["linear_attention", "full_attention"]), min_size=4, max_size=4),
+    ),
     "rwkv": _decoder("rwkv", attention_hidden_size=10),
     "electra": _decoder("electra", architectures=["ElectraForPreTraining"], embedding_size=6),
     "deberta-v2": _decoder(

@@ -131,6 +131,14 @@ HYBRIDS = {
         num_dense_layers=1,
     ),
     "rwkv": dict(model_type="rwkv", num_hidden_layers=2, attention_hidden_size=32),
+    "minimax": dict(
+        model_type="minimax",
+        num_hidden_layers=3,
+        layer_types=["linear_attention", "full_attention", "linear_attention"],
+        num_local_experts=4,
+        num_experts_per_tok=2,
+        block_size=4,
+    ),
     "lfm2": dict(model_type="lfm2", num_hidden_layers=3, full_attn_idxs=[1], conv_L_cache=3),
     "qwen3_5_text-layer-types": dict(
         model_type="qwen3_5_text",
@@ -164,7 +172,7 @@ def test_hybrid_state_is_what_transformers_keeps(name: str, tokens: int) -> None
     """The cache of a hybrid after a forward pass of ``tokens`` tokens is what transformers actually allocates: run
     the real class (tiny, bf16, random weights, CPU) with ``use_cache`` and sum the bytes of every tensor its cache
     holds: keys and values of the attention layers, the convolution window and the fp32 recurrent state of the
-    linear-attention and state-space layers."""
+    linear-attention and state-space layers, lightning attention's state in the model's precision."""
     torch = pytest.importorskip("torch")
     transformers = pytest.importorskip("transformers")
     config = {**HYBRID_SIZES, **HYBRIDS[name]}
@@ -207,3 +215,17 @@ def test_whisper_cache_is_what_transformers_keeps(tokens: int) -> None:
     _cache_bytes(out.past_key_values, seen)
     expected = sum(t.numel() * t.element_size() for t in seen.values())
     assert expected == kv_cache(from_config(config).spec, tokens, 1, "bf16").count
+
+
+def test_minimax_text_01_at_a_million_tokens() -> None:
+    """MiniMax-Text-01 at 1,000,000 tokens in bf16: only its 10 softmax layers cache keys and values (8 kv heads of
+    128), 40.96 GB; its 70 lightning layers keep 64 heads x 128 x 128 each, 146.8 MB, whatever the tokens. The
+    paper's 456B total and 45.9B activated (without the input table and the untied head) hold too."""
+    model = preset("minimax-text-01")
+    cache = kv_cache(model.spec, 1_000_000, 1, "bf16")
+    assert (10 * 2 * 8 * 128 * 2 * 1_000_000, 70 * 64 * 128 * 128 * 2) == (
+        cache.get("kv_cache/self"),
+        cache.get("kv_cache/lightning_state"),
+    )
+    s = model.summary
+    assert (456.1, 45.9) == (round(s.total / 1e9, 1), round((s.active - s.embedding) / 1e9, 1))

@@ -150,7 +150,7 @@ class _Dot:
                 lines.append("attention and the Mamba mixer side by side in every layer")
             elif s.mixer_only_layers:
                 lines.append("each layer holds one of the blocks drawn: a mixer or a feed-forward block")
-            elif s.linear_attention_layers or (s.ssm_layers and s.ssm_layers < s.num_hidden_layers):
+            elif s.linear_attention_layers or s.lightning_layers or 0 < s.ssm_layers < s.num_hidden_layers:
                 lines.append("each layer holds one of the mixers drawn side by side")
             if s.parallel_attn:
                 lines.append("attention and MLP in parallel")

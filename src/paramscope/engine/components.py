@@ -79,6 +79,7 @@ COMPONENTS = MappingProxyType(
             Component("layers/ssm", "recurrent", "State-space mixer (Mamba)", "#eeca3b"),
             Component("layers/short_conv", "recurrent", "Short convolution", "#c9b037"),
             Component("layers/time_mixing", "recurrent", "Time mixing (RWKV)", "#d9b44a"),
+            Component("layers/lightning", "recurrent", "Lightning attention", "#e0b300"),
             Component("layers/recurrent", "recurrent", "Recurrent units", "#eeca3b"),
             Component("layers/mlp", "mlp", "MLP", "#e45756"),
             Component("layers/moe", "experts", "Experts (MoE)", "#b279a2"),

@@ -141,6 +141,19 @@ def _short_conv(spec: Spec, prefix: str, layers: int, expr: str, seq: int) -> No
     return _recurrent(P.short_conv(f"{prefix}/short_conv", spec), layers, expr, seq, gates)
 
 
+def _lightning(spec: Spec, prefix: str, layers: int, expr: str, seq: int) -> Node:
+    """Lightning attention layers, in the recurrent form: per token and head, k·vᵀ added to the head_dim x head_dim
+    state and q read against it, 2 products of head_dim² at 2 FLOPs each (the blockwise kernel's intra-block
+    products are not counted)."""
+    state = Node(
+        f"{prefix}/lightning/state",
+        4 * spec.num_attention_heads * spec.head_size**2 * seq,
+        "4*seq*num_attention_heads*head_dim^2",
+        note="linear in the tokens",
+    )
+    return _recurrent(P.lightning(f"{prefix}/lightning", spec), layers, expr, seq, state)
+
+
 def _time_mixing(spec: Spec, prefix: str, layers: int, expr: str, seq: int) -> Node:
     """RWKV's time mixing; its WKV recurrence per token and channel: decay, bonus, weighted sums of numerator and
     denominator and the division, about 8 FLOPs."""
@@ -159,6 +172,8 @@ def _stack(spec: Spec, prefix: str, layers: int, layers_expr: str, seq: int, cau
         parts.append(_short_conv(spec, prefix, kinds.short_conv, kinds.expr("short_conv"), seq))
     if kinds.time_mixing:
         parts.append(_time_mixing(spec, prefix, kinds.time_mixing, kinds.expr("time_mixing"), seq))
+    if kinds.lightning:
+        parts.append(_lightning(spec, prefix, kinds.lightning, kinds.expr("lightning"), seq))
     layers, layers_expr = kinds.attention, kinds.expr("attention")
     if layers:
         att = P.attention(f"{prefix}/attention", spec)

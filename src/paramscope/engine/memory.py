@@ -351,6 +351,19 @@ def _states(kinds: Stack, spec: Spec, bits: int) -> list[_State]:
                 "running maximum in fp32 (as RwkvModel keeps them)",
             )
         )
+    if kinds.lightning:
+        heads, d = spec.num_attention_heads, spec.head_size
+        out.append(
+            _State(
+                kind="lightning",
+                path="lightning_state",
+                nbytes=_nbytes(heads * d * d, bits),
+                formula=f"num_attention_heads*head_dim^2*{b}",
+                shape=f"{heads}×{d}×{d}",
+                what="lightning attention: one head_dim x head_dim matrix per head (the sum of k·vᵀ), kept in the "
+                "model's precision",
+            )
+        )
     if kinds.short_conv:
         h, k = spec.hidden_size, spec.short_conv_kernel
         out.append(
@@ -516,6 +529,13 @@ def _state_terms(spec: Spec, e: int, kind: str) -> list[tuple[str, int, str]]:
     the input projections' outputs, the convolution's output, and the mixer's output with its gate (2 × the
     inner width). An estimate: the fused kernels of each family keep slightly different tensors."""
     h = spec.hidden_size
+    if kind == "lightning":
+        inner, expr = spec.num_attention_heads * spec.head_size, "num_attention_heads*head_dim"
+        return [
+            ("input", e * h, f"{e}*hidden_size"),
+            ("projections", 4 * e * inner, f"4*{e}*{expr}"),
+            ("mixer", 2 * e * inner, f"2*{e}*{expr}"),
+        ]
     if kind == "time_mixing":
         a = spec.time_mixing_size
         return [
@@ -583,7 +603,7 @@ def _stack(
         if cross:
             catt = _attention_terms(spec, e, seq, store_scores, dropout, cross=True, skip_input=False)
             parts.append(repeated(_Act(tuple(catt)).node(f"{prefix}/cross_attention", tokens, tp, sp), layers, expr))
-    for kind in ("linear_attention", "ssm", "short_conv", "time_mixing"):
+    for kind in ("linear_attention", "ssm", "short_conv", "time_mixing", "lightning"):
         if getattr(kinds, kind):
             terms = _state_terms(spec, e, kind)
             node = _Act(tuple(terms)).node(f"{prefix}/{kind}", tokens, tp, sp)

@@ -227,6 +227,23 @@ def time_mixing(prefix: str, spec: Spec) -> Node:
     )
 
 
+def lightning(prefix: str, spec: Spec) -> Node:
+    """MiniMax's lightning attention: one qkv_proj to 3 x heads x head_dim, an output gate of heads x head_dim, an
+    RMSNorm over heads x head_dim on the attended values, out_proj; no biases. Linear attention: no softmax, no
+    cache that grows."""
+    h, inner = spec.hidden_size, spec.num_attention_heads * spec.head_size
+    expr = "num_attention_heads*head_dim"
+    return group(
+        prefix,
+        [
+            linear(f"{prefix}/in_qkv", h, "hidden_size", 3 * inner, f"3*{expr}", False),
+            linear(f"{prefix}/output_gate", h, "hidden_size", inner, expr, False),
+            norm(f"{prefix}/norm", spec, inner, expr),
+            linear(f"{prefix}/out", inner, expr, h, "hidden_size", False),
+        ],
+    )
+
+
 def _indexer(prefix: str, spec: Spec) -> Node:
     """DeepSeek-V3.2's lightning indexer: queries from the q latent, one shared key, a LayerNorm (weight and
     bias) on it, and a weight per head; it picks the tokens each query attends to."""
@@ -336,6 +353,7 @@ MIXERS = {
     "linear_attention": linear_attention,
     "short_conv": short_conv,
     "time_mixing": time_mixing,
+    "lightning": lightning,
 }
 
 

@@ -62,6 +62,7 @@ LIMITS = {
     "short_conv_layers": 100_000,
     "short_conv_kernel": 4_096,
     "time_mixing_layers": 100_000,
+    "lightning_layers": 100_000,
     "time_mixing_size": 1_048_576,
     "relative_table": 100_000_000,
     "encoder_conv_kernel": 4_096,
@@ -158,6 +159,10 @@ class Spec:
     # time_mixing_size, a learned decay per channel), and channel mixing as the feed-forward block
     time_mixing_layers: int = 0
     time_mixing_size: int = 0
+    # Lightning attention (MiniMax) in lightning_layers of the layers instead of softmax attention: linear attention
+    # over the attention heads (qkv_proj, an output gate, an RMSNorm over heads*head_dim, out_proj) that keeps a
+    # heads x head_dim x head_dim state per sequence
+    lightning_layers: int = 0
     channel_mixing: bool = False  # the feed-forward block is RWKV's channel mixing: key, value and a receptance gate
     # Layers without one of the two blocks (Nemotron-H: a layer is a Mamba mixer, an attention, an MLP or experts)
     ffn_only_layers: int = 0  # layers with a feed-forward block and no mixer (neither attention nor a state)
@@ -315,7 +320,7 @@ class Spec:
         mixers = layers - self.ffn_only_layers
         moe = self.num_moe_layers
         dense = layers - self.mixer_only_layers - moe if self.ffn_size else 0
-        others = self.linear_attention_layers + self.short_conv_layers + self.time_mixing_layers
+        others = self.linear_attention_layers + self.short_conv_layers + self.time_mixing_layers + self.lightning_layers
         others += 0 if self.ssm_beside_attention else self.ssm_layers
         attention = mixers - others if self.has_attention else 0
         return Stack(
@@ -327,6 +332,7 @@ class Spec:
             ssm=self.ssm_layers,
             short_conv=self.short_conv_layers,
             time_mixing=self.time_mixing_layers,
+            lightning=self.lightning_layers,
             mlp=dense,
             moe=moe,
             first_k_dense=bool(self.first_k_dense_replace) and not self.mlp_only_layers and not self.mixer_only_layers,
@@ -365,6 +371,7 @@ _COUNT_NAMES = {
     "ssm": "ssm_layers",
     "short_conv": "short_conv_layers",
     "time_mixing": "time_mixing_layers",
+    "lightning": "lightning_layers",
     "mlp": "dense_layers",
     "moe": "num_moe_layers",
 }
@@ -384,6 +391,7 @@ class Stack:
     ssm: int = 0
     short_conv: int = 0
     time_mixing: int = 0
+    lightning: int = 0
     mlp: int = 0
     moe: int = 0
     first_k_dense: bool = False  # the dense layers are exactly the first first_k_dense_replace
@@ -493,6 +501,7 @@ def validate(spec: Spec) -> Spec:
                 f"{spec.linear_num_value_heads} is not a multiple of linear_num_key_heads {spec.linear_num_key_heads}",
             )
     others = spec.ssm_layers + spec.linear_attention_layers + spec.short_conv_layers + spec.time_mixing_layers
+    others += spec.lightning_layers
     if others + spec.ffn_only_layers > spec.num_hidden_layers:
         raise SpecError(
             "ssm_layers", "state-space, linear-attention, convolution and MLP-only layers exceed num_hidden_layers"

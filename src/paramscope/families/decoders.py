@@ -291,6 +291,15 @@ MIXTRAL = MISTRAL.but(
     derive=dict(moe_intermediate_size=Rule("intermediate_size", lambda d: d["intermediate_size"], always=True)),
     fixed=dict(lora_moe="tensors"),
 )
+MINIMAX = MIXTRAL.but(
+    model_type="minimax",
+    class_prefix="MiniMax",
+    source=f"{TF}/minimax/modeling_minimax.py",
+    keys=dict(head_dim=("head_dim",)),
+    # lightning attention in the layers layer_types names linear_attention, softmax attention in the others; every
+    # layer's feed-forward block is Mixtral's experts
+    extra_hooks=[hooks.lightning_layers],
+)
 QWEN2_MOE = QWEN2.but(
     model_type="qwen2_moe",
     class_prefix="Qwen2Moe",
@@ -820,6 +829,7 @@ ROWS = (
     OLMO2,
     GEMMA3_TEXT,
     MIXTRAL,
+    MINIMAX,
     QWEN2_MOE,
     DEEPSEEK_V2,
     DEEPSEEK_V3,

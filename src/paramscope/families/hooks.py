@@ -186,6 +186,14 @@ def linear_attention_layers(c: Cfg, d: Values) -> None:
     d["linear_attention_layers"] = sum(1 for i in range(n) if (i + 1) % every)
 
 
+def lightning_layers(c: Cfg, d: Values) -> None:
+    """MiniMax: ``layer_types`` names each layer "linear_attention" (lightning attention) or "full_attention";
+    without it the layers alternate, the first attending fully, as MiniMaxConfig fills ``layer_types`` in."""
+    n = d["num_hidden_layers"]
+    types = per_layer(c, n, ("linear_attention", "full_attention"))
+    d["lightning_layers"] = types.count("linear_attention") if types is not None else n // 2
+
+
 def mamba_sizes(c: Cfg, d: Values) -> None:
     """Mamba and Mamba-2: a state-space mixer of inner width expand * hidden_size (Mamba: unless the
     config states ``intermediate_size``, which its class then uses; Mamba-2 always recomputes it), and Mamba's
