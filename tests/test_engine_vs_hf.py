@@ -525,6 +525,10 @@ CASES = {
     "clip-vision": dict(model_type="clip_vision_model", **VISION),
     "clip-text": dict(SMALL, model_type="clip_text_model", vocab_size=50, max_position_embeddings=9),
     "clip-text-defaults": dict(model_type="clip_text_model"),
+    "siglip-text-defaults": dict(model_type="siglip_text_model"),
+    "siglip-text-projection": dict(
+        SMALL, model_type="siglip_text_model", projection_size=20, max_position_embeddings=9
+    ),
     "clip-vision-b32": dict(model_type="clip_vision_model"),
     "siglip-vision-head": dict(model_type="siglip_vision_model", **VISION),
     "siglip-vision-no-head": dict(model_type="siglip_vision_model", vision_use_head=False, num_channels=4, **VISION),
@@ -1258,6 +1262,7 @@ STRATEGIES = {
     ),
     "modernbert": _decoder("modernbert", norm_bias=True, global_attn_every_n_layers=2),
     "clip_text_model": _decoder("clip_text_model", max_position_embeddings=7),
+    "siglip_text_model": _decoder("siglip_text_model", max_position_embeddings=7),
     **{
         model_type: st.builds(
             lambda model_type, heads, layers, ffn, image, patch, channels, arch: dict(

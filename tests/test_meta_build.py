@@ -367,3 +367,28 @@ def test_clip_is_its_two_towers_and_two_projections() -> None:
     rest = 768 * 512 + 512 * 512 + 1  # visual_projection, text_projection, logit_scale
     assert f"the rest (projectors, scales, any part without formulas): {rest:,}" == model.notes[-1]
     assert text + vision + rest == model.summary.total
+
+
+@needs_hf
+def test_siglip_is_its_two_towers_and_two_scalars() -> None:
+    """SigLIP (the classes' defaults): its text tower (with the pooled token's projection) and its vision tower (with
+    the attention-pooling head) are counted with formulas, each equal to its own class on the meta device; the rest
+    is logit_scale and logit_bias."""
+    import torch
+    from transformers import SiglipTextConfig, SiglipTextModel, SiglipVisionConfig, SiglipVisionModel
+
+    from paramscope.model import Model
+
+    model = Model.from_config(
+        {
+            "model_type": "siglip",
+            "architectures": ["SiglipModel"],
+            "text_config": {"model_type": "siglip_text_model"},
+            "vision_config": {"model_type": "siglip_vision_model"},
+        }
+    )
+    with torch.device("meta"):
+        text = sum(p.numel() for p in SiglipTextModel(SiglipTextConfig()).parameters())
+        vision = sum(p.numel() for p in SiglipVisionModel(SiglipVisionConfig()).parameters())
+    towers = {role: m.summary.total for role, m in model.towers}
+    assert ({"text tower": text, "vision tower": vision}, 2) == (towers, model.summary.total - text - vision)

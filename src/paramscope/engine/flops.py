@@ -298,6 +298,9 @@ def forward(spec: Spec, seq: int, causal: bool = False) -> Node:
         head.append(
             Node("head/classifier", 2 * h * spec.num_labels, "2*hidden_size*num_labels", note="class token only")
         )
+    if spec.pooled_projection:
+        pooled = 2 * h * spec.pooled_projection
+        head.append(Node("head/pooled_projection", pooled, "2*hidden_size*pooled_projection", note="one token"))
     if spec.attention_pool:
         i = spec.intermediate_size or 0
         head.append(

@@ -573,6 +573,9 @@ def _count(spec: Spec) -> Node:
         head.append(linear("head/classifier", h, "hidden_size", spec.num_labels, "num_labels", True))
     if spec.attention_pool:
         head.append(_attention_pool(spec))
+    if spec.pooled_projection:
+        p = spec.pooled_projection
+        head.append(linear("head/pooled_projection", h, "hidden_size", p, "pooled_projection", True))
     if spec.lm_head:
         if spec.tie_word_embeddings:
             head.append(Node("head/lm", 0, "0 (tied)", shape=f"{e}×{v}", note="tied to embedding/token: counted once"))

@@ -73,6 +73,7 @@ LIMITS = {
     "patch_size": 1_048_576,
     "num_channels": 65_536,
     "num_labels": 10_000_000,
+    "pooled_projection": 1_048_576,
     "ffn_only_layers": 100_000,
     "mixer_only_layers": 100_000,
     "index_n_heads": 65_536,
@@ -227,6 +228,7 @@ class Spec:
     class_token: bool = False  # a learned class token before the patches (ViT, CLIP; SigLIP: none)
     num_labels: int = 0  # image_classification: the classifier's outputs
     attention_pool: bool = False  # SigLIP: a multi-head attention-pooling head (probe, attention, norm, MLP)
+    pooled_projection: int = 0  # SigLIP's text tower: a linear layer with a bias from the pooled token to this width
     share_stack_embeddings: bool = True  # encoder and decoder read embedding/token (False: each its own, untied BART)
     relative_attention_num_buckets: int = 0  # T5 relative attention bias (first layer of each stack)
     # DeBERTa's disentangled attention: a relative-position table shared by all layers (and a LayerNorm on it), the

@@ -1,5 +1,5 @@
 """Encoders (BERT and kin), encoder-decoders (T5, BART, Whisper) and vision encoders (ViT, CLIP's and SigLIP's
-vision towers) and CLIP's text tower: one row per ``model_type``."""
+vision towers) and CLIP's and SigLIP's text towers: one row per ``model_type``."""
 
 from __future__ import annotations
 
@@ -237,6 +237,13 @@ CLIP_TEXT = Family(
     default_arch="base",
     padding_row=False,
 )
+SIGLIP_TEXT = CLIP_TEXT.but(
+    model_type="siglip_text_model",
+    class_prefix="SiglipText",
+    source=f"{TF}/siglip/modeling_siglip.py",
+    keys=dict(pooled_projection=("projection_size",)),  # its head: the last token projected, with a bias
+    derive=dict(pooled_projection=Rule("hidden_size", lambda d: d["hidden_size"])),
+)
 
 ROWS = (
     BERT,
@@ -255,4 +262,5 @@ ROWS = (
     CLIP_VISION,
     SIGLIP_VISION,
     CLIP_TEXT,
+    SIGLIP_TEXT,
 )
