@@ -9,17 +9,21 @@ import inspect
 import json
 import pathlib
 
+import transformers
 from transformers.models.auto.configuration_auto import CONFIG_MAPPING
 
 from paramscope.families import FAMILIES
 
+#: Sub-config classes a row's hook reads (T5Gemma's encoder and decoder), not in CONFIG_MAPPING.
+SUB_CONFIGS = {"t5gemma_module": "T5GemmaModuleConfig"}
+
 out = {}
-for model_type in sorted({row.hf_type for row in FAMILIES.values()}):
+for model_type in sorted({row.hf_type for row in FAMILIES.values()} | set(SUB_CONFIGS)):
     if model_type == "paramscope":
         continue
     # The signature's defaults, not an instance's attributes: an instance fills derived keys (head_dim,
     # num_key_value_heads, ...) from the default sizes, which would be wrong for any other size.
-    cls = CONFIG_MAPPING[model_type]
+    cls = getattr(transformers, SUB_CONFIGS[model_type]) if model_type in SUB_CONFIGS else CONFIG_MAPPING[model_type]
     d = {
         k: p.default
         for k, p in inspect.signature(cls.__init__).parameters.items()

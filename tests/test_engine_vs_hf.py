@@ -180,6 +180,16 @@ ELECTRA = dict(model_type="electra", **SMALL)
 #: ERNIE 4.5 MoE's experts, small (the layers that hold them vary by case).
 ERNIE_MOE = dict(model_type="ernie4_5_moe", moe_num_experts=4, moe_k=2, moe_intermediate_size=8)
 
+#: One T5Gemma stack (Gemma 2 layers), small; the decoder is the same but for its depth in some cases.
+T5GEMMA_STACK = dict(
+    vocab_size=100,
+    hidden_size=32,
+    intermediate_size=48,
+    num_hidden_layers=2,
+    num_attention_heads=4,
+    num_key_value_heads=2,
+)
+
 #: A vision encoder (ViT, CLIP's and SigLIP's towers), small: 10 // 3 = 3 patches a side, 9 in all.
 VISION = dict(
     hidden_size=16, num_hidden_layers=2, num_attention_heads=4, intermediate_size=24, image_size=10, patch_size=3
@@ -514,6 +524,20 @@ CASES = {
     "whisper": dict(WHISPER),
     "whisper-untied": dict(WHISPER, tie_word_embeddings=False, encoder_layers=3, decoder_layers=1),
     "whisper-model": dict(WHISPER, architectures=["WhisperModel"]),
+    "t5gemma": dict(model_type="t5gemma", encoder=T5GEMMA_STACK, decoder=T5GEMMA_STACK),
+    "t5gemma-untied-shallow-decoder": dict(
+        model_type="t5gemma",
+        encoder=T5GEMMA_STACK | {"head_dim": 6, "num_hidden_layers": 3},
+        decoder=T5GEMMA_STACK | {"head_dim": 6, "num_hidden_layers": 1},
+        tie_word_embeddings=False,
+    ),
+    "t5gemma-model-all-full": dict(
+        model_type="t5gemma",
+        architectures=["T5GemmaModel"],
+        encoder=T5GEMMA_STACK | {"layer_types": ["full_attention"] * 2},
+        decoder=T5GEMMA_STACK | {"layer_types": ["full_attention"] * 2},
+    ),
+    "t5gemma-2b-2b-defaults": dict(model_type="t5gemma"),
     "vit-model": dict(model_type="vit", **VISION),
     "vit-classifier-1000": dict(
         model_type="vit", architectures=["ViTForImageClassification"], id2label={str(i): str(i) for i in range(1000)}
@@ -1262,6 +1286,13 @@ STRATEGIES = {
     ),
     "modernbert": _decoder("modernbert", norm_bias=True, global_attn_every_n_layers=2),
     "clip_text_model": _decoder("clip_text_model", max_position_embeddings=7),
+    "t5gemma": st.builds(
+        lambda stack, tied: dict(model_type="t5gemma", encoder=stack, decoder=stack, tie_word_embeddings=tied),
+        _decoder("t5gemma_module").map(
+            lambda c: {k: v for k, v in c.items() if k not in ("model_type", "pad_token_id")}
+        ),
+        st.booleans(),
+    ),
     "siglip_text_model": _decoder("siglip_text_model", max_position_embeddings=7),
     **{
         model_type: st.builds(

@@ -7,7 +7,7 @@ per token; a sliding layer holds at most its window; MLA holds the compressed la
 from __future__ import annotations
 
 import pytest
-from test_engine_vs_hf import BAMBA, GRANITE_HYBRID, HYBRID, JAMBA, NEMOTRON_H, WHISPER
+from test_engine_vs_hf import BAMBA, GRANITE_HYBRID, HYBRID, JAMBA, NEMOTRON_H, T5GEMMA_STACK, WHISPER
 
 from paramscope import from_config, preset
 from paramscope.engine.memory import kv_cache
@@ -150,11 +150,13 @@ HYBRID_SIZES = {k: v for k, v in HYBRID.items() if k != "num_hidden_layers"}
 
 
 def _cache_bytes(cache: object, seen: dict[int, object], depth: int = 0) -> None:
-    """Every tensor reachable from a transformers cache object (keys, values, conv and recurrent states)."""
+    """Every floating-point tensor reachable from a transformers cache object (keys, values, conv and recurrent
+    states); the integer counters a sliding-window layer keeps (8 bytes each) are bookkeeping, not cache."""
     import torch
 
     if isinstance(cache, torch.Tensor):
-        seen[id(cache)] = cache
+        if cache.is_floating_point():
+            seen[id(cache)] = cache
     elif depth < 5 and isinstance(cache, (list, tuple)):
         for item in cache:
             _cache_bytes(item, seen, depth + 1)
@@ -229,3 +231,26 @@ def test_minimax_text_01_at_a_million_tokens() -> None:
     )
     s = model.summary
     assert (456.1, 45.9) == (round(s.total / 1e9, 1), round((s.active - s.embedding) / 1e9, 1))
+
+
+@pytest.mark.parametrize("tokens", [3, 9])
+def test_t5gemma_cache_is_what_transformers_keeps(tokens: int) -> None:
+    """T5Gemma reading ``tokens`` source tokens and decoding ``tokens`` target tokens: every decoder layer keeps the
+    target tokens' keys and values (the window, 16, is longer than the text here) and the cross-attention keys and
+    values of the source: the bytes of every tensor in transformers' cache after a real forward pass (tiny, bf16,
+    CPU). Past the window transformers keeps window - 1 tokens where a rolling buffer (Mistral's paper, serving
+    engines) keeps the window: ParamScope counts the window (docs/memory-and-flops.md)."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    stack = {**T5GEMMA_STACK, "num_hidden_layers": 3, "sliding_window": 16}
+    config = {"model_type": "t5gemma", "encoder": stack, "decoder": stack}
+    hf_config = transformers.AutoConfig.for_model(**config)
+    torch.manual_seed(0)
+    model = transformers.T5GemmaForConditionalGeneration(hf_config).to(torch.bfloat16).eval()
+    ids = torch.arange(1, tokens + 1).unsqueeze(0)
+    with torch.no_grad():
+        out = model(input_ids=ids, decoder_input_ids=ids, use_cache=True)
+    seen: dict[int, object] = {}
+    _cache_bytes(out.past_key_values, seen)
+    expected = sum(t.numel() * t.element_size() for t in seen.values())
+    assert expected == kv_cache(from_config(config).spec, tokens, 1, "bf16").count

@@ -87,3 +87,12 @@ def test_what_transformers_cannot_build_is_refused_naming_the_key(name: str) -> 
     with pytest.raises(SpecError) as refused:
         read(config)
     assert key == refused.value.field
+
+
+def test_unbalanced_t5gemma_is_refused_naming_the_decoder_key() -> None:
+    """A T5Gemma whose decoder is narrower than its encoder (the 9B-2B checkpoints) has two widths, which one Spec
+    cannot hold: refused naming the decoder's key, not counted wrongly."""
+    stack = dict(hidden_size=32, intermediate_size=48, num_hidden_layers=2, num_attention_heads=4, vocab_size=100)
+    config = {"model_type": "t5gemma", "encoder": stack, "decoder": stack | {"hidden_size": 16}}
+    with pytest.raises(SpecError, match=r"decoder\.hidden_size: 16 differs from the encoder's 32"):
+        read(config)

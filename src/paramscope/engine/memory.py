@@ -642,7 +642,7 @@ def _stack(
             note="the RNN input and its hidden states",
         )
         parts.append(repeated(one, layers, expr))
-    n_norms = spec.norms_per_layer + (1 if cross else 0)
+    n_norms = spec.norms_per_layer + (spec.cross_norms if cross else 0)
     if n_norms:
         split = tp if sp else 1
         one = Node(

@@ -378,7 +378,7 @@ def layer_stack(prefix: str, spec: Spec, layers: int, layers_expr: str, cross: b
         parts.append(repeated(recurrent(f"{prefix}/recurrent", spec), copies, layers_expr))
     if not cross:
         parts += _shared_by_layers(prefix, spec)
-    n_norms = spec.norms_per_layer + (1 if cross else 0)
+    n_norms = spec.norms_per_layer + (spec.cross_norms if cross else 0)
     h = spec.hidden_size
     if n_norms and not spec.first_layer_attn_norm and copies and not cross:
         # one norm fewer in the first layer: its attention reads the embeddings' norm
@@ -528,7 +528,7 @@ def _count(spec: Spec) -> Node:
             ("decoder", spec.num_decoder_layers, "num_decoder_layers", True),
         ):
             stack: list[Node] = []
-            if v and not spec.share_stack_embeddings:
+            if v and (not spec.share_stack_embeddings or (name == "encoder" and spec.encoder_embedding)):
                 stack.append(Node(f"{name}/embedding/token", v * h, "vocab_size*hidden_size", shape=f"{v}×{h}"))
             stack += _audio_input(spec) if name == "encoder" and spec.audio_mel_bins else []
             stack += _positions(f"{name}/embedding", spec, source=name == "encoder")

@@ -69,6 +69,7 @@ LIMITS = {
     "encoder_conv_groups": 1_048_576,
     "source_positions": 100_000_000,
     "audio_mel_bins": 65_536,
+    "cross_norms": 16,
     "image_size": 1_048_576,
     "patch_size": 1_048_576,
     "num_channels": 65_536,
@@ -230,6 +231,9 @@ class Spec:
     attention_pool: bool = False  # SigLIP: a multi-head attention-pooling head (probe, attention, norm, MLP)
     pooled_projection: int = 0  # SigLIP's text tower: a linear layer with a bias from the pooled token to this width
     share_stack_embeddings: bool = True  # encoder and decoder read embedding/token (False: each its own, untied BART)
+    encoder_embedding: bool = False  # the encoder has a table of its own; the decoder (and a tied head) read
+    # embedding/token (T5Gemma)
+    cross_norms: int = 1  # norms around each cross-attention block (T5Gemma: 2, before and after)
     relative_attention_num_buckets: int = 0  # T5 relative attention bias (first layer of each stack)
     # DeBERTa's disentangled attention: a relative-position table shared by all layers (and a LayerNorm on it), the
     # per-layer projections of it to keys and queries, and a convolution beside the first layer (v2 xlarge)

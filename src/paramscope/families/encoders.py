@@ -165,6 +165,29 @@ WHISPER = BART.but(
     hooks=(hooks.same_encoder_decoder, hooks.whisper),
 )
 
+T5GEMMA = Family(
+    model_type="t5gemma",
+    class_prefix="T5Gemma",
+    source=f"{TF}/t5gemma/modeling_t5gemma.py",
+    keys=dict(tie_word_embeddings=("tie_word_embeddings",)),
+    defaults=dict(tie_word_embeddings=True),
+    # Gemma 2 layers (four RMSNorms each, gated MLP, rotary positions) in both stacks, the decoder's cross-attention
+    # between two more norms; each stack has its own token table, the head is tied to the decoder's
+    fixed=dict(
+        norm_type="rmsnorm",
+        norm_bias=False,
+        norms_per_layer=4,
+        cross_norms=2,
+        mlp_gated=True,
+        position_embedding="rotary",
+        encoder_embedding=True,
+    ),
+    hooks=(hooks.t5gemma,),
+    nested=dict(hooks.T5GEMMA_NESTED),
+    default_arch="seq2seq_lm",
+    padding_row=False,
+)
+
 
 def _image_tokens(class_token: int) -> Rule:
     """A vision encoder's position table: one row per patch (and one for the class token), fixed by the image."""
@@ -258,6 +281,7 @@ ROWS = (
     MT5,
     BART,
     WHISPER,
+    T5GEMMA,
     VIT,
     CLIP_VISION,
     SIGLIP_VISION,

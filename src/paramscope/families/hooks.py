@@ -450,6 +450,62 @@ def dbrx_sub_configs(c: Cfg, d: Values) -> None:
         raise SpecError("tie_word_embeddings", "DbrxConfig refuses tied embeddings")
 
 
+#: T5Gemma's sizes, read from its encoder config (the decoder must match them), and where each lives.
+T5GEMMA_NESTED = {
+    "vocab_size": "encoder.vocab_size",
+    "hidden_size": "encoder.hidden_size",
+    "num_hidden_layers": "encoder.num_hidden_layers",
+    "num_decoder_layers": "decoder.num_hidden_layers",
+    "num_attention_heads": "encoder.num_attention_heads",
+    "num_key_value_heads": "encoder.num_key_value_heads",
+    "head_dim": "encoder.head_dim",
+    "intermediate_size": "encoder.intermediate_size",
+    "max_position_embeddings": "encoder.max_position_embeddings",
+    "sliding_window": "encoder.sliding_window",
+    "attention_bias": "encoder.attention_bias",
+}
+_T5GEMMA_SAME = ("vocab_size", "hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim")
+_T5GEMMA_SAME += ("intermediate_size", "sliding_window", "attention_bias")
+
+
+def t5gemma(c: Cfg, d: Values) -> None:
+    """T5Gemma keeps its stacks in nested configs (``encoder``, ``decoder``: T5GemmaModuleConfig, Gemma 2 layers,
+    sliding and full attention alternating as ``layer_types`` says). The Spec holds one width, so the decoder must
+    match the encoder in every size but its depth (the balanced checkpoints: 2B-2B, 9B-9B, S/B/L/ML/XL); its
+    sliding layers must be those the encoder's pattern gives its depth."""
+    from paramscope.families.schema import hf_defaults
+
+    subs = {}
+    for key in ("encoder", "decoder"):
+        sub = c.get(key) or {}
+        if not isinstance(sub, dict):
+            raise SpecError(key, "expected an object of settings ({...})")
+        subs[key] = Cfg(sub, hf_defaults()["t5gemma_module"])
+    enc, dec = subs["encoder"], subs["decoder"]
+    for field, path in T5GEMMA_NESTED.items():
+        sub, name = (enc if path.startswith("encoder") else dec), path.split(".")[1]
+        value = sub.get(name)
+        d[field] = (as_int(path, value) if not isinstance(value, bool) else value) if value is not None else None
+    for name in _T5GEMMA_SAME:
+        if dec.get(name) != enc.get(name):
+            raise SpecError(
+                f"decoder.{name}",
+                f"{dec.get(name)} differs from the encoder's {enc.get(name)}: an unbalanced T5Gemma (such as 9B-2B) "
+                "is counted by transformers only, not with formulas",
+            )
+    sliding = []
+    for key, sub in subs.items():
+        n = d["num_hidden_layers" if key == "encoder" else "num_decoder_layers"]
+        types = per_layer(sub, n, ("sliding_attention", "full_attention"))
+        sliding.append(types.count("sliding_attention") if types is not None else (n + 1) // 2)
+    if sliding[1] != min(sliding[0], d["num_decoder_layers"]):
+        raise SpecError("decoder.layer_types", "the decoder's sliding layers must follow the encoder's pattern")
+    d["sliding_window_layers"] = sliding[0]
+    d["hidden_act"] = str(enc.get("hidden_activation"))
+    if d["sliding_window"] is not None and not sliding[0]:
+        d["sliding_window"] = None  # no layer slides
+
+
 def deberta(c: Cfg, d: Values) -> None:
     """DeBERTa v2/v3: learned absolute positions only with ``position_biased_input``; with ``relative_attention`` a
     table of 2 × position_buckets rows (else 2 × max_relative_positions, that being max_position_embeddings when
