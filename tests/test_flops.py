@@ -245,3 +245,22 @@ def test_vit_b16_forward_is_deits_17_6_gflops() -> None:
     assert 197 == c.seq
     assert 17.6e9 == pytest.approx(c.forward_per_sequence / 2, rel=0.005)
     assert 2 * 196 * 768 * 768 == c.tree.get("embedding/patch")
+
+
+def test_jetmoe_active_and_forward_count_chosen_experts_of_attention_and_mlp() -> None:
+    """JetMoE (64 wide, 2 layers, 4 kv heads of 8, 4 experts, 2 per token, expert MLP 32, 100 tokens, tied): per
+    layer the attention experts hold q and o (64 x 32 each) and the MLP experts a gated MLP (64 x 64 in, 32 x 64
+    out); a token uses 2 of each 4, so 2 x (2 x 2,048 + 6,144) per layer are idle; the forward pass runs the shared
+    kv projection, the routers and the chosen experts' matrices, 2 FLOPs per weight per token."""
+    from paramscope import read
+
+    config = dict(model_type="jetmoe", vocab_size=100, hidden_size=64, num_hidden_layers=2, num_key_value_heads=4)
+    config.update(kv_channels=8, intermediate_size=32, num_local_experts=4, num_experts_per_tok=2)
+    spec = read(config).spec
+    s = summarize(spec)
+    assert s.total - 2 * 2 * (2 * 64 * 32 + 64 * 64 + 32 * 64) == s.active
+    per_token_layer = 2 * (64 * 64 + 2 * 64 * 4 + 2 * (2 * 64 * 32) + 2 * (64 * 64 + 32 * 64))
+    tree = forward(spec, 1)
+    assert 2 * per_token_layer == tree.get("layers/attention") - tree.get("layers/attention/scores") - tree.get(
+        "layers/attention/values"
+    ) + tree.get("layers/moe")

@@ -89,9 +89,10 @@ def test_sliding_layers_follow_the_config_class(model_type: str, layers: int) ->
     assert expected == from_config(config).spec.sliding_window_layers
 
 
-#: Small hybrids: Gated DeltaNet layers (a constant state) between full-attention layers (a growing cache); and
-#: state-space models, every layer a Mamba mixer (Mamba reads intermediate_size as its inner width).
-HYBRIDS = {
+#: Small models whose cache is checked against transformers': hybrids (Gated DeltaNet, lightning attention, short
+#: convolutions: a constant state between full-attention layers' growing cache), state-space models (every layer a
+#: Mamba mixer; Mamba reads intermediate_size as its inner width), and JetMoE's shared keys and values.
+CACHES = {
     "qwen3_next": dict(
         model_type="qwen3_next",
         num_experts=4,
@@ -131,6 +132,7 @@ HYBRIDS = {
         num_dense_layers=1,
     ),
     "rwkv": dict(model_type="rwkv", num_hidden_layers=2, attention_hidden_size=32),
+    "jetmoe": dict(model_type="jetmoe", num_hidden_layers=2, kv_channels=8, num_local_experts=4, num_experts_per_tok=2),
     "minimax": dict(
         model_type="minimax",
         num_hidden_layers=3,
@@ -168,16 +170,16 @@ def _cache_bytes(cache: object, seen: dict[int, object], depth: int = 0) -> None
             _cache_bytes(item, seen, depth + 1)
 
 
-@pytest.mark.parametrize("name", sorted(HYBRIDS))
+@pytest.mark.parametrize("name", sorted(CACHES))
 @pytest.mark.parametrize("tokens", [3, 9])
-def test_hybrid_state_is_what_transformers_keeps(name: str, tokens: int) -> None:
-    """The cache of a hybrid after a forward pass of ``tokens`` tokens is what transformers actually allocates: run
-    the real class (tiny, bf16, random weights, CPU) with ``use_cache`` and sum the bytes of every tensor its cache
-    holds: keys and values of the attention layers, the convolution window and the fp32 recurrent state of the
-    linear-attention and state-space layers, lightning attention's state in the model's precision."""
+def test_cache_is_what_transformers_keeps(name: str, tokens: int) -> None:
+    """The cache of a hybrid (or of JetMoE) after a forward pass of ``tokens`` tokens is what transformers actually
+    allocates: run the real class (tiny, bf16, random weights, CPU) with ``use_cache`` and sum the bytes of every
+    tensor its cache holds: keys and values of the attention layers, the convolution window and the fp32 recurrent
+    state of the linear-attention and state-space layers, lightning attention's state in the model's precision."""
     torch = pytest.importorskip("torch")
     transformers = pytest.importorskip("transformers")
-    config = {**HYBRID_SIZES, **HYBRIDS[name]}
+    config = {**HYBRID_SIZES, **CACHES[name]}
     hf_config = transformers.AutoConfig.for_model(**config)
     torch.manual_seed(0)
     model = transformers.AutoModelForCausalLM.from_config(hf_config).to(torch.bfloat16).eval()

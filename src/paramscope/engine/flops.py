@@ -65,6 +65,16 @@ def _matmuls(node: Node, tokens: int, tokens_expr: str, fraction: tuple[int, int
     return out
 
 
+def _expert_matmuls(block: Node, seq: int, chosen: int, experts: int) -> list[Node]:
+    """The weight matmuls of a block whose ``experts`` child runs ``chosen`` of its ``experts`` copies per token (a
+    mixture of experts, or of attention heads); every other child runs for every token."""
+    out: list[Node] = []
+    for child in block.children:
+        routed = child.path.endswith("/experts") and experts
+        out += _matmuls(child, seq, "seq", (chosen, experts) if routed else (1, 1))
+    return out
+
+
 def attention_pairs(seq: int, causal: bool, window: int | None = None) -> int:
     """(query, key) pairs in one sequence: ``seq²`` non-causal, ``seq(seq+1)/2`` causal, each query
     limited to ``window`` keys when a sliding window is given."""
@@ -177,7 +187,7 @@ def _stack(spec: Spec, prefix: str, layers: int, layers_expr: str, seq: int, cau
     layers, layers_expr = kinds.attention, kinds.expr("attention")
     if layers:
         att = P.attention(f"{prefix}/attention", spec)
-        mm = _matmuls(att, seq, "seq")
+        mm = _expert_matmuls(att, seq, spec.num_experts_per_tok, spec.attention_experts)
         sliding = kinds.sliding
         self_causal = causal  # the caller passes False for encoders: they are bidirectional
         full = layers - sliding
@@ -221,12 +231,7 @@ def _stack(spec: Spec, prefix: str, layers: int, layers_expr: str, seq: int, cau
         parts.append(group(f"{prefix}/mlp", [repeated(n, n_dense, dense_expr) for n in _matmuls(mlp, seq, "seq")]))
     if n_moe:
         moe = P.moe(f"{prefix}/moe", spec)
-        kids = []
-        for child in moe.children:
-            if child.path.endswith("/experts"):
-                kids += _matmuls(child, seq, "seq", (spec.num_experts_per_tok, spec.num_experts))
-            else:
-                kids += _matmuls(child, seq, "seq")
+        kids = _expert_matmuls(moe, seq, spec.num_experts_per_tok, spec.num_experts)
         parts.append(
             group(
                 f"{prefix}/moe",

@@ -24,8 +24,8 @@ TARGETS = ("all-linear", "attn")
 #: linear: Gated DeltaNet's projections; time_mixing: RWKV's, which PEFT finds under ``attention``; lightning:
 #: MiniMax's, under ``self_attn``
 _ATTENTION = re.compile(r"(^|/)((cross_|linear_)?attention|time_mixing|lightning)/")
-#: The routed experts' stacked 3-D tensors (transformers 5): not nn.Linear modules
-_EXPERTS = re.compile(r"(^|/)moe/experts/")
+#: The routed experts' stacked 3-D tensors (transformers 5; JetMoE's attention experts too): not nn.Linear modules
+_EXPERTS = re.compile(r"(^|/)(moe|attention)/experts/")
 #: dense MLPs and shared experts: their layers share the transformers 4 names of the expert layers
 _MLP = re.compile(r"(^|/)(mlp|moe/shared_experts)/")
 

@@ -65,6 +65,8 @@ def attention(prefix: str, spec: Spec) -> Node:
     heads, kv, hd = spec.num_attention_heads, spec.kv_heads, spec.head_size
     if spec.is_mla:
         return _mla(prefix, spec)
+    if spec.attention_experts:
+        return _moa(prefix, spec)
     q = 2 if spec.attn_output_gate else 1  # with an output gate (Qwen3-Next), q_proj also emits one per query
     qkv_out = (q * heads + 2 * kv) * hd
     if kv == heads:
@@ -92,6 +94,30 @@ def attention(prefix: str, spec: Spec) -> Node:
     if spec.sub_norms:
         parts.append(norm(f"{prefix}/sub_norm", spec, h, "hidden_size"))
     return group(prefix, parts)
+
+
+def _moa(prefix: str, spec: Spec) -> Node:
+    """JetMoE's mixture of attention heads: keys and values from one shared projection; each expert a query
+    projection to num_key_value_heads heads and an output projection back, num_experts_per_tok of them per token
+    (so num_attention_heads = num_key_value_heads x num_experts_per_tok); a router; one output bias."""
+    h, kv, hd = spec.hidden_size, spec.kv_heads, spec.head_size
+    inner, expr = kv * hd, "num_key_value_heads*head_dim"
+    expert = group(
+        f"{prefix}/experts",
+        [
+            linear(f"{prefix}/experts/q", h, "hidden_size", inner, expr, False),
+            linear(f"{prefix}/experts/o", inner, expr, h, "hidden_size", False),
+        ],
+    )
+    return group(
+        prefix,
+        [
+            linear(f"{prefix}/kv", h, "hidden_size", 2 * inner, f"2*{expr}", False),
+            linear(f"{prefix}/router", h, "hidden_size", spec.attention_experts, "attention_experts", False),
+            repeated(expert, spec.attention_experts, "attention_experts"),
+            Node(f"{prefix}/bias", h, "hidden_size", shape=f"{h}", note="one bias after the experts' sum"),
+        ],
+    )
 
 
 def _mla(prefix: str, spec: Spec) -> Node:
@@ -298,6 +324,8 @@ def moe(prefix: str, spec: Spec) -> Node:
         parts.append(mlp(f"{prefix}/shared_experts", spec, spec.shared_expert_size, expr))
         if spec.shared_expert_gate:
             parts.append(linear(f"{prefix}/shared_expert_gate", h, "hidden_size", 1, "1", False))
+    if spec.moe_output_bias:
+        parts.append(Node(f"{prefix}/bias", h, "hidden_size", shape=f"{h}", note="one bias after the experts' sum"))
     return group(prefix, parts)
 
 
@@ -608,13 +636,14 @@ def count(spec: Spec) -> Node:
 
 
 def active_params(spec: Spec, tree: Node) -> int:
-    """Parameters that touch one token: all but the routed experts not chosen for it."""
-    experts = tree.find("layers/moe/experts") if spec.is_moe else None
-    if experts is None:
-        return tree.count
-    # the experts node repeats one expert num_experts times in each MoE layer
-    idle = (spec.num_experts - spec.num_experts_per_tok) * (experts.repeat // spec.num_experts)
-    return tree.count - idle * experts.per_copy
+    """Parameters that touch one token: all but the routed experts (of the feed-forward blocks and, in a mixture of
+    attention heads, of the attention) not chosen for it."""
+    idle = 0
+    for path, n in (("layers/moe/experts", spec.num_experts), ("layers/attention/experts", spec.attention_experts)):
+        experts = tree.find(path) if n else None
+        if experts is not None:  # one expert repeated n times in each layer that holds them
+            idle += (n - spec.num_experts_per_tok) * (experts.repeat // n) * experts.per_copy
+    return tree.count - idle
 
 
 def summarize(spec: Spec) -> Summary:

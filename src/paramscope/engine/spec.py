@@ -41,6 +41,7 @@ LIMITS = {
     "num_experts": 65_536,
     "num_experts_per_tok": 65_536,
     "num_shared_experts": 65_536,
+    "attention_experts": 65_536,
     "embedding_size": 1_048_576,
     "recurrent_units": 4_096,
     "type_vocab_size": 1_000_000,
@@ -206,6 +207,10 @@ class Spec:
     shared_expert_intermediate_size: int | None = None  # None -> num_shared_experts*moe_intermediate
     shared_expert_gate: bool = False  # Qwen-MoE: a sigmoid gate Linear(hidden, 1) on the shared expert
     router_bias: bool = False
+    moe_output_bias: bool = False  # JetMoE: one bias of the width after the experts' weighted sum
+    # Mixture of attention heads (JetMoE): the query and output projections are attention_experts experts,
+    # num_experts_per_tok of them per token, behind a router; keys and values are one shared projection
+    attention_experts: int = 0
     # What PEFT's LoRA "all-linear" does to a mixture of experts of this type (transformers 5 stacks the routed
     # experts in 3-D tensors, which are not linear layers): "tensors" -- PEFT converts its transformers 4 targets, so
     # the expert tensors (gate_up at twice the rank) and the router's weight are adapted and the dense and shared

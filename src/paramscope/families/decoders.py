@@ -300,6 +300,32 @@ MINIMAX = MIXTRAL.but(
     # layer's feed-forward block is Mixtral's experts
     extra_hooks=[hooks.lightning_layers],
 )
+JETMOE = LLAMA.but(
+    model_type="jetmoe",
+    class_prefix="JetMoe",
+    source=f"{TF}/jetmoe/modeling_jetmoe.py",
+    keys=dict(
+        head_dim=("kv_channels", "head_dim"),
+        num_attention_heads=None,
+        num_experts=("num_local_experts",),
+        num_experts_per_tok=("num_experts_per_tok",),
+        hidden_act=("activation_function",),
+        attention_bias=None,
+        mlp_bias=None,
+    ),
+    # attention and feed-forward are both mixtures of num_local_experts experts, num_experts_per_tok per token,
+    # each block ending in one bias
+    derive=dict(
+        num_attention_heads=Rule(
+            "num_key_value_heads*num_experts_per_tok",
+            lambda d: d["num_key_value_heads"] * d["num_experts_per_tok"],
+            always=True,
+        ),
+        attention_experts=Rule("num_local_experts", lambda d: d["num_experts"], always=True),
+        moe_intermediate_size=Rule("intermediate_size", lambda d: d["intermediate_size"], always=True),
+    ),
+    fixed=dict(mlp_gated=True, moe_output_bias=True, lora_moe="router"),
+)
 QWEN2_MOE = QWEN2.but(
     model_type="qwen2_moe",
     class_prefix="Qwen2Moe",
@@ -830,6 +856,7 @@ ROWS = (
     GEMMA3_TEXT,
     MIXTRAL,
     MINIMAX,
+    JETMOE,
     QWEN2_MOE,
     DEEPSEEK_V2,
     DEEPSEEK_V3,
