@@ -190,6 +190,21 @@ T5GEMMA_STACK = dict(
     num_key_value_heads=2,
 )
 
+#: Zamba2: Mamba-2 in every layer, a shared transformer block before the mixer in the hybrid layers, small.
+ZAMBA2 = dict(
+    model_type="zamba2",
+    num_hidden_layers=4,
+    layers_block_type=["mamba", "hybrid", "mamba", "hybrid"],
+    vocab_size=100,
+    hidden_size=32,
+    num_attention_heads=4,
+    mamba_d_state=4,
+    mamba_ngroups=1,
+    n_mamba_heads=8,
+    intermediate_size=40,
+    adapter_rank=4,
+)
+
 #: A vision encoder (ViT, CLIP's and SigLIP's towers), small: 10 // 3 = 3 patches a side, 9 in all.
 VISION = dict(
     hidden_size=16, num_hidden_layers=2, num_attention_heads=4, intermediate_size=24, image_size=10, patch_size=3
@@ -538,6 +553,16 @@ CASES = {
         decoder=T5GEMMA_STACK | {"layer_types": ["full_attention"] * 2},
     ),
     "t5gemma-2b-2b-defaults": dict(model_type="t5gemma"),
+    "zamba2-one-block": dict(ZAMBA2, num_mem_blocks=1),
+    "zamba2-two-blocks-attention-adapters": dict(ZAMBA2, num_mem_blocks=2, use_shared_attention_adapter=True),
+    "zamba2-more-blocks-than-uses-gqa-untied": dict(
+        ZAMBA2, num_mem_blocks=3, num_key_value_heads=2, tie_word_embeddings=False
+    ),
+    "zamba2-legacy-names-biases": dict(
+        ZAMBA2, layers_block_type=["hybrid", "linear_attention", "mamba", "mamba"], add_bias_linear=True
+    ),
+    "zamba2-untied-one-block": dict(ZAMBA2, num_mem_blocks=1, tie_word_embeddings=False),
+    "zamba2-defaults": dict(model_type="zamba2"),
     "vit-model": dict(model_type="vit", **VISION),
     "vit-classifier-1000": dict(
         model_type="vit", architectures=["ViTForImageClassification"], id2label={str(i): str(i) for i in range(1000)}
@@ -1346,6 +1371,17 @@ STRATEGIES = {
             ("siglip_vision_model", [{}, {"vision_use_head": False}]),
         )
     },
+    "zamba2": st.builds(
+        lambda cfg, kinds, blocks, adapters: (
+            cfg
+            | {"layers_block_type": kinds[: cfg["num_hidden_layers"]], "num_mem_blocks": blocks}
+            | {"use_shared_attention_adapter": adapters}
+        ),
+        _decoder("zamba2", n_mamba_heads=2, mamba_d_state=3, mamba_d_conv=2, adapter_rank=3),
+        st.lists(st.sampled_from(["mamba", "hybrid"]), min_size=4, max_size=4),
+        st.integers(1, 3),
+        st.booleans(),
+    ),
     "falcon_h1": _decoder("falcon_h1", mamba_n_heads=2, mamba_d_state=3, mamba_d_conv=2, mamba_rms_norm=True),
     "nemotron_h": st.builds(
         lambda cfg, pattern: cfg | {"hybrid_override_pattern": pattern},

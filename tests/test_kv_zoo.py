@@ -7,7 +7,7 @@ per token; a sliding layer holds at most its window; MLA holds the compressed la
 from __future__ import annotations
 
 import pytest
-from test_engine_vs_hf import BAMBA, GRANITE_HYBRID, HYBRID, JAMBA, NEMOTRON_H, T5GEMMA_STACK, WHISPER
+from test_engine_vs_hf import BAMBA, GRANITE_HYBRID, HYBRID, JAMBA, NEMOTRON_H, T5GEMMA_STACK, WHISPER, ZAMBA2
 
 from paramscope import from_config, preset
 from paramscope.engine.memory import kv_cache
@@ -91,7 +91,8 @@ def test_sliding_layers_follow_the_config_class(model_type: str, layers: int) ->
 
 #: Small models whose cache is checked against transformers': hybrids (Gated DeltaNet, lightning attention, short
 #: convolutions: a constant state between full-attention layers' growing cache), state-space models (every layer a
-#: Mamba mixer; Mamba reads intermediate_size as its inner width), and JetMoE's shared keys and values.
+#: Mamba mixer; Mamba reads intermediate_size as its inner width; Zamba2's shared blocks, each use caching its own
+#: keys and values), and JetMoE's shared keys and values.
 CACHES = {
     "qwen3_next": dict(
         model_type="qwen3_next",
@@ -132,6 +133,7 @@ CACHES = {
         num_dense_layers=1,
     ),
     "rwkv": dict(model_type="rwkv", num_hidden_layers=2, attention_hidden_size=32),
+    "zamba2": dict(ZAMBA2, num_mem_blocks=2, num_key_value_heads=2, head_dim=None, use_mamba_kernels=False),
     "jetmoe": dict(model_type="jetmoe", num_hidden_layers=2, kv_channels=8, num_local_experts=4, num_experts_per_tok=2),
     "minimax": dict(
         model_type="minimax",
@@ -179,7 +181,7 @@ def test_cache_is_what_transformers_keeps(name: str, tokens: int) -> None:
     state of the linear-attention and state-space layers, lightning attention's state in the model's precision."""
     torch = pytest.importorskip("torch")
     transformers = pytest.importorskip("transformers")
-    config = {**HYBRID_SIZES, **CACHES[name]}
+    config = {k: v for k, v in {**HYBRID_SIZES, **CACHES[name]}.items() if v is not None}  # None: leave the key out
     hf_config = transformers.AutoConfig.for_model(**config)
     torch.manual_seed(0)
     model = transformers.AutoModelForCausalLM.from_config(hf_config).to(torch.bfloat16).eval()

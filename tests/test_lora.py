@@ -130,6 +130,17 @@ def test_experts_of_types_without_a_preset_match_peft(case: str) -> None:
     assert peft_trainable(config, 8, "all-linear") == lora_params(read(config).spec, 8, "all-linear").count
 
 
+@pytest.mark.parametrize("rank", [4, 16])
+def test_zamba2_attention_adapters_match_peft(rank: int) -> None:
+    """Zamba2's shared attention is adapted once per shared block (PEFT wraps a shared module once), and so is each
+    use's own q/k/v adapter pair (two linear layers each, inside the attention module); the MLP adapters are not
+    attention."""
+    from test_engine_vs_hf import ZAMBA2
+
+    config = dict(ZAMBA2, num_mem_blocks=2, use_shared_attention_adapter=True, num_key_value_heads=2)
+    assert peft_trainable(config, rank, "attn") == lora_params(read(config).spec, rank, "attn").count
+
+
 def test_mixtral_experts_adapted_as_peft_converts_them() -> None:
     """Mixtral 8x7B, all-linear at rank 16, written out by hand per layer: q and o 16 × (4,096 + 4,096), k and v
     16 × (4,096 + 1,024), the router 16 × (4,096 + 8), the 8 experts' gate_up_proj at twice the rank

@@ -146,7 +146,12 @@ class _Dot:
         if name == "layers":
             n = s.num_decoder_layers if node.path.startswith("decoder") else s.num_hidden_layers
             lines[0] = f"the layer stack: {n:,} layers, one drawn"
-            if s.ssm_beside_attention:
+            if s.shared_blocks:
+                lines.append(
+                    f"a Mamba mixer in every layer; {s.shared_block_uses:,} of them first run one of "
+                    f"{s.shared_blocks:,} shared transformer blocks"
+                )
+            elif s.ssm_beside_attention:
                 lines.append("attention and the Mamba mixer side by side in every layer")
             elif s.mixer_only_layers:
                 lines.append("each layer holds one of the blocks drawn: a mixer or a feed-forward block")

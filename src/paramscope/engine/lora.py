@@ -73,11 +73,12 @@ def lora_params(spec: Spec, rank: int, targets: str = "all-linear") -> Node:
         raise ValueError(f"lora targets: expected one of {', '.join(TARGETS)}, got {str(targets)[:40]!r}")
     if isinstance(rank, bool) or not isinstance(rank, int) or rank < 1:
         raise ValueError(f"lora rank: expected a whole number of at least 1, got {rank!r}")
-    if spec.ssm_layers and (targets == "all-linear" or spec.ssm_layers == spec.num_hidden_layers):
+    all_mamba = spec.ssm_layers == spec.num_hidden_layers and not spec.shared_blocks
+    if spec.ssm_layers and (targets == "all-linear" or all_mamba):
         raise ValueError(
             "lora targets: PEFT refuses LoRA on the out_proj and conv1d of a state-space (Mamba) mixer in some "
             "families and not in others; all-linear on them is not modelled, and a model that is all Mamba has no "
-            "attention projections" + ("" if spec.ssm_layers == spec.num_hidden_layers else ": use attn")
+            "attention projections" + ("" if all_mamba else ": use attn")
         )
     parts: list[Node] = []
     for leaf in count(spec).leaves():

@@ -74,7 +74,8 @@ def attention(prefix: str, spec: Spec) -> Node:
     else:
         q_expr = "2*num_attention_heads" if q == 2 else "num_attention_heads"
         out_expr = f"({q_expr} + 2*num_key_value_heads)*head_dim"
-    qkv = linear(f"{prefix}/qkv", h, "hidden_size", qkv_out, out_expr, spec.attention_bias)
+    a, a_expr = (spec.attention_input, "2*hidden_size") if spec.shared_blocks else (h, "hidden_size")
+    qkv = linear(f"{prefix}/qkv", a, a_expr, qkv_out, out_expr, spec.attention_bias)
     if spec.attention_bias and spec.key_bias is False:  # Whisper: biases on q and v, none on k
         biases, bias_expr = (q * heads + kv) * hd, "(num_attention_heads + num_key_value_heads)*head_dim"
         qkv = qkv._replace(count=h * qkv_out + biases, formula=f"hidden_size*{paren(out_expr)} + {bias_expr}")
@@ -329,6 +330,35 @@ def moe(prefix: str, spec: Spec) -> Node:
     return group(prefix, parts)
 
 
+def shared_block(prefix: str, spec: Spec) -> Node:
+    """One of Zamba2's shared transformer blocks: a norm over [hidden state, input embeddings] (2 x hidden_size),
+    attention reading them, a norm and the MLP."""
+    h = spec.hidden_size
+    return group(
+        prefix,
+        [
+            norm(f"{prefix}/input_norm", spec, 2 * h, "2*hidden_size"),
+            attention(f"{prefix}/attention", spec),
+            norm(f"{prefix}/mlp_norm", spec, h, "hidden_size"),
+            mlp(f"{prefix}/mlp", spec, spec.ffn_size, "intermediate_size"),
+        ],
+    )
+
+
+def block_adapters(prefix: str, spec: Spec) -> Node:
+    """One set of a Zamba2 shared block's adapters: two linear layers each (down to shared_adapter_rank and back up)
+    beside the MLP's gate_up and, with shared_attention_adapters, beside q, k and v (2 x hidden_size wide)."""
+    h, r, i = spec.hidden_size, spec.shared_adapter_rank, spec.ffn_size
+    ups = [("mlp/gate_up", h, "hidden_size", 2 * i, "2*intermediate_size")]
+    if spec.shared_attention_adapters:
+        ups += [(f"attention/{n}", 2 * h, "2*hidden_size", 2 * h, "2*hidden_size") for n in ("q", "k", "v")]
+    parts = []
+    for name, n_in, in_expr, n_out, out_expr in ups:
+        parts.append(linear(f"{prefix}/{name}_down", n_in, in_expr, r, "shared_adapter_rank", False))
+        parts.append(linear(f"{prefix}/{name}_up", r, "shared_adapter_rank", n_out, out_expr, False))
+    return group(prefix, parts)
+
+
 def recurrent(prefix: str, spec: Spec) -> Node:
     """One RNN cell of hidden size H per embedding channel (input size 1)."""
     h, r = spec.hidden_size, spec.recurrent_units
@@ -393,11 +423,20 @@ def layer_stack(prefix: str, spec: Spec, layers: int, layers_expr: str, cross: b
     kinds = spec.stack(copies, layers_expr)
     parts: list[Node] = []
     for kind, block in MIXERS.items():
-        if getattr(kinds, kind):
+        if getattr(kinds, kind) and not (kind == "attention" and spec.shared_blocks):
             parts.append(repeated(block(f"{prefix}/{kind}", spec), getattr(kinds, kind), kinds.expr(kind)))
+    if spec.shared_blocks:  # their attention and MLP are counted once per block, not per use
+        h = spec.hidden_size
+        own = linear(f"{prefix}/shared_block_linear", h, "hidden_size", h, "hidden_size", False)
+        adapters = block_adapters(f"{prefix}/shared_block_adapters", spec)
+        parts += [
+            repeated(shared_block(f"{prefix}/shared_block", spec), spec.shared_blocks, "shared_blocks"),
+            repeated(own, spec.shared_block_uses, "shared_block_uses"),
+            repeated(adapters, spec.shared_adapters, "shared_adapters"),
+        ]
     if cross:
         parts.append(repeated(attention(f"{prefix}/cross_attention", spec), copies, layers_expr))
-    if kinds.mlp:
+    if kinds.mlp and not spec.shared_blocks:
         dense = mlp(f"{prefix}/mlp", spec, spec.ffn_size, "intermediate_size")
         parts.append(repeated(dense, kinds.mlp, kinds.expr("mlp")))
     if kinds.moe:

@@ -42,6 +42,10 @@ LIMITS = {
     "num_experts_per_tok": 65_536,
     "num_shared_experts": 65_536,
     "attention_experts": 65_536,
+    "shared_blocks": 100_000,
+    "shared_block_uses": 100_000,
+    "shared_adapters": 10_000_000_000,
+    "shared_adapter_rank": 1_048_576,
     "embedding_size": 1_048_576,
     "recurrent_units": 4_096,
     "type_vocab_size": 1_000_000,
@@ -248,6 +252,15 @@ class Spec:
     position_query_proj: bool = False
     encoder_conv_kernel: int = 0
     encoder_conv_groups: int = 1
+    # Zamba2: shared_blocks transformer blocks (attention over the hidden state and the input embeddings side by side,
+    # 2 x hidden_size wide, then an MLP) whose weights serve shared_block_uses of the layers, round-robin, before their
+    # Mamba mixer; each use adds a linear layer of its own and runs one of shared_adapters sets of low-rank adapters of
+    # shared_adapter_rank (on the MLP's gate_up, and on q, k and v with shared_attention_adapters)
+    shared_blocks: int = 0
+    shared_block_uses: int = 0
+    shared_adapters: int = 0
+    shared_adapter_rank: int = 0
+    shared_attention_adapters: bool = False
     # sharing
     num_hidden_groups: int | None = None  # ALBERT: distinct parameter sets shared by the layers
     # attention span (memory only)
@@ -298,6 +311,11 @@ class Spec:
         return self.num_decoder_layers > 0
 
     @property
+    def attention_input(self) -> int:
+        """The width attention reads: the hidden state, or (Zamba2's shared blocks) it and the input embeddings."""
+        return 2 * self.hidden_size if self.shared_blocks else self.hidden_size
+
+    @property
     def patches(self) -> int:
         """Patches per image (a vision encoder): the convolution of stride patch_size fits image // patch a side."""
         return (self.image_size // self.patch_size) ** 2 if self.image_size and self.patch_size else 0
@@ -334,6 +352,8 @@ class Spec:
         others = self.linear_attention_layers + self.short_conv_layers + self.time_mixing_layers + self.lightning_layers
         others += 0 if self.ssm_beside_attention else self.ssm_layers
         attention = mixers - others if self.has_attention else 0
+        if self.shared_blocks:  # Zamba2: the shared transformer runs in its hybrid layers, beside every layer's Mamba
+            attention = self.shared_block_uses
         return Stack(
             layers,
             layers_expr,
@@ -540,6 +560,8 @@ def validate(spec: Spec) -> Spec:
             raise SpecError("num_channels", "must be at least 1")
     if spec.architecture == "image_classification" and not spec.image_size:
         raise SpecError("architecture", "an image classifier needs image_size and patch_size (a vision encoder)")
+    if spec.shared_block_uses > spec.num_hidden_layers:
+        raise SpecError("shared_block_uses", "cannot exceed num_hidden_layers")
     if spec.sliding_window_layers > spec.num_hidden_layers:
         raise SpecError("sliding_window_layers", "cannot exceed num_hidden_layers")
     if spec.sliding_window is not None and spec.sliding_window < 1:

@@ -633,6 +633,36 @@ BAMBA = LLAMA.but(
     fixed=dict(ssm_version=2),
     hooks=(hooks.mamba2_inner, hooks.attn_layer_indices),
 )
+ZAMBA2 = LLAMA.but(
+    model_type="zamba2",
+    class_prefix="Zamba2",
+    source=f"{TF}/zamba2/modeling_zamba2.py",
+    keys=dict(
+        head_dim=None,
+        attention_bias=None,
+        mlp_bias=("add_bias_linear",),
+        ssm_heads=("n_mamba_heads",),
+        ssm_groups=("mamba_ngroups",),
+        ssm_state_size=("mamba_d_state",),
+        ssm_conv_kernel=("mamba_d_conv",),
+        ssm_conv_bias=("use_conv_bias",),
+        ssm_proj_bias=("add_bias_linear",),
+        shared_blocks=("num_mem_blocks",),
+        shared_adapter_rank=("adapter_rank",),
+        shared_attention_adapters=("use_shared_attention_adapter",),
+    ),
+    # a Mamba-2 mixer (and its norm) in every layer; attention reads [hidden, embeddings], 2 x hidden_size wide
+    derive=dict(
+        ssm_layers=EVERY_LAYER,
+        head_dim=Rule(
+            "2*hidden_size // num_attention_heads",
+            lambda d: 2 * d["hidden_size"] // max(d["num_attention_heads"], 1),
+            always=True,
+        ),
+    ),
+    fixed=dict(ssm_version=2, norms_per_layer=1, mlp_gated=True, fused=("gate_up",), attention_bias=False),
+    hooks=(hooks.mamba2_inner, hooks.zamba2_layers),
+)
 GRANITEMOEHYBRID = LLAMA.but(
     model_type="granitemoehybrid",
     class_prefix="GraniteMoeHybrid",
@@ -908,5 +938,6 @@ ROWS = (
     LFM2,
     LFM2_MOE,
     BAMBA,
+    ZAMBA2,
     JAMBA,
 )

@@ -249,6 +249,38 @@ def attn_layer_indices(c: Cfg, d: Values) -> None:
     d["ssm_layers"] = n - len({i for i in listed if i < n})
 
 
+#: Zamba2Config's layers when layers_block_type is null: 54 Mamba-2 layers, the shared transformer in 9 of them.
+ZAMBA2_DEFAULT_LAYERS = ["mamba"] + (["mamba"] * 5 + ["hybrid"]) * 7 + ["mamba"] * 4 + ["hybrid"]
+ZAMBA2_DEFAULT_LAYERS += ["mamba"] * 3 + ["hybrid"] + ["mamba"] * 2
+
+
+def zamba2_layers(c: Cfg, d: Values) -> None:
+    """Zamba2: every layer a Mamba-2 mixer; the layers ``layers_block_type`` names "hybrid" run a shared transformer
+    block first (the others are "mamba", or "linear_attention" as transformers now renames them). The blocks are
+    num_mem_blocks sets of weights used round-robin, so no more of them exist than hybrid layers."""
+    n = d["num_hidden_layers"]
+    types = c.get("layers_block_type")
+    if types is None:
+        types = ZAMBA2_DEFAULT_LAYERS
+    if not isinstance(types, list) or len(types) != n:
+        raise SpecError("layers_block_type", f"must name each of the {n} layers (num_hidden_layers)")
+    if any(t not in ("mamba", "linear_attention", "hybrid") for t in types):
+        raise SpecError("layers_block_type", 'expected "mamba" (or "linear_attention") or "hybrid" for each layer')
+    uses, blocks = types.count("hybrid"), d["shared_blocks"]
+    if blocks < 1:
+        raise SpecError("num_mem_blocks", "must be at least 1")
+    d["shared_block_uses"] = uses
+    d["mixer_only_layers"] = n - uses  # the MLP is the shared block's: only the hybrid layers run one
+    # Every use builds a block holding the adapters of the uses with its id (use % num_mem_blocks); transformers then
+    # ties the blocks of a repeated id together, but only when tie_word_embeddings is true (it ties nothing else):
+    # untied, each use keeps its own block and its copies of the adapters.
+    if d["tie_word_embeddings"]:
+        d["shared_blocks"], d["shared_adapters"] = min(blocks, uses), uses
+    else:
+        d["shared_blocks"] = uses
+        d["shared_adapters"] = sum(sum(1 for i in range(uses) if i % blocks == j % blocks) for j in range(uses))
+
+
 def jamba_layers(c: Cfg, d: Values) -> None:
     """Jamba: layer i attends when i % attn_layer_period == attn_layer_offset (else a Mamba mixer), and holds
     experts when i % expert_layer_period == expert_layer_offset and num_experts > 1 (else a dense MLP). The
