@@ -205,6 +205,25 @@ ZAMBA2 = dict(
     adapter_rank=4,
 )
 
+#: LongCat-Flash: two (MLA, dense MLP) pairs and one MoE block with zero-computation slots per layer, small.
+LONGCAT = dict(
+    model_type="longcat_flash",
+    num_layers=1,
+    vocab_size=100,
+    hidden_size=64,
+    num_attention_heads=4,
+    kv_lora_rank=16,
+    q_lora_rank=24,
+    qk_rope_head_dim=8,
+    qk_nope_head_dim=8,
+    v_head_dim=8,
+    ffn_hidden_size=48,
+    expert_ffn_hidden_size=16,
+    n_routed_experts=4,
+    zero_expert_num=2,
+    moe_topk=2,
+)
+
 #: A vision encoder (ViT, CLIP's and SigLIP's towers), small: 10 // 3 = 3 patches a side, 9 in all.
 VISION = dict(
     hidden_size=16, num_hidden_layers=2, num_attention_heads=4, intermediate_size=24, image_size=10, patch_size=3
@@ -563,6 +582,10 @@ CASES = {
     ),
     "zamba2-untied-one-block": dict(ZAMBA2, num_mem_blocks=1, tie_word_embeddings=False),
     "zamba2-defaults": dict(model_type="zamba2"),
+    "longcat-flash": dict(LONGCAT),
+    "longcat-flash-deeper-tied-router-bias": dict(LONGCAT, num_layers=3, tie_word_embeddings=True, router_bias=True),
+    "longcat-flash-no-zero-experts": dict(LONGCAT, zero_expert_num=0),
+    "longcat-flash-defaults": dict(model_type="longcat_flash"),
     "vit-model": dict(model_type="vit", **VISION),
     "vit-classifier-1000": dict(
         model_type="vit", architectures=["ViTForImageClassification"], id2label={str(i): str(i) for i in range(1000)}
@@ -1308,6 +1331,15 @@ STRATEGIES = {
     ),
     "hunyuan_v1_moe": _decoder("hunyuan_v1_moe", num_experts=3, moe_topk=2, head_dim=4),
     "jetmoe": _decoder("jetmoe", num_local_experts=3, num_experts_per_tok=2, kv_channels=4),
+    "longcat_flash": st.builds(
+        lambda layers, zero, top, tied: (
+            LONGCAT | {"num_layers": layers, "zero_expert_num": zero, "moe_topk": top, "tie_word_embeddings": tied}
+        ),
+        st.integers(1, 3),
+        st.integers(0, 3),
+        st.integers(1, 4),
+        st.booleans(),
+    ),
     "minimax": st.builds(
         lambda cfg, kinds: cfg | {"layer_types": kinds[: cfg["num_hidden_layers"]]},
         _decoder("minimax", num_local_experts=3, num_experts_per_tok=2),

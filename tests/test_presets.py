@@ -185,3 +185,19 @@ def test_deepseek_v3_checkpoint_notes() -> None:
     notes = presets.model("deepseek-v3").notes
     assert f"{layer:,} parameters" in notes[0]
     assert f"{58 * 256:,} router biases" in notes[1]
+
+
+def test_longcat_flash_is_560b_in_its_checkpoint_and_31b_active_at_most() -> None:
+    """LongCat-Flash (the class's defaults are its released sizes): per layer two MLA blocks and two dense MLPs, and
+    512 experts (3 x 2,048 x 6,144 each) with 256 zero-computation slots; transformers allocates gate_up rows for the
+    zero slots too (28 x 256 x 2 x 2,048 x 6,144), which the checkpoint lacks: 741.1B built, 560.7B released (the
+    card's 560B); 12 slots per token, at most all real experts: 31.4B active without the input table (card: 18.6B to
+    31.3B, dynamic)."""
+    from paramscope.model import Model
+
+    model = Model.from_config({"model_type": "longcat_flash"})
+    s = model.summary
+    zero_rows = 28 * 256 * 2 * 2048 * 6144
+    assert (741.1, 560.7) == (round(s.total / 1e9, 1), round((s.total - zero_rows) / 1e9, 1))
+    assert f"{s.total - zero_rows:,}" in model.notes[0]
+    assert 31.4 == round(s.active_without_input_embedding / 1e9, 1)

@@ -50,8 +50,8 @@ def _expert_tensor(leaf: Node, rank: int, spec: Spec) -> list[Node]:
     as PEFT converts the two transformers 4 targets it stands for."""
     name = leaf.path.rsplit("/", 1)[-1]
     n_in, n_out = leaf.matrix or (0, 0)
-    e = spec.num_experts
-    layers = leaf.repeat // e
+    layers = leaf.repeat // spec.num_experts
+    e = spec.num_experts + (spec.zero_experts if name == "gate" else 0)  # LongCat's gate_up has the zero slots too
     if name == "up" and spec.mlp_gated:
         return []  # held by gate_up_proj, counted with gate
     if name == "gate":

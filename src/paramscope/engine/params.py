@@ -316,10 +316,23 @@ def moe(prefix: str, spec: Spec) -> Node:
     """Router, routed experts, shared experts (and their gate)."""
     h = spec.hidden_size
     one = mlp(f"{prefix}/experts", spec, spec.expert_size, "moe_intermediate_size")
+    slots = spec.num_experts + spec.zero_experts
+    slots_expr = "num_experts + zero_experts" if spec.zero_experts else "num_experts"
     parts = [
-        linear(f"{prefix}/router", h, "hidden_size", spec.num_experts, "num_experts", spec.router_bias),
+        linear(f"{prefix}/router", h, "hidden_size", slots, slots_expr, spec.router_bias),
         repeated(one, spec.num_experts, "num_experts"),
     ]
+    if spec.zero_experts:
+        z, i = spec.zero_experts, spec.expert_size
+        parts.append(
+            Node(
+                f"{prefix}/zero_experts",
+                z * 2 * i * h,
+                "zero_experts*2*moe_intermediate_size*hidden_size",
+                shape=f"{z}×{2 * i}×{h}",
+                note="gate_up rows transformers allocates for the zero-computation experts, which never compute",
+            )
+        )
     if spec.shared_expert_size:
         expr = "shared_expert_intermediate_size"
         parts.append(mlp(f"{prefix}/shared_experts", spec, spec.shared_expert_size, expr))
@@ -677,7 +690,7 @@ def count(spec: Spec) -> Node:
 def active_params(spec: Spec, tree: Node) -> int:
     """Parameters that touch one token: all but the routed experts (of the feed-forward blocks and, in a mixture of
     attention heads, of the attention) not chosen for it."""
-    idle = 0
+    idle = tree.get("layers/moe/zero_experts")  # never computed
     for path, n in (("layers/moe/experts", spec.num_experts), ("layers/attention/experts", spec.attention_experts)):
         experts = tree.find(path) if n else None
         if experts is not None:  # one expert repeated n times in each layer that holds them

@@ -42,6 +42,8 @@ LIMITS = {
     "num_experts_per_tok": 65_536,
     "num_shared_experts": 65_536,
     "attention_experts": 65_536,
+    "zero_experts": 65_536,
+    "sublayers": 16,
     "shared_blocks": 100_000,
     "shared_block_uses": 100_000,
     "shared_adapters": 10_000_000_000,
@@ -212,6 +214,11 @@ class Spec:
     shared_expert_gate: bool = False  # Qwen-MoE: a sigmoid gate Linear(hidden, 1) on the shared expert
     router_bias: bool = False
     moe_output_bias: bool = False  # JetMoE: one bias of the width after the experts' weighted sum
+    # LongCat-Flash: routing slots that compute nothing (the token passes through unchanged); the router scores
+    # num_experts + zero_experts slots, and transformers allocates gate_up rows for these slots too
+    zero_experts: int = 0
+    # LongCat-Flash: each layer holds sublayers (attention, then a dense MLP) pairs beside one MoE block
+    sublayers: int = 1
     # Mixture of attention heads (JetMoE): the query and output projections are attention_experts experts,
     # num_experts_per_tok of them per token, behind a router; keys and values are one shared projection
     attention_experts: int = 0
@@ -348,6 +355,10 @@ class Spec:
             return Stack(layers, layers_expr, attention, self._sliding(attention), mlp=mlp)
         mixers = layers - self.ffn_only_layers
         moe = self.num_moe_layers
+        if self.sublayers > 1:  # LongCat-Flash: attention and a dense MLP sublayers times per layer, one MoE block
+            attention, mlp = layers * self.sublayers, layers * self.sublayers if self.ffn_size else 0
+            sliding = self._sliding(attention)
+            return Stack(layers, layers_expr, attention, sliding, mlp=mlp, moe=moe, sublayers=self.sublayers)
         dense = layers - self.mixer_only_layers - moe if self.ffn_size else 0
         others = self.linear_attention_layers + self.short_conv_layers + self.time_mixing_layers + self.lightning_layers
         others += 0 if self.ssm_beside_attention else self.ssm_layers
@@ -426,12 +437,15 @@ class Stack:
     mlp: int = 0
     moe: int = 0
     first_k_dense: bool = False  # the dense layers are exactly the first first_k_dense_replace
+    sublayers: int = 1  # blocks of one kind a layer holds more than once (LongCat-Flash: 2 attention, 2 MLPs)
 
     def expr(self, kind: str) -> str:
         """The stack's own name when every layer holds ``kind``, else the kind's count by name."""
         n = getattr(self, kind)
         if n == self.layers:
             return self.layers_expr
+        if self.sublayers > 1 and n == self.sublayers * self.layers:
+            return f"{self.sublayers}*{self.layers_expr}"
         if self.first_k_dense and kind == "moe":
             return f"({self.layers_expr} - first_k_dense_replace)"
         if self.first_k_dense and kind == "mlp":

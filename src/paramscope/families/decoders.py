@@ -326,6 +326,33 @@ JETMOE = LLAMA.but(
     ),
     fixed=dict(mlp_gated=True, moe_output_bias=True, lora_moe="router"),
 )
+LONGCAT_FLASH = LLAMA.but(
+    model_type="longcat_flash",
+    class_prefix="LongcatFlash",
+    source=f"{TF}/longcat_flash/modeling_longcat_flash.py",
+    keys=dict(
+        num_hidden_layers=("num_layers",),
+        intermediate_size=("ffn_hidden_size", "intermediate_size"),
+        mlp_bias=None,
+        head_dim=None,
+        num_experts=("n_routed_experts", "num_local_experts"),
+        num_experts_per_tok=("moe_topk", "num_experts_per_tok"),
+        moe_intermediate_size=("expert_ffn_hidden_size", "moe_intermediate_size"),
+        zero_experts=("zero_expert_num",),
+        router_bias=("router_bias",),
+        q_lora_rank=("q_lora_rank",),
+        kv_lora_rank=("kv_lora_rank",),
+        qk_nope_head_dim=("qk_nope_head_dim",),
+        qk_rope_head_dim=("qk_rope_head_dim",),
+        v_head_dim=("v_head_dim",),
+    ),
+    defaults=dict(router_bias=False, zero_experts=0),
+    derive=dict(head_dim=Rule("qk_rope_head_dim", lambda d: d["qk_rope_head_dim"], always=True)),
+    # each layer: two (MLA attention, dense MLP) pairs with four norms, and one MoE block beside them whose router
+    # also scores zero_expert_num slots that compute nothing
+    fixed=dict(sublayers=2, norms_per_layer=4, lora_moe="tensors"),
+    notes=(hooks.zero_expert_rows, hooks.router_bias_buffers),
+)
 QWEN2_MOE = QWEN2.but(
     model_type="qwen2_moe",
     class_prefix="Qwen2Moe",
@@ -887,6 +914,7 @@ ROWS = (
     MIXTRAL,
     MINIMAX,
     JETMOE,
+    LONGCAT_FLASH,
     QWEN2_MOE,
     DEEPSEEK_V2,
     DEEPSEEK_V3,

@@ -689,13 +689,28 @@ def mtp_layers(config: Mapping[str, Any], spec: Spec, tree: Node) -> str | None:
     )
 
 
+def zero_expert_rows(config: Mapping[str, Any], spec: Spec, tree: Node) -> str | None:
+    """LongCat-Flash: transformers allocates gate_up rows for the zero-computation experts too, which the released
+    checkpoint does not hold (they compute nothing)."""
+    rows = tree.get("layers/moe/zero_experts")
+    if not rows:
+        return None
+    return (
+        f"transformers allocates {rows:,} parameters of gate_up rows for the {spec.zero_experts:,} zero-computation "
+        f"experts of each layer, which never compute and which the checkpoint does not hold: the released model is "
+        f"{tree.count - rows:,} (LongCat-Flash: 560B); active per token counts the chosen slots as real experts, the "
+        "upper bound of its dynamic range"
+    )
+
+
 def router_bias_buffers(config: Mapping[str, Any], spec: Spec, tree: Node) -> str | None:
     """Routers with ``e_score_correction_bias`` (aux-loss-free balancing): a buffer per expert and MoE layer, stored
     in the checkpoint but not a parameter."""
     if not spec.num_moe_layers:
         return None
-    n = spec.num_experts * spec.num_moe_layers
+    slots = spec.num_experts + spec.zero_experts  # one per routing slot, LongCat's zero experts included
+    n = slots * spec.num_moe_layers
     return (
-        f"e_score_correction_bias: {n:,} router biases ({spec.num_experts} per MoE layer) are buffers in transformers,"
+        f"e_score_correction_bias: {n:,} router biases ({slots} per MoE layer) are buffers in transformers,"
         " stored in the checkpoint but not parameters"
     )
