@@ -571,6 +571,11 @@ CASES = {
         encoder=T5GEMMA_STACK | {"layer_types": ["full_attention"] * 2},
         decoder=T5GEMMA_STACK | {"layer_types": ["full_attention"] * 2},
     ),
+    "t5gemma-deeper-decoder-default-patterns": dict(
+        model_type="t5gemma",
+        encoder=T5GEMMA_STACK,
+        decoder=T5GEMMA_STACK | {"num_hidden_layers": 4},
+    ),
     "t5gemma-2b-2b-defaults": dict(model_type="t5gemma"),
     "zamba2-one-block": dict(ZAMBA2, num_mem_blocks=1),
     "zamba2-two-blocks-attention-adapters": dict(ZAMBA2, num_mem_blocks=2, use_shared_attention_adapter=True),

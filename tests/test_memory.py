@@ -513,3 +513,15 @@ def test_every_precision_table() -> None:
     assert (4 * n, 2 * n) == (table["fp32"]["weights"], table["bf16"]["weights"])
     assert table["bf16"]["weights"] > table["int8"]["weights"] > table["int4"]["weights"] > 2 * 128_256 * 4096 * 2
     assert all(row["total"] == row["weights"] + row["kv_cache"] + 768 * 2**20 for row in table.values())
+
+
+def test_gpus_needed_for_training_ignores_the_layout_in_the_settings() -> None:
+    """The search picks its own layout: pipeline and expert degrees typed in the settings (PP 4 here) neither
+    shrink the GPU count it reports nor hide in the per-GPU bytes (TP x ZeRO-3 groups, no pipeline)."""
+    from paramscope.engine.memory import gpus_needed
+
+    spec = presets.load("llama-3-70b")
+    base = RunSettings(mode="training", batch=1, seq=2048)
+    plain, staged = (gpus_needed(spec, s, 80 * 10**9) for s in (base, dataclasses.replace(base, pp=4, ep=2)))
+    assert plain is not None and staged is not None
+    assert (plain.gpus, plain.tp, plain.dp, 1) == (staged.gpus, staged.tp, staged.dp, staged.pp)

@@ -392,3 +392,21 @@ def test_siglip_is_its_two_towers_and_two_scalars() -> None:
         vision = sum(p.numel() for p in SiglipVisionModel(SiglipVisionConfig()).parameters())
     towers = {role: m.summary.total for role, m in model.towers}
     assert ({"text tower": text, "vision tower": vision}, 2) == (towers, model.summary.total - text - vision)
+
+
+@needs_hf
+def test_a_config_its_row_cannot_describe_is_counted_by_transformers() -> None:
+    """An unbalanced T5Gemma (a narrower decoder) has no formulas, but it is still counted exactly: by
+    transformers on the meta device, with the reason first among the notes."""
+    import torch
+    from transformers import T5GemmaConfig, T5GemmaForConditionalGeneration
+
+    from paramscope.model import Model
+
+    stack = dict(hidden_size=32, intermediate_size=48, num_hidden_layers=2, num_attention_heads=4, vocab_size=100)
+    config = {"model_type": "t5gemma", "encoder": stack, "decoder": stack | {"hidden_size": 16}}
+    with torch.device("meta"):
+        hf = T5GemmaForConditionalGeneration(T5GemmaConfig(encoder=config["encoder"], decoder=config["decoder"]))
+    model = Model.from_config(config)
+    assert (False, sum(p.numel() for p in hf.parameters())) == (model.has_formulas, model.summary.total)
+    assert model.notes[0].startswith("no formulas: decoder.hidden_size: 16 differs from the encoder's 32")

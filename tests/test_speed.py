@@ -99,3 +99,21 @@ def test_cli_fit(tmp_path: Path) -> None:
     assert 0 == out.returncode, out.stderr
     data = json.loads(out.stdout)
     assert (2, 2, 1) == (data["gpus"], data["tp"], data["pp"])
+
+
+@pytest.mark.parametrize("case", ["mixtral", "jetmoe-untied-top1", "longcat-flash"])
+def test_decode_at_batch_1_reads_the_active_weights(case: str) -> None:
+    """One sequence's decode step reads exactly the weights its token uses: the active parameters (bf16) less the
+    untied input table (one row is looked up): idle routed experts, idle attention experts (JetMoE) and the gate_up
+    rows of LongCat's zero-computation slots are never read."""
+    from test_engine_vs_hf import CASES
+
+    from paramscope import read
+    from paramscope.engine.memory import kv_cache
+    from paramscope.engine.params import summarize
+
+    spec = read(CASES[case]).spec
+    s = summarize(spec)
+    step = speed(spec, H100, batch=1, prompt=8, new=2)
+    weights_read = step.decode_step.bytes - kv_cache(spec, step.context, 1, "bf16").count
+    assert 2 * (s.active - (0 if spec.tie_word_embeddings else s.input_embedding)) == weights_read

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from paramscope.engine.params import summarize
 from paramscope.engine.spec import Spec, SpecError
 from paramscope.engine.tree import Summary
-from paramscope.families import FAMILIES, Family, Origin, ReadResult, family_of, read
+from paramscope.families import FAMILIES, BeyondRow, Family, Origin, ReadResult, family_of, read
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from paramscope.families.meta_build import MetaResult
@@ -96,9 +96,11 @@ class Model:
         """What this model's count does not cover, with numbers: transformers' own notes for a model without a
         row; for a row, what its released checkpoints hold beyond the model (MTP layers, router buffers)."""
         if not self.has_formulas:
+            beyond = _beyond_row(self.config_json) if self.model_type in FAMILIES else None
+            why = (f"no formulas: {beyond}",) if beyond else ()
             towers = self.towers
             if not towers:
-                return self.meta.notes
+                return (*why, *self.meta.notes)
             total = self.meta.summary.total
             parts = tuple(f"the {role} ({m.model_type}, with formulas): {m.summary.total:,}" for role, m in towers)
             rest = total - sum(m.summary.total for _, m in towers)
@@ -111,19 +113,7 @@ class Model:
         """The parts of a multimodal config that a family row reads: its language model or text tower
         (``text_config``; CLIP's is an encoder), vision tower (``vision_config``) and audio tower (``audio_config``),
         each with formulas and controls."""
-        out = []
-        for key, role in TOWERS:
-            sub = self.config.get(key)
-            if not isinstance(sub, dict) or not isinstance(sub.get("model_type"), str):
-                continue
-            try:
-                model = Model.from_config(sub, origin=key)
-            except SpecError:
-                continue
-            if model.has_formulas:
-                text_encoder = key == "text_config" and model.spec.encoder_only
-                out.append(("text tower" if text_encoder else role, model))
-        return tuple(out)
+        return _towers(self.config_json)
 
     @property
     def summary(self) -> Summary:
@@ -248,6 +238,24 @@ def _read(config_json: str) -> ReadResult:
     return read(json.loads(config_json))
 
 
+@lru_cache(maxsize=64)
+def _towers(config_json: str) -> tuple[tuple[str, Model], ...]:
+    out = []
+    for key, role in TOWERS:
+        sub = json.loads(config_json).get(key)
+        kind = sub.get("model_type") if isinstance(sub, dict) else None
+        if not isinstance(kind, str) or kind not in FAMILIES:  # no row: nothing to add
+            continue
+        try:
+            model = Model.from_config(sub, origin=key)
+        except SpecError:
+            continue
+        if model.has_formulas:
+            text_encoder = key == "text_config" and model.spec.encoder_only
+            out.append(("text tower" if text_encoder else role, model))
+    return tuple(out)
+
+
 @lru_cache(maxsize=4096)
 def _has_row(config_json: str) -> bool:
     try:
@@ -256,7 +264,19 @@ def _has_row(config_json: str) -> bool:
         if exc.field != "model_type" or not isinstance(json.loads(config_json).get("model_type"), str):
             raise
         return False
-    return True
+    return _beyond_row(config_json) is None
+
+
+def _beyond_row(config_json: str) -> BeyondRow | None:
+    """Why the row cannot describe this config (transformers counts it instead), or None when it can (or when the
+    config is wrong in a way the reader names)."""
+    try:
+        _read(config_json)
+    except BeyondRow as exc:
+        return exc
+    except SpecError:
+        return None
+    return None
 
 
 @lru_cache(maxsize=64)

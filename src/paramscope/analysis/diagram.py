@@ -159,10 +159,14 @@ class _Dot:
                 lines.append("each layer holds one of the mixers drawn side by side")
             if s.parallel_attn:
                 lines.append("attention and MLP in parallel")
-        if name == "mlp" or name in ("experts", "shared_experts"):
+        attention_experts = name == "experts" and "/attention/" in node.path + "/"
+        if attention_experts:  # JetMoE: query and output projections as experts
+            lines[0] = "attention experts (q and o)"
+            lines.append(f"{s.attention_experts:,} experts, {s.num_experts_per_tok} active per token")
+        elif name == "mlp" or name in ("experts", "shared_experts"):
             act = s.hidden_act or "?"
             lines.append(f"{'gated, ' if s.mlp_gated else ''}activation {act}")
-        if name == "experts":
+        if name == "experts" and not attention_experts:
             lines.append(f"{s.num_experts:,} experts, {s.num_experts_per_tok} active per token")
         if node.note:
             lines.append(node.note)

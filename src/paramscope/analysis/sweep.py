@@ -47,8 +47,8 @@ def field_of(dimension: str) -> str:
 def varied(spec: Spec, dimension: str, value: int) -> Spec:
     """``spec`` with one dimension set to ``value``, the fields tied to it following along.
 
-    - layers: encoder-decoders keep their decoder/encoder ratio; sliding-window layers keep their
-      share; dense-first / dense-only layer indices beyond the new depth are dropped.
+    - layers: encoder-decoders keep their decoder/encoder ratio; sliding-window layers and the layers of each
+      other mixer keep their share; dense-first / dense-only layer indices beyond the new depth are dropped.
     - width: head size, query-group size and MLP / expert width ratios are kept (heads follow width).
     - vocab: only ``vocab_size`` changes.
     - experts: ``num_experts_per_tok`` is capped at the number of experts.
@@ -65,6 +65,9 @@ def varied(spec: Spec, dimension: str, value: int) -> Spec:
         changes: dict[str, Any] = {"num_experts": value}
         if value:
             changes["num_experts_per_tok"] = min(spec.num_experts_per_tok, value)
+        if spec.attention_experts:  # JetMoE: the attention's experts are the same number
+            changes["attention_experts"] = max(value, 1)
+            changes["num_attention_heads"] = spec.kv_heads * changes.get("num_experts_per_tok", 1)
         return spec.replace(**changes)
     return spec.replace(**{name: value})
 
@@ -76,6 +79,11 @@ def _layers(spec: Spec, n: int) -> Spec:
         changes["num_decoder_layers"] = max(1, round(n * spec.num_decoder_layers / old))
     if spec.sliding_window_layers and old:
         changes["sliding_window_layers"] = min(n, round(n * spec.sliding_window_layers / old))
+    # the other mixers (and Zamba2's shared-block uses) keep their share of the layers
+    shares = ("linear_attention_layers", "lightning_layers", "short_conv_layers", "time_mixing_layers", "ssm_layers")
+    for name in (*shares, "shared_block_uses", "mixer_only_layers", "ffn_only_layers"):
+        if getattr(spec, name) and old:
+            changes[name] = min(n, round(n * getattr(spec, name) / old))
     changes["first_k_dense_replace"] = min(spec.first_k_dense_replace, n)
     changes["mlp_only_layers"] = tuple(i for i in spec.mlp_only_layers if i < n)
     if spec.num_hidden_groups is not None:

@@ -67,7 +67,7 @@ def use_uploaded_model(text: str) -> None:
 
 
 def use_model(model: Model) -> None:
-    """Show ``model`` on every tab, with every control (an upload, a multimodal config's language model)."""
+    """Show ``model`` on every tab, with every control (an upload, one tower of a multimodal config)."""
     st.session_state.model = model
     st.session_state.preset = picker_value(model)
     clear_controls()

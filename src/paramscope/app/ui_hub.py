@@ -88,8 +88,13 @@ def render_counted_by_transformers(model: Model, on_use: Callable[[Model], None]
     """A model type with no family row: transformers' own count, its module tree (repeated layers folded)."""
     meta = model.meta
     s = meta.summary
+    why = (
+        "has a family row that cannot describe this config (the first note below says why)"
+        if model.notes[:1] and model.notes[0].startswith("no formulas:")
+        else "has no family row here"
+    )
     st.info(
-        f"**{model.model_type}** has no family row here, so it is **counted by transformers, no formulas**: "
+        f"**{model.model_type}** {why}, so it is **counted by transformers, no formulas**: "
         f"{meta.class_name} built on the meta device (no memory, no weights). Memory, compute and the controls "
         "need a family row; edit this model's config.json in the Your model tab.",
         icon=":material/info:",

@@ -268,13 +268,14 @@ def forward(spec: Spec, seq: int, causal: bool = False) -> Node:
     top: list[Node] = []
     if spec.embedding_size is not None and spec.embedding_size != h:
         top.append(Node("embedding/projection", 2 * seq * e * h, "2*seq*embedding_size*hidden_size"))
-    if spec.image_size:
+    if spec.image_size:  # every token but the class token is a patch
         pixels = spec.num_channels * spec.patch_size**2
+        patches, expr = (seq - 1, "(seq - 1)") if spec.class_token else (seq, "seq")
         top.append(
             Node(
                 "embedding/patch",
-                2 * spec.patches * pixels * h,
-                "2*patches*num_channels*patch_size^2*hidden_size",
+                2 * max(patches, 0) * pixels * h,
+                f"2*{expr}*num_channels*patch_size^2*hidden_size",
                 note="the patch convolution: one matrix on each patch",
             )
         )

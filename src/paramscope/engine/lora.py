@@ -6,7 +6,8 @@ Targets, as PEFT names them:
 * ``all-linear``: every ``nn.Linear`` (and GPT-2's ``Conv1D``) except the output layer (``lm_head``), as
   ``LoraConfig(target_modules="all-linear")`` selects them;
 * ``attn``: the attention projections only (q, k, v, o, or their fused and low-rank forms; a hybrid's
-  linear-attention projections too, as PEFT finds them under ``linear_attn``).
+  linear-attention, lightning-attention and RWKV time-mixing projections, JetMoE's key/value projection and
+  attention router, Zamba2's per-use q/k/v adapters: every linear layer PEFT finds inside an attention module).
 
 The parameter tree knows the sizes; ``Spec.fused`` (set by the family row) says which projections the classes
 build as one layer (GPT-2's ``c_attn``, Phi-3's ``gate_up_proj``), since PEFT adapts modules, not matrices.

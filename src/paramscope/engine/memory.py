@@ -22,6 +22,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from paramscope.engine.components import EMBEDDING_PATHS
 from paramscope.engine.params import count, paren
 from paramscope.engine.run import (
     MAX_BATCH,
@@ -85,10 +86,6 @@ def _in_layers(path: str) -> bool:
     return path.startswith("layers/") or "/layers/" in path
 
 
-def _is_embedding(path: str) -> bool:
-    return path.startswith(("embedding/", "head/")) or "/embedding/" in path
-
-
 @dataclass(frozen=True)
 class Layout:
     """How one model is split over GPUs: tensor (``tp``), pipeline (``pp``) and expert (``ep``) parallelism."""
@@ -149,8 +146,8 @@ def weight_bytes(spec: Spec, dtype: str, layout: Layout = ONE_GPU) -> Node:
                 else:
                     groups = n_out * _ceil_div(n_in, quant.group)
                 scale_bytes += _ceil_div(groups, split) * quant.scale_bytes * copies
-        elif _is_embedding(leaf.path):
-            if leaf.path.startswith("head/") or "/head/" in leaf.path:
+        elif leaf.path in EMBEDDING_PATHS:  # vocabulary and position tables, an untied head: split by vocabulary
+            if leaf.path == "head/lm":
                 head_elems += _ceil_div(leaf.count, tp)
             else:
                 emb_elems += _ceil_div(leaf.count, tp)
@@ -853,7 +850,9 @@ def gpus_needed(spec: Spec, settings: RunSettings, capacity: int, limit: int = 4
     if settings.mode != "inference":
         best: GpusNeeded | None = None
         for tp in degrees:
-            run = lambda n, tp=tp: dataclasses.replace(settings, gpus=n, zero=3, tp=tp, sp=settings.sp or tp > 1)  # noqa: E731
+            run = lambda n, tp=tp: dataclasses.replace(  # noqa: E731
+                settings, gpus=n, zero=3, tp=tp, pp=1, ep=1, sp=settings.sp or tp > 1
+            )
             groups = limit // tp
             if not groups or total_bytes(spec, run(groups)) > capacity:
                 continue

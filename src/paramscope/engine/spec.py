@@ -77,6 +77,7 @@ LIMITS = {
     "source_positions": 100_000_000,
     "audio_mel_bins": 65_536,
     "cross_norms": 16,
+    "encoder_sliding_window_layers": 100_000,
     "image_size": 1_048_576,
     "patch_size": 1_048_576,
     "num_channels": 65_536,
@@ -127,7 +128,7 @@ class Spec:
     sub_norms: bool = False  # BitNet: a norm on the attention output (hidden_size) and on the MLP's inner width
     attention_sinks: bool = False  # gpt-oss: one learned logit per query head ("sinks"), in every layer
     encoder_only: bool = False  # a bidirectional encoder (BERT and kin): nothing is generated, no KV cache
-    fused: tuple[str, ...] = ()  # projections the classes build as one linear layer: qkv (c_attn), gate_up, in_qkvz
+    fused: tuple[str, ...] = ()  # projections built as one linear layer: qkv (c_attn), gate_up, in_qkvz, in_ba
     # multi-head latent attention (DeepSeek-V2); all None for ordinary attention
     q_lora_rank: int | None = None
     kv_lora_rank: int | None = None
@@ -250,6 +251,8 @@ class Spec:
     encoder_embedding: bool = False  # the encoder has a table of its own; the decoder (and a tied head) read
     # embedding/token (T5Gemma)
     cross_norms: int = 1  # norms around each cross-attention block (T5Gemma: 2, before and after)
+    encoder_sliding_window_layers: int | None = None  # the encoder's sliding layers when its pattern differs from
+    # the decoder's (T5Gemma); sliding_window_layers counts the decoder's, whose cache they size
     relative_attention_num_buckets: int = 0  # T5 relative attention bias (first layer of each stack)
     # DeBERTa's disentangled attention: a relative-position table shared by all layers (and a LayerNorm on it), the
     # per-layer projections of it to keys and queries, and a convolution beside the first layer (v2 xlarge)
@@ -352,7 +355,10 @@ class Spec:
         if self.is_encoder_decoder or layers != self.num_hidden_layers:
             attention = layers if self.has_attention else 0
             mlp = layers if self.ffn_size else 0
-            return Stack(layers, layers_expr, attention, self._sliding(attention), mlp=mlp)
+            sliding = self._sliding(attention)
+            if layers_expr == "num_hidden_layers" and self.encoder_sliding_window_layers is not None:
+                sliding = min(self.encoder_sliding_window_layers, attention)  # the encoder's own pattern (T5Gemma)
+            return Stack(layers, layers_expr, attention, sliding, mlp=mlp)
         mixers = layers - self.ffn_only_layers
         moe = self.num_moe_layers
         if self.sublayers > 1:  # LongCat-Flash: attention and a dense MLP sublayers times per layer, one MoE block
@@ -529,6 +535,12 @@ def validate(spec: Spec) -> Spec:
                 "num_experts_per_tok",
                 f"must be between 1 and num_experts ({spec.num_experts}), got {spec.num_experts_per_tok}",
             )
+    if spec.attention_experts:
+        if not 1 <= spec.num_experts_per_tok <= spec.attention_experts:
+            raise SpecError(
+                "num_experts_per_tok",
+                f"must be between 1 and attention_experts ({spec.attention_experts}), got {spec.num_experts_per_tok}",
+            )
     if spec.num_hidden_groups is not None:
         if not 1 <= spec.num_hidden_groups <= max(spec.num_hidden_layers, 1):
             raise SpecError("num_hidden_groups", "must be between 1 and num_hidden_layers")
@@ -549,7 +561,9 @@ def validate(spec: Spec) -> Spec:
     others += spec.lightning_layers
     if others + spec.ffn_only_layers > spec.num_hidden_layers:
         raise SpecError(
-            "ssm_layers", "state-space, linear-attention, convolution and MLP-only layers exceed num_hidden_layers"
+            "ssm_layers",
+            "state-space, linear-attention, lightning, convolution, time-mixing and MLP-only layers exceed "
+            "num_hidden_layers",
         )
     if spec.encoder_conv_kernel and (spec.encoder_conv_groups < 1 or spec.hidden_size % spec.encoder_conv_groups):
         raise SpecError("encoder_conv_groups", f"must divide hidden_size {spec.hidden_size:,}")

@@ -107,12 +107,16 @@ def speed(
     tree = count(spec)
     keep_bits = 16 if dtype in QUANT else BITS[dtype]
     table = 0 if spec.tie_word_embeddings else tree.get("embedding/token") * keep_bits // 8
-    experts = tree.find("layers/moe/experts")
     read = weights - table  # a decode step looks up one row per sequence, not the whole input table
+    read -= round(tree.get("layers/moe/zero_experts") * BITS[dtype] / 8)  # rows that never compute
     touched = float(spec.num_experts)
-    if experts is not None and spec.num_experts:
-        touched = expected_experts(spec.num_experts, spec.num_experts_per_tok, batch)
-        read -= round(experts.count * BITS[dtype] / 8 * (1 - touched / spec.num_experts))
+    # routed experts (and JetMoE's attention experts) are read only when some sequence's token is sent to them
+    for path, n in (("layers/moe/experts", spec.num_experts), ("layers/attention/experts", spec.attention_experts)):
+        experts = tree.find(path) if n else None
+        if experts is not None:
+            used = expected_experts(n, spec.num_experts_per_tok, batch)
+            read -= round(experts.count * BITS[dtype] / 8 * (1 - used / n))
+            touched = used if path == "layers/moe/experts" else touched
 
     prefill_flops = batch * forward(spec, prompt, causal=True).count
     prefill_bytes = weights + kv_cache(spec, prompt, batch, kv_dtype).count

@@ -13,7 +13,7 @@ from typing import Any
 
 from paramscope.engine.spec import FIELDS, Spec, SpecError
 from paramscope.families import decoders, encoders
-from paramscope.families.schema import Family, Origin, hf_defaults
+from paramscope.families.schema import BeyondRow, Family, Origin, hf_defaults
 
 #: ParamScope's own vocabulary: the Spec's field names, for models transformers does not ship.
 PARAMSCOPE = Family(
@@ -63,4 +63,14 @@ def architecture_class(model_type: str, architecture: str) -> str:
     return FAMILIES[model_type].class_name(architecture)
 
 
-__all__ = ["FAMILIES", "Family", "Origin", "ReadResult", "architecture_class", "family_of", "hf_defaults", "read"]
+__all__ = [
+    "FAMILIES",
+    "BeyondRow",
+    "Family",
+    "Origin",
+    "ReadResult",
+    "architecture_class",
+    "family_of",
+    "hf_defaults",
+    "read",
+]

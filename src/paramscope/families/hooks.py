@@ -10,7 +10,7 @@ from typing import Any
 
 from paramscope.engine.spec import Spec, SpecError
 from paramscope.engine.tree import Node
-from paramscope.families.schema import Cfg, Hook, as_indices, as_int
+from paramscope.families.schema import BeyondRow, Cfg, Hook, as_indices, as_int
 
 Values = dict[str, Any]
 
@@ -502,9 +502,9 @@ _T5GEMMA_SAME += ("intermediate_size", "sliding_window", "attention_bias")
 
 def t5gemma(c: Cfg, d: Values) -> None:
     """T5Gemma keeps its stacks in nested configs (``encoder``, ``decoder``: T5GemmaModuleConfig, Gemma 2 layers,
-    sliding and full attention alternating as ``layer_types`` says). The Spec holds one width, so the decoder must
-    match the encoder in every size but its depth (the balanced checkpoints: 2B-2B, 9B-9B, S/B/L/ML/XL); its
-    sliding layers must be those the encoder's pattern gives its depth."""
+    sliding and full attention alternating as ``layer_types`` says, each stack its own pattern). The Spec holds one
+    width, so the decoder must match the encoder in every size but its depth (the balanced checkpoints: 2B-2B, 9B-9B,
+    S/B/L/ML/XL)."""
     from paramscope.families.schema import hf_defaults
 
     subs = {}
@@ -520,22 +520,24 @@ def t5gemma(c: Cfg, d: Values) -> None:
         d[field] = (as_int(path, value) if not isinstance(value, bool) else value) if value is not None else None
     for name in _T5GEMMA_SAME:
         if dec.get(name) != enc.get(name):
-            raise SpecError(
+            raise BeyondRow(
                 f"decoder.{name}",
-                f"{dec.get(name)} differs from the encoder's {enc.get(name)}: an unbalanced T5Gemma (such as 9B-2B) "
-                "is counted by transformers only, not with formulas",
+                f"{dec.get(name)} differs from the encoder's {enc.get(name)}: a T5Gemma whose stacks differ (such "
+                "as 9B-2B) has no formulas here (one width per model), so transformers counts it",
             )
-    sliding = []
+    sliding = {}
     for key, sub in subs.items():
         n = d["num_hidden_layers" if key == "encoder" else "num_decoder_layers"]
         types = per_layer(sub, n, ("sliding_attention", "full_attention"))
-        sliding.append(types.count("sliding_attention") if types is not None else (n + 1) // 2)
-    if sliding[1] != min(sliding[0], d["num_decoder_layers"]):
-        raise SpecError("decoder.layer_types", "the decoder's sliding layers must follow the encoder's pattern")
-    d["sliding_window_layers"] = sliding[0]
-    d["hidden_act"] = str(enc.get("hidden_activation"))
-    if d["sliding_window"] is not None and not sliding[0]:
+        sliding[key] = types.count("sliding_attention") if types is not None else (n + 1) // 2
+    if not sliding["decoder"] and not sliding["encoder"]:
         d["sliding_window"] = None  # no layer slides
+    elif not sliding["decoder"]:  # 0 would mean every decoder layer slides: a window longer than any context
+        d["sliding_window_layers"], d["sliding_window"] = 0, None
+    else:
+        d["sliding_window_layers"] = sliding["decoder"]
+    d["encoder_sliding_window_layers"] = sliding["encoder"]
+    d["hidden_act"] = str(enc.get("hidden_activation"))
 
 
 def deberta(c: Cfg, d: Values) -> None:

@@ -41,6 +41,11 @@ ARCH_SUFFIX = {
 }
 
 
+class BeyondRow(SpecError):
+    """A config of a type with a row that the row cannot describe although transformers builds it (a T5Gemma whose
+    stacks differ in width): counted by transformers instead, this saying why there are no formulas."""
+
+
 @dataclass(frozen=True)
 class Rule:
     """A value computed from other Spec fields, with the formula a person reads."""
