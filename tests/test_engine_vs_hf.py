@@ -600,6 +600,8 @@ CASES = {
     ),
     "vit-one-channel": dict(model_type="vit", num_channels=1, **VISION | {"patch_size": 10}),
     "clip-vision": dict(model_type="clip_vision_model", **VISION),
+    "pixtral": dict(model_type="pixtral", **VISION),
+    "pixtral-defaults": dict(model_type="pixtral"),
     "clip-text": dict(SMALL, model_type="clip_text_model", vocab_size=50, max_position_embeddings=9),
     "clip-text-defaults": dict(model_type="clip_text_model"),
     "siglip-text-defaults": dict(model_type="siglip_text_model"),
@@ -1406,6 +1408,7 @@ STRATEGIES = {
             ("vit", [{}, {"architectures": ["ViTForImageClassification"], "num_labels": 5}, {"qkv_bias": False}]),
             ("clip_vision_model", [{}]),
             ("siglip_vision_model", [{}, {"vision_use_head": False}]),
+            ("pixtral", [{}]),
         )
     },
     "zamba2": st.builds(

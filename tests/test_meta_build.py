@@ -410,3 +410,32 @@ def test_a_config_its_row_cannot_describe_is_counted_by_transformers() -> None:
     model = Model.from_config(config)
     assert (False, sum(p.numel() for p in hf.parameters())) == (model.has_formulas, model.summary.total)
     assert model.notes[0].startswith("no formulas: decoder.hidden_size: 16 differs from the encoder's 32")
+
+
+@needs_hf
+def test_mistral3_is_its_language_model_its_pixtral_tower_and_a_projector() -> None:
+    """A small Mistral 3 (Mistral-Small-3.1's layout): its Mistral language model and its Pixtral vision tower are
+    counted with formulas, each equal to its own class on the meta device; the rest is the projector."""
+    import torch
+    from transformers import MistralConfig, MistralForCausalLM, PixtralVisionConfig, PixtralVisionModel
+
+    from paramscope.model import Model
+
+    text = dict(vocab_size=100, hidden_size=64, intermediate_size=96, num_hidden_layers=2, num_attention_heads=4)
+    text |= dict(num_key_value_heads=2, head_dim=16)
+    vision = dict(hidden_size=32, intermediate_size=48, num_hidden_layers=1, num_attention_heads=2, head_dim=16)
+    vision |= dict(image_size=64, patch_size=16)
+    model = Model.from_config(
+        {
+            "model_type": "mistral3",
+            "architectures": ["Mistral3ForConditionalGeneration"],
+            "text_config": {"model_type": "mistral", **text},
+            "vision_config": {"model_type": "pixtral", **vision},
+        }
+    )
+    with torch.device("meta"):
+        language = sum(p.numel() for p in MistralForCausalLM(MistralConfig(**text)).parameters())
+        tower = sum(p.numel() for p in PixtralVisionModel(PixtralVisionConfig(**vision)).parameters())
+    towers = {role: (m.model_type, m.summary.total) for role, m in model.towers}
+    assert {"language model": ("mistral", language), "vision tower": ("pixtral", tower)} == towers
+    assert 0 < model.summary.total - language - tower

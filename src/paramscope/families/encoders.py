@@ -1,5 +1,5 @@
-"""Encoders (BERT and kin), encoder-decoders (T5, BART, Whisper) and vision encoders (ViT, CLIP's and SigLIP's
-vision towers) and CLIP's and SigLIP's text towers: one row per ``model_type``."""
+"""Encoders (BERT and kin), encoder-decoders (T5, BART, Whisper) and vision encoders (ViT, CLIP's, SigLIP's and
+Pixtral's vision towers) and CLIP's and SigLIP's text towers: one row per ``model_type``."""
 
 from __future__ import annotations
 
@@ -249,6 +249,30 @@ SIGLIP_VISION = CLIP_VISION.but(
     # attention-pooling head (vision_use_head)
     fixed=dict(patch_bias=True, class_token=False, embedding_norm=False),
 )
+PIXTRAL = VIT.but(
+    model_type="pixtral",
+    class_prefix="PixtralVision",
+    source=f"{TF}/pixtral/modeling_pixtral.py",
+    keys=dict(attention_bias=None, head_dim=("head_dim",)),
+    derive=dict(max_position_embeddings=_image_tokens(0)),
+    # Mistral 3's vision tower: a patch convolution without bias, an RMSNorm before the layers, pre-norm layers of
+    # bias-free attention and gated MLP, no class token, no position table (2-D rotary), no final norm
+    fixed=dict(
+        attention_bias=False,
+        attention_out_bias=False,
+        mlp_bias=False,
+        mlp_gated=True,
+        norm_type="rmsnorm",
+        norm_bias=False,
+        patch_bias=False,
+        class_token=False,
+        embedding_norm=True,
+        final_norm=False,
+        position_embedding="rotary",
+    ),
+    hooks=(),
+    extra_heads=(),
+)
 CLIP_TEXT = Family(
     model_type="clip_text_model",
     class_prefix="CLIPText",
@@ -285,6 +309,7 @@ ROWS = (
     VIT,
     CLIP_VISION,
     SIGLIP_VISION,
+    PIXTRAL,
     CLIP_TEXT,
     SIGLIP_TEXT,
 )
