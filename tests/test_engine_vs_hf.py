@@ -602,6 +602,8 @@ CASES = {
     "clip-vision": dict(model_type="clip_vision_model", **VISION),
     "pixtral": dict(model_type="pixtral", **VISION),
     "pixtral-defaults": dict(model_type="pixtral"),
+    "llama4-vision": dict(model_type="llama4_vision_model", projector_input_dim=20, projector_output_dim=20, **VISION),
+    "llama4-vision-defaults": dict(model_type="llama4_vision_model"),
     "clip-text": dict(SMALL, model_type="clip_text_model", vocab_size=50, max_position_embeddings=9),
     "clip-text-defaults": dict(model_type="clip_text_model"),
     "siglip-text-defaults": dict(model_type="siglip_text_model"),
@@ -1409,6 +1411,7 @@ STRATEGIES = {
             ("clip_vision_model", [{}]),
             ("siglip_vision_model", [{}, {"vision_use_head": False}]),
             ("pixtral", [{}]),
+            ("llama4_vision_model", [{"projector_input_dim": 12, "projector_output_dim": 12}]),
         )
     },
     "zamba2": st.builds(

@@ -439,3 +439,32 @@ def test_mistral3_is_its_language_model_its_pixtral_tower_and_a_projector() -> N
     towers = {role: (m.model_type, m.summary.total) for role, m in model.towers}
     assert {"language model": ("mistral", language), "vision tower": ("pixtral", tower)} == towers
     assert 0 < model.summary.total - language - tower
+
+
+@needs_hf
+def test_llama4_is_its_language_model_its_vision_tower_and_a_projector() -> None:
+    """A small Llama 4 (Scout's layout: experts in every layer): its language model and its vision tower (with the
+    pixel-shuffle adapter) are counted with formulas, each equal to its own class on the meta device."""
+    import torch
+    from transformers import Llama4ForCausalLM, Llama4TextConfig, Llama4VisionConfig, Llama4VisionModel
+
+    from paramscope.model import Model
+
+    text = dict(vocab_size=100, hidden_size=64, intermediate_size=96, intermediate_size_mlp=128, num_hidden_layers=2)
+    text |= dict(num_attention_heads=4, num_key_value_heads=2, head_dim=16, num_local_experts=2)
+    vision = dict(hidden_size=32, intermediate_size=48, num_hidden_layers=1, num_attention_heads=2, image_size=28)
+    vision |= dict(patch_size=14, projector_input_dim=20, projector_output_dim=20, vision_output_dim=40)
+    model = Model.from_config(
+        {
+            "model_type": "llama4",
+            "architectures": ["Llama4ForConditionalGeneration"],
+            "text_config": {"model_type": "llama4_text", **text},
+            "vision_config": {"model_type": "llama4_vision_model", **vision},
+        }
+    )
+    with torch.device("meta"):
+        language = sum(p.numel() for p in Llama4ForCausalLM(Llama4TextConfig(**text)).parameters())
+        tower = sum(p.numel() for p in Llama4VisionModel(Llama4VisionConfig(**vision)).parameters())
+    towers = {role: (m.model_type, m.summary.total) for role, m in model.towers}
+    assert {"language model": ("llama4_text", language), "vision tower": ("llama4_vision_model", tower)} == towers
+    assert 0 < model.summary.total - language - tower

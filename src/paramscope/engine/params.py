@@ -653,6 +653,13 @@ def _count(spec: Spec) -> Node:
         head.append(linear("head/classifier", h, "hidden_size", spec.num_labels, "num_labels", True))
     if spec.attention_pool:
         head.append(_attention_pool(spec))
+    if spec.adapter_width:
+        i, a, o = spec.ffn_size, spec.adapter_width, spec.adapter_out
+        adapter = [
+            linear("head/vision_adapter/fc1", i, "intermediate_size", a, "adapter_width", False),
+            linear("head/vision_adapter/fc2", o, "adapter_out", o, "adapter_out", False),
+        ]
+        head.append(group("head/vision_adapter", adapter, note="after the pixel shuffle"))
     if spec.pooled_projection:
         p = spec.pooled_projection
         head.append(linear("head/pooled_projection", h, "hidden_size", p, "pooled_projection", True))

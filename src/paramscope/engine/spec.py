@@ -83,6 +83,8 @@ LIMITS = {
     "num_channels": 65_536,
     "num_labels": 10_000_000,
     "pooled_projection": 1_048_576,
+    "adapter_width": 1_048_576,
+    "adapter_out": 1_048_576,
     "ffn_only_layers": 100_000,
     "mixer_only_layers": 100_000,
     "index_n_heads": 65_536,
@@ -247,6 +249,10 @@ class Spec:
     num_labels: int = 0  # image_classification: the classifier's outputs
     attention_pool: bool = False  # SigLIP: a multi-head attention-pooling head (probe, attention, norm, MLP)
     pooled_projection: int = 0  # SigLIP's text tower: a linear layer with a bias from the pooled token to this width
+    # Llama 4's vision tower: after a pixel shuffle, a bias-free MLP from intermediate_size to adapter_width, then
+    # adapter_out to adapter_out
+    adapter_width: int = 0
+    adapter_out: int = 0
     share_stack_embeddings: bool = True  # encoder and decoder read embedding/token (False: each its own, untied BART)
     encoder_embedding: bool = False  # the encoder has a table of its own; the decoder (and a tied head) read
     # embedding/token (T5Gemma)

@@ -1,5 +1,5 @@
-"""Encoders (BERT and kin), encoder-decoders (T5, BART, Whisper) and vision encoders (ViT, CLIP's, SigLIP's and
-Pixtral's vision towers) and CLIP's and SigLIP's text towers: one row per ``model_type``."""
+"""Encoders (BERT and kin), encoder-decoders (T5, BART, Whisper) and vision encoders (ViT, CLIP's, SigLIP's,
+Pixtral's and Llama 4's vision towers) and CLIP's and SigLIP's text towers: one row per ``model_type``."""
 
 from __future__ import annotations
 
@@ -273,6 +273,17 @@ PIXTRAL = VIT.but(
     hooks=(),
     extra_heads=(),
 )
+LLAMA4_VISION = VIT.but(
+    model_type="llama4_vision_model",
+    class_prefix="Llama4Vision",
+    source=f"{TF}/llama4/modeling_llama4.py",
+    keys=dict(attention_bias=None, adapter_width=("projector_input_dim",), adapter_out=("projector_output_dim",)),
+    # Llama 4's vision tower: patches unfolded into one bias-free linear layer, a class embedding and a position
+    # table, LayerNorms before and after the layers (biases everywhere), and the pixel-shuffle adapter's MLP
+    fixed=dict(attention_bias=True, patch_bias=False, embedding_norm=True),
+    hooks=(),
+    extra_heads=(),
+)
 CLIP_TEXT = Family(
     model_type="clip_text_model",
     class_prefix="CLIPText",
@@ -310,6 +321,7 @@ ROWS = (
     CLIP_VISION,
     SIGLIP_VISION,
     PIXTRAL,
+    LLAMA4_VISION,
     CLIP_TEXT,
     SIGLIP_TEXT,
 )
