@@ -604,6 +604,21 @@ CASES = {
     "pixtral-defaults": dict(model_type="pixtral"),
     "llama4-vision": dict(model_type="llama4_vision_model", projector_input_dim=20, projector_output_dim=20, **VISION),
     "llama4-vision-defaults": dict(model_type="llama4_vision_model"),
+    "qwen3_5-vision": dict(
+        model_type="qwen3_5_vision",
+        depth=2,
+        hidden_size=32,
+        num_heads=4,
+        intermediate_size=40,
+        num_position_embeddings=16,
+        patch_size=4,
+        spatial_merge_size=2,
+        out_hidden_size=24,
+    ),
+    "qwen3_5-vision-defaults": dict(model_type="qwen3_5_vision"),
+    "qwen3_5_moe-vision-one-frame": dict(
+        model_type="qwen3_5_moe_vision", depth=1, hidden_size=16, num_heads=2, temporal_patch_size=1
+    ),
     "clip-text": dict(SMALL, model_type="clip_text_model", vocab_size=50, max_position_embeddings=9),
     "clip-text-defaults": dict(model_type="clip_text_model"),
     "siglip-text-defaults": dict(model_type="siglip_text_model"),

@@ -468,3 +468,35 @@ def test_llama4_is_its_language_model_its_vision_tower_and_a_projector() -> None
     towers = {role: (m.model_type, m.summary.total) for role, m in model.towers}
     assert {"language model": ("llama4_text", language), "vision tower": ("llama4_vision_model", tower)} == towers
     assert 0 < model.summary.total - language - tower
+
+
+@needs_hf
+def test_qwen3_5_is_its_language_model_its_vision_tower_and_nothing_else() -> None:
+    """A small Qwen3.5 (image-text-to-text): its language model (Gated DeltaNet and attention layers) and its vision
+    tower (with the patch merger) are counted with formulas, each equal to its own class on the meta device, and
+    together they are the whole model: the merger is the tower's projector."""
+    import torch
+    import transformers
+
+    from paramscope.model import Model
+
+    text = dict(vocab_size=100, hidden_size=32, intermediate_size=48, num_hidden_layers=4, num_attention_heads=4)
+    text |= dict(num_key_value_heads=2, head_dim=8, linear_num_key_heads=2, linear_num_value_heads=4)
+    text |= dict(linear_key_head_dim=6, linear_value_head_dim=5, linear_conv_kernel_dim=3)
+    vision = dict(depth=1, hidden_size=16, num_heads=2, intermediate_size=24, num_position_embeddings=16)
+    vision |= dict(patch_size=4, out_hidden_size=32)
+    model = Model.from_config(
+        {
+            "model_type": "qwen3_5",
+            "architectures": ["Qwen3_5ForConditionalGeneration"],
+            "text_config": {"model_type": "qwen3_5_text", **text},
+            "vision_config": {"model_type": "qwen3_5_vision", **vision},
+        }
+    )
+    with torch.device("meta"):
+        language = transformers.Qwen3_5ForCausalLM(transformers.Qwen3_5TextConfig(**text))
+        tower = transformers.Qwen3_5VisionModel(transformers.Qwen3_5VisionConfig(**vision))
+    counts = [sum(p.numel() for p in m.parameters()) for m in (language, tower)]
+    towers = {role: (m.model_type, m.summary.total) for role, m in model.towers}
+    assert {"language model": ("qwen3_5_text", counts[0]), "vision tower": ("qwen3_5_vision", counts[1])} == towers
+    assert sum(counts) == model.summary.total

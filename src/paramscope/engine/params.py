@@ -522,15 +522,16 @@ def _audio_input(spec: Spec) -> list[Node]:
 def _image_input(spec: Spec) -> list[Node]:
     """A vision encoder's input: a Conv2d of kernel and stride patch_size from num_channels to hidden_size (one
     matrix applied to each flattened patch), and a learned class token in front of the patches."""
-    h, c, p = spec.hidden_size, spec.num_channels, spec.patch_size
+    h, c, p, t = spec.hidden_size, spec.num_channels, spec.patch_size, spec.temporal_patch
     bias = " + hidden_size" if spec.patch_bias else ""
+    frames, frames_expr, kernel = (t, "temporal_patch*", f"{t}×{p}×{p}") if t > 1 else (1, "", f"{p}×{p}")
     out = [
         Node(
             "embedding/patch",
-            c * p * p * h + (h if spec.patch_bias else 0),
-            f"num_channels*patch_size^2*hidden_size{bias}",
-            shape=f"{c}×{p}×{p}×{h}",
-            note=f"a {c}×{p}×{p} convolution of stride {p}: {spec.patches:,} patches per image, each a token",
+            c * frames * p * p * h + (h if spec.patch_bias else 0),
+            f"num_channels*{frames_expr}patch_size^2*hidden_size{bias}",
+            shape=f"{c}×{kernel}×{h}",
+            note=f"a {c}×{kernel} convolution of stride {p}: {spec.patches:,} patches per image, each a token",
         )
     ]
     if spec.class_token:
@@ -653,6 +654,14 @@ def _count(spec: Spec) -> Node:
         head.append(linear("head/classifier", h, "hidden_size", spec.num_labels, "num_labels", True))
     if spec.attention_pool:
         head.append(_attention_pool(spec))
+    if spec.merge_size:
+        w, o = spec.merge_size**2 * h, spec.merger_out
+        merger = [
+            norm("head/merger/norm", spec, h, "hidden_size"),
+            linear("head/merger/fc1", w, "merge_size^2*hidden_size", w, "merge_size^2*hidden_size", True),
+            linear("head/merger/fc2", w, "merge_size^2*hidden_size", o, "merger_out", True),
+        ]
+        head.append(group("head/merger", merger, note="merge_size × merge_size patches into one token of merger_out"))
     if spec.adapter_width:
         i, a, o = spec.ffn_size, spec.adapter_width, spec.adapter_out
         adapter = [

@@ -85,6 +85,9 @@ LIMITS = {
     "pooled_projection": 1_048_576,
     "adapter_width": 1_048_576,
     "adapter_out": 1_048_576,
+    "temporal_patch": 1_024,
+    "merge_size": 1_024,
+    "merger_out": 1_048_576,
     "ffn_only_layers": 100_000,
     "mixer_only_layers": 100_000,
     "index_n_heads": 65_536,
@@ -253,6 +256,11 @@ class Spec:
     # adapter_out to adapter_out
     adapter_width: int = 0
     adapter_out: int = 0
+    temporal_patch: int = 1  # Qwen's vision towers: a patch spans this many video frames (a Conv3d)
+    # Qwen's vision towers: the patch merger (a LayerNorm, then an MLP from merge_size^2 x hidden_size, with biases,
+    # to merger_out, the language model's width)
+    merge_size: int = 0
+    merger_out: int = 0
     share_stack_embeddings: bool = True  # encoder and decoder read embedding/token (False: each its own, untied BART)
     encoder_embedding: bool = False  # the encoder has a table of its own; the decoder (and a tied head) read
     # embedding/token (T5Gemma)

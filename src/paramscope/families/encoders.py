@@ -3,6 +3,8 @@ Pixtral's and Llama 4's vision towers) and CLIP's and SigLIP's text towers: one 
 
 from __future__ import annotations
 
+import math
+
 from paramscope.families import hooks
 from paramscope.families.decoders import CORE_KEYS, TF
 from paramscope.families.schema import Family, Rule
@@ -284,6 +286,41 @@ LLAMA4_VISION = VIT.but(
     hooks=(),
     extra_heads=(),
 )
+QWEN3_5_VISION = VIT.but(
+    model_type="qwen3_5_vision",
+    class_prefix="Qwen3_5Vision",
+    source=f"{TF}/qwen3_5/modeling_qwen3_5.py",
+    keys=dict(
+        num_hidden_layers=("depth",),
+        num_attention_heads=("num_heads",),
+        num_channels=("in_channels",),
+        attention_bias=None,
+        image_size=None,
+        max_position_embeddings=("num_position_embeddings",),
+        temporal_patch=("temporal_patch_size",),
+        merge_size=("spatial_merge_size",),
+        merger_out=("out_hidden_size",),
+    ),
+    # images of any size: the position table (num_position_embeddings rows, interpolated) fixes a nominal side
+    derive=dict(
+        image_size=Rule(
+            "sqrt(num_position_embeddings)*patch_size",
+            lambda d: math.isqrt(d["max_position_embeddings"]) * d["patch_size"],
+            always=True,
+        ),
+        max_position_embeddings=None,
+    ),
+    # Qwen3.5's vision tower: a Conv3d patch embedding with a bias over temporal_patch_size frames, a learned position
+    # table, pre-norm layers (LayerNorms, one qkv with a bias, a plain MLP with biases), no final norm, the merger
+    fixed=dict(attention_bias=True, fused=("qkv",), final_norm=False, class_token=False),
+    hooks=(),
+    extra_heads=(),
+)
+QWEN3_5_MOE_VISION = QWEN3_5_VISION.but(
+    model_type="qwen3_5_moe_vision",
+    class_prefix="Qwen3_5MoeVision",
+    source=f"{TF}/qwen3_5_moe/modeling_qwen3_5_moe.py",
+)
 CLIP_TEXT = Family(
     model_type="clip_text_model",
     class_prefix="CLIPText",
@@ -322,6 +359,8 @@ ROWS = (
     SIGLIP_VISION,
     PIXTRAL,
     LLAMA4_VISION,
+    QWEN3_5_VISION,
+    QWEN3_5_MOE_VISION,
     CLIP_TEXT,
     SIGLIP_TEXT,
 )
