@@ -157,8 +157,10 @@ def test_multimodal_model_and_its_towers(page_hub: HubServer) -> None:
     captions = [c.value for c in at.caption]
     assert any(f"the language model (gemma3_text, with formulas): {language:,}" in c for c in captions)
     assert any(f"the vision tower (siglip_vision_model, with formulas): {tower:,}" in c for c in captions)
+    rest = whole - language - tower
     assert any(
-        f"the rest (projectors, scales, any part without formulas): {whole - language - tower:,}" in c for c in captions
+        f"the rest (projectors, scales, a head outside the language model, parts without formulas): {rest:,}" in c
+        for c in captions
     )
     next(b for b in at.button if "Edit the vision tower" in b.label).click().run()
     assert not at.exception

@@ -616,6 +616,18 @@ CASES = {
         out_hidden_size=24,
     ),
     "qwen3_5-vision-defaults": dict(model_type="qwen3_5_vision"),
+    "qwen2_5_vl-vision": dict(
+        model_type="qwen2_5_vl_vision",
+        depth=2,
+        hidden_size=32,
+        num_heads=4,
+        intermediate_size=40,
+        patch_size=4,
+        spatial_merge_size=2,
+        out_hidden_size=24,
+    ),
+    "qwen2_5_vl-vision-defaults": dict(model_type="qwen2_5_vl_vision"),
+    "qwen2_5_vl-text": dict(SMALL, model_type="qwen2_5_vl_text"),
     "qwen3_5_moe-vision-one-frame": dict(
         model_type="qwen3_5_moe_vision", depth=1, hidden_size=16, num_heads=2, temporal_patch_size=1
     ),
@@ -1294,6 +1306,7 @@ STRATEGIES = {
     "llama": _decoder("llama", attention_bias=True, mlp_bias=False),
     "mistral": _decoder("mistral"),
     "qwen2": _decoder("qwen2"),
+    "qwen2_5_vl_text": _decoder("qwen2_5_vl_text"),
     "qwen3": _decoder("qwen3"),
     "gemma2": _decoder("gemma2"),
     "starcoder2": _decoder("starcoder2"),

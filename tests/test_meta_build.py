@@ -365,7 +365,10 @@ def test_clip_is_its_two_towers_and_two_projections() -> None:
     towers = {role: (m.model_type, m.summary.total) for role, m in model.towers}
     assert {"text tower": ("clip_text_model", text), "vision tower": ("clip_vision_model", vision)} == towers
     rest = 768 * 512 + 512 * 512 + 1  # visual_projection, text_projection, logit_scale
-    assert f"the rest (projectors, scales, any part without formulas): {rest:,}" == model.notes[-1]
+    assert (
+        f"the rest (projectors, scales, a head outside the language model, parts without formulas): {rest:,}"
+        == model.notes[-1]
+    )
     assert text + vision + rest == model.summary.total
 
 
@@ -500,3 +503,34 @@ def test_qwen3_5_is_its_language_model_its_vision_tower_and_nothing_else() -> No
     towers = {role: (m.model_type, m.summary.total) for role, m in model.towers}
     assert {"language model": ("qwen3_5_text", counts[0]), "vision tower": ("qwen3_5_vision", counts[1])} == towers
     assert sum(counts) == model.summary.total
+
+
+@needs_hf
+def test_qwen2_5_vl_is_its_language_model_its_vision_tower_and_its_head() -> None:
+    """A small Qwen2.5-VL: its language model (Qwen2_5_VLTextModel, no head) and its vision tower (with the patch
+    merger) are counted with formulas, each equal to its own class on the meta device; the rest is the LM head."""
+    import torch
+    import transformers
+
+    from paramscope.model import Model
+
+    text = dict(vocab_size=100, hidden_size=32, intermediate_size=48, num_hidden_layers=2, num_attention_heads=4)
+    text |= dict(num_key_value_heads=2)
+    vision = dict(depth=1, hidden_size=16, num_heads=2, intermediate_size=24, patch_size=4, out_hidden_size=32)
+    model = Model.from_config(
+        {
+            "model_type": "qwen2_5_vl",
+            "architectures": ["Qwen2_5_VLForConditionalGeneration"],
+            "text_config": {"model_type": "qwen2_5_vl_text", **text},
+            "vision_config": {"model_type": "qwen2_5_vl_vision", **vision},
+            "tie_word_embeddings": False,
+        }
+    )
+    with torch.device("meta"):
+        language = transformers.Qwen2_5_VLTextModel(transformers.Qwen2_5_VLTextConfig(**text))
+        tower = transformers.Qwen2_5_VisionTransformerPretrainedModel(transformers.Qwen2_5_VLVisionConfig(**vision))
+    counts = [sum(p.numel() for p in m.parameters()) for m in (language, tower)]
+    towers = {role: (m.model_type, m.summary.total) for role, m in model.towers}
+    expected = {"language model": ("qwen2_5_vl_text", counts[0]), "vision tower": ("qwen2_5_vl_vision", counts[1])}
+    assert expected == towers
+    assert 100 * 32 == model.summary.total - sum(counts)  # lm_head, untied

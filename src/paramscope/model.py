@@ -104,7 +104,10 @@ class Model:
             total = self.meta.summary.total
             parts = tuple(f"the {role} ({m.model_type}, with formulas): {m.summary.total:,}" for role, m in towers)
             rest = total - sum(m.summary.total for _, m in towers)
-            return (*self.meta.notes, *parts, f"the rest (projectors, scales, any part without formulas): {rest:,}")
+            rest_text = (
+                f"the rest (projectors, scales, a head outside the language model, parts without formulas): {rest:,}"
+            )
+            return (*self.meta.notes, *parts, rest_text)
         config, spec, tree = self.config, self.spec, self.summary.tree
         return tuple(text for note in self.family.notes if (text := note(config, spec, tree)))
 

@@ -98,6 +98,13 @@ QWEN2 = MISTRAL.but(
     source=f"{TF}/qwen2/modeling_qwen2.py",
     fixed=dict(attention_bias=True, attention_out_bias=False),
 )
+QWEN2_5_VL_TEXT = QWEN2.but(
+    model_type="qwen2_5_vl_text",
+    class_prefix="Qwen2_5_VLText",
+    source=f"{TF}/qwen2_5_vl/modeling_qwen2_5_vl.py",
+    # Qwen2.5-VL's language model: Qwen2's layers; the LM head lives in the whole model, so the tower has none
+    default_arch="base",
+)
 QWEN3 = LLAMA.but(
     model_type="qwen3",
     class_prefix="Qwen3",
@@ -902,6 +909,7 @@ ROWS = (
     LLAMA,
     MISTRAL,
     QWEN2,
+    QWEN2_5_VL_TEXT,
     QWEN3,
     GEMMA,
     GEMMA2,

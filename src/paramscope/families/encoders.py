@@ -316,6 +316,28 @@ QWEN3_5_VISION = VIT.but(
     hooks=(),
     extra_heads=(),
 )
+QWEN2_5_VL_VISION = QWEN3_5_VISION.but(
+    model_type="qwen2_5_vl_vision",
+    class_prefix="Qwen2_5_Vision",
+    source=f"{TF}/qwen2_5_vl/modeling_qwen2_5_vl.py",
+    keys=dict(max_position_embeddings=None),
+    # no position table (2-D rotary), so the image is nominal: 448 pixels a side, 32 x 32 patches
+    derive=dict(
+        image_size=Rule("448 (nominal: the tower reads images of any size)", lambda d: 448, always=True),
+        max_position_embeddings=_image_tokens(0),
+    ),
+    # RMSNorms, a gated MLP with biases, a Conv3d patch embedding without one, windowed and full attention layers
+    # (the same weights)
+    fixed=dict(
+        norm_type="rmsnorm",
+        norm_bias=False,
+        mlp_gated=True,
+        patch_bias=False,
+        position_embedding="rotary",
+        fused=("qkv",),
+    ),
+    class_names={"base": "Qwen2_5_VisionTransformerPretrainedModel"},
+)
 QWEN3_5_MOE_VISION = QWEN3_5_VISION.but(
     model_type="qwen3_5_moe_vision",
     class_prefix="Qwen3_5MoeVision",
@@ -361,6 +383,7 @@ ROWS = (
     LLAMA4_VISION,
     QWEN3_5_VISION,
     QWEN3_5_MOE_VISION,
+    QWEN2_5_VL_VISION,
     CLIP_TEXT,
     SIGLIP_TEXT,
 )
