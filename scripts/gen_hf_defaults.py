@@ -33,8 +33,10 @@ for model_type in sorted({row.hf_type for row in FAMILIES.values()} | set(SUB_CO
     for k, v in d.items():
         if k in ("layer_types", "transformers_version", "_name_or_path"):
             continue
-        if isinstance(v, (int, float, str, bool)) or v is None or (isinstance(v, list) and len(v) < 64):
+        if isinstance(v, (int, float, str, bool)) or v is None:
             keep[k] = v
+        elif isinstance(v, (list, tuple)) and len(v) < 64:  # a tuple default is a list in a config.json
+            keep[k] = list(v)
     out[model_type] = keep
 path = pathlib.Path(__file__).resolve().parents[1] / "src" / "paramscope" / "families" / "hf_defaults.json"
 path.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")

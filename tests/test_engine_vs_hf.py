@@ -628,6 +628,14 @@ CASES = {
     ),
     "qwen2_5_vl-vision-defaults": dict(model_type="qwen2_5_vl_vision"),
     "qwen2_5_vl-text": dict(SMALL, model_type="qwen2_5_vl_text"),
+    "qwen3_vl-vision-defaults": dict(model_type="qwen3_vl_vision"),
+    "qwen3_vl_moe-vision-deepstack": dict(
+        model_type="qwen3_vl_moe_vision", depth=3, hidden_size=16, num_heads=2, deepstack_visual_indexes=[0, 2]
+    ),
+    "qwen3_vl-text": dict(SMALL, model_type="qwen3_vl_text", head_dim=8),
+    "qwen3_vl_moe-text": dict(
+        SMALL, model_type="qwen3_vl_moe_text", head_dim=8, num_experts=4, num_experts_per_tok=2, moe_intermediate_size=8
+    ),
     "qwen3_5_moe-vision-one-frame": dict(
         model_type="qwen3_5_moe_vision", depth=1, hidden_size=16, num_heads=2, temporal_patch_size=1
     ),
@@ -1307,6 +1315,8 @@ STRATEGIES = {
     "mistral": _decoder("mistral"),
     "qwen2": _decoder("qwen2"),
     "qwen2_5_vl_text": _decoder("qwen2_5_vl_text"),
+    "qwen3_vl_text": _decoder("qwen3_vl_text"),
+    "qwen3_vl_moe_text": _decoder("qwen3_vl_moe_text", num_experts=3, num_experts_per_tok=2, moe_intermediate_size=6),
     "qwen3": _decoder("qwen3"),
     "gemma2": _decoder("gemma2"),
     "starcoder2": _decoder("starcoder2"),

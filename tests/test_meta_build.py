@@ -534,3 +534,34 @@ def test_qwen2_5_vl_is_its_language_model_its_vision_tower_and_its_head() -> Non
     expected = {"language model": ("qwen2_5_vl_text", counts[0]), "vision tower": ("qwen2_5_vl_vision", counts[1])}
     assert expected == towers
     assert 100 * 32 == model.summary.total - sum(counts)  # lm_head, untied
+
+
+@needs_hf
+def test_qwen3_vl_is_its_language_model_its_vision_tower_and_its_head() -> None:
+    """A small Qwen3-VL: its language model (no head) and its vision tower (patch merger and DeepStack mergers) are
+    counted with formulas, each equal to its own class on the meta device; the rest is the untied LM head."""
+    import torch
+    import transformers
+
+    from paramscope.model import Model
+
+    text = dict(vocab_size=100, hidden_size=32, intermediate_size=48, num_hidden_layers=2, num_attention_heads=4)
+    text |= dict(num_key_value_heads=2, head_dim=8)
+    vision = dict(depth=2, hidden_size=16, num_heads=2, intermediate_size=24, num_position_embeddings=16)
+    vision |= dict(patch_size=4, out_hidden_size=32, deepstack_visual_indexes=[0])
+    model = Model.from_config(
+        {
+            "model_type": "qwen3_vl",
+            "architectures": ["Qwen3VLForConditionalGeneration"],
+            "text_config": {"model_type": "qwen3_vl_text", **text},
+            "vision_config": {"model_type": "qwen3_vl_vision", **vision},
+            "tie_word_embeddings": False,
+        }
+    )
+    with torch.device("meta"):
+        language = transformers.Qwen3VLTextModel(transformers.Qwen3VLTextConfig(**text))
+        tower = transformers.Qwen3VLVisionModel(transformers.Qwen3VLVisionConfig(**vision))
+    counts = [sum(p.numel() for p in m.parameters()) for m in (language, tower)]
+    towers = {role: (m.model_type, m.summary.total) for role, m in model.towers}
+    assert {"language model": ("qwen3_vl_text", counts[0]), "vision tower": ("qwen3_vl_vision", counts[1])} == towers
+    assert 100 * 32 == model.summary.total - sum(counts)

@@ -104,6 +104,7 @@ COMPONENTS = MappingProxyType(
             Component("head/pooled_projection", "head", "Pooled projection", "#8cd17d"),
             Component("head/vision_adapter", "head", "Pixel-shuffle adapter", "#88d27a"),
             Component("head/merger", "head", "Patch merger", "#88d27a"),
+            Component("head/deepstack_merger", "head", "DeepStack mergers", "#b6e2a9"),
             Component("head/lm", "head", "LM head", "#54a24b", embedding=True),  # an untied head is a vocab table
             Component("head/lm_bias", "head", "LM head bias", "#b6e2a9"),
             Component("pooler", "head", "Pooler", "#17becf"),

@@ -662,6 +662,15 @@ def _count(spec: Spec) -> Node:
             linear("head/merger/fc2", w, "merge_size^2*hidden_size", o, "merger_out", True),
         ]
         head.append(group("head/merger", merger, note="merge_size × merge_size patches into one token of merger_out"))
+    if spec.deepstack_mergers:
+        w, o = spec.merge_size**2 * h, spec.merger_out
+        w_expr = "merge_size^2*hidden_size"
+        deep = [
+            norm("head/deepstack_merger/norm", spec, w, w_expr),
+            linear("head/deepstack_merger/fc1", w, w_expr, w, w_expr, True),
+            linear("head/deepstack_merger/fc2", w, w_expr, o, "merger_out", True),
+        ]
+        head.append(repeated(group("head/deepstack_merger", deep), spec.deepstack_mergers, "deepstack_mergers"))
     if spec.adapter_width:
         i, a, o = spec.ffn_size, spec.adapter_width, spec.adapter_out
         adapter = [

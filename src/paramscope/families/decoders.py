@@ -112,6 +112,12 @@ QWEN3 = LLAMA.but(
     keys=dict(mlp_bias=None),
     fixed=dict(qk_norm="head"),
 )
+QWEN3_VL_TEXT = QWEN3.but(
+    model_type="qwen3_vl_text",
+    class_prefix="Qwen3VLText",
+    source=f"{TF}/qwen3_vl/modeling_qwen3_vl.py",
+    default_arch="base",  # Qwen3-VL's language model: Qwen3's layers; the LM head lives in the whole model
+)
 GEMMA = QWEN3.but(
     model_type="gemma",
     class_prefix="Gemma",
@@ -518,6 +524,13 @@ ERNIE4_5_MOE = ERNIE4_5.but(
     fixed=dict(lora_moe="tensors", router_bias=True),
     hooks=(hooks.ernie_moe_layers,),
 )
+QWEN3_VL_MOE_TEXT = QWEN3_MOE.but(
+    model_type="qwen3_vl_moe_text",
+    class_prefix="Qwen3VLMoeText",
+    source=f"{TF}/qwen3_vl_moe/modeling_qwen3_vl_moe.py",
+    default_arch="base",  # Qwen3-VL-MoE's language model: Qwen3-MoE's layers; the LM head lives in the whole model
+    fixed=dict(lora_moe="frozen"),  # PEFT does not convert this type: its stacked experts stay frozen
+)
 MINIMAX_M2 = QWEN3_MOE.but(
     model_type="minimax_m2",
     class_prefix="MiniMaxM2",
@@ -910,6 +923,8 @@ ROWS = (
     MISTRAL,
     QWEN2,
     QWEN2_5_VL_TEXT,
+    QWEN3_VL_TEXT,
+    QWEN3_VL_MOE_TEXT,
     QWEN3,
     GEMMA,
     GEMMA2,

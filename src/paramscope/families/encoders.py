@@ -338,6 +338,17 @@ QWEN2_5_VL_VISION = QWEN3_5_VISION.but(
     ),
     class_names={"base": "Qwen2_5_VisionTransformerPretrainedModel"},
 )
+QWEN3_VL_VISION = QWEN3_5_VISION.but(
+    model_type="qwen3_vl_vision",
+    class_prefix="Qwen3VLVision",
+    source=f"{TF}/qwen3_vl/modeling_qwen3_vl.py",
+    hooks=(hooks.deepstack,),  # Qwen3.5's tower with a DeepStack merger per listed layer
+)
+QWEN3_VL_MOE_VISION = QWEN3_VL_VISION.but(
+    model_type="qwen3_vl_moe_vision",
+    class_prefix="Qwen3VLMoeVision",
+    source=f"{TF}/qwen3_vl_moe/modeling_qwen3_vl_moe.py",
+)
 QWEN3_5_MOE_VISION = QWEN3_5_VISION.but(
     model_type="qwen3_5_moe_vision",
     class_prefix="Qwen3_5MoeVision",
@@ -384,6 +395,8 @@ ROWS = (
     QWEN3_5_VISION,
     QWEN3_5_MOE_VISION,
     QWEN2_5_VL_VISION,
+    QWEN3_VL_VISION,
+    QWEN3_VL_MOE_VISION,
     CLIP_TEXT,
     SIGLIP_TEXT,
 )

@@ -610,6 +610,15 @@ def bert_pooler(c: Cfg, d: Values) -> None:
     d["pooler"] = d["architecture"] == "base"
 
 
+def deepstack(c: Cfg, d: Values) -> None:
+    """Qwen3-VL: one more patch merger for each layer ``deepstack_visual_indexes`` lists (their features feed the
+    language model's first layers)."""
+    listed = c.get("deepstack_visual_indexes") or []
+    if not isinstance(listed, list):
+        raise SpecError("deepstack_visual_indexes", "expected a list of layer indices")
+    d["deepstack_mergers"] = len(listed)
+
+
 def image_labels(c: Cfg, d: Values) -> None:
     """An image classifier's outputs, as PreTrainedConfig counts them: the entries of ``id2label`` when the config
     has them, else ``num_labels``, else 2."""
