@@ -565,3 +565,26 @@ def test_qwen3_vl_is_its_language_model_its_vision_tower_and_its_head() -> None:
     towers = {role: (m.model_type, m.summary.total) for role, m in model.towers}
     assert {"language model": ("qwen3_vl_text", counts[0]), "vision tower": ("qwen3_vl_vision", counts[1])} == towers
     assert 100 * 32 == model.summary.total - sum(counts)
+
+
+@needs_hf
+def test_towers_of_a_config_written_the_old_way_are_found_as_transformers_reads_them() -> None:
+    """Qwen2.5-VL's Hub configs keep the language model's keys at the top level and give the vision config no
+    model_type: the towers are read as transformers reads them (text_config built from the top-level keys), and the
+    rest is the untied LM head, 100 x 64."""
+    import torch
+    import transformers
+
+    from paramscope.model import Model
+
+    text = dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2)
+    text |= dict(intermediate_size=96, vocab_size=100)
+    vision = dict(depth=1, hidden_size=16, num_heads=2, in_chans=3, out_hidden_size=64, intermediate_size=24)
+    config = {"architectures": ["Qwen2_5_VLForConditionalGeneration"], "model_type": "qwen2_5_vl", **text}
+    model = Model.from_config(config | {"tie_word_embeddings": False, "vision_config": vision})
+    with torch.device("meta"):
+        language = transformers.Qwen2_5_VLTextModel(transformers.Qwen2_5_VLTextConfig(**text))
+    towers = {role: m.model_type for role, m in model.towers}
+    assert {"language model": "qwen2_5_vl_text", "vision tower": "qwen2_5_vl_vision"} == towers
+    assert sum(p.numel() for p in language.parameters()) == model.towers[0][1].summary.total
+    assert 100 * 64 == model.summary.total - sum(m.summary.total for _, m in model.towers)

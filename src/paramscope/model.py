@@ -243,9 +243,18 @@ def _read(config_json: str) -> ReadResult:
 
 @lru_cache(maxsize=64)
 def _towers(config_json: str) -> tuple[tuple[str, Model], ...]:
+    config = json.loads(config_json)
+    read_by_transformers: Mapping[str, Any] = {}
+    if not _has_row(config_json):  # as transformers reads them: typed, and with keys it moves into text_config
+        try:
+            read_by_transformers = _meta(config_json).sub_configs
+        except SpecError:
+            read_by_transformers = {}
     out = []
     for key, role in TOWERS:
-        sub = json.loads(config_json).get(key)
+        sub = config.get(key)
+        if not isinstance(sub, dict) or not isinstance(sub.get("model_type"), str):
+            sub = read_by_transformers.get(key)
         kind = sub.get("model_type") if isinstance(sub, dict) else None
         if not isinstance(kind, str) or kind not in FAMILIES:  # no row: nothing to add
             continue

@@ -13,11 +13,12 @@ maps) are dropped. Nothing is cached here: the caller caches.
 
 from __future__ import annotations
 
+import json
 import re
 import warnings
 from collections import deque
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from paramscope.engine.spec import SpecError
@@ -78,6 +79,13 @@ class MetaResult:
     class_name: str
     model_type: str
     notes: tuple[str, ...]
+    #: The text, vision and audio sub-configs as transformers reads them (each with its model_type, keys it moves
+    #: from the top level included), for a multimodal config; plain JSON data
+    sub_configs: Mapping[str, dict[str, Any]] = field(default_factory=dict)
+
+
+#: The keys of a multimodal config that hold its towers' configs.
+SUB_CONFIG_KEYS = ("text_config", "vision_config", "audio_config")
 
 
 def available() -> bool:
@@ -484,4 +492,11 @@ def build_tree(config: Mapping[str, Any]) -> MetaResult:
         tree=tree,
         input_embedding=tables,
     )
-    return MetaResult(tree=tree, summary=summary, class_name=cls.__name__, model_type=model_type, notes=tuple(notes))
+    subs = {}
+    for key in SUB_CONFIG_KEYS:
+        sub = getattr(model.config, key, None)
+        if hasattr(sub, "to_diff_dict"):
+            subs[key] = json.loads(json.dumps(sub.to_diff_dict(), default=str))
+    return MetaResult(
+        tree=tree, summary=summary, class_name=cls.__name__, model_type=model_type, notes=tuple(notes), sub_configs=subs
+    )
