@@ -680,6 +680,13 @@ CASES = {
         num_experts_per_tok=1,
         tie_word_embeddings=False,
     ),
+    "mistral4": dict({k: v for k, v in MLA_MOE.items() if k != "architectures"}, model_type="mistral4"),
+    "mistral4-dense-first-no-q-lora": dict(
+        {k: v for k, v in MLA_MOE.items() if k != "architectures"},
+        model_type="mistral4",
+        first_k_dense_replace=1,
+        q_lora_rank=None,
+    ),
     "modernbert-mlm": dict(model_type="modernbert", pad_token_id=0, **SMALL),
     "modernbert-biases-untied-classifier-bias": dict(
         model_type="modernbert",

@@ -411,6 +411,15 @@ DEEPSEEK_V3 = DEEPSEEK_V2.but(
     source=f"{TF}/deepseek_v3/modeling_deepseek_v3.py",
     notes=(hooks.mtp_layers, hooks.router_bias_buffers),
 )
+MISTRAL4 = DEEPSEEK_V3.but(
+    model_type="mistral4",
+    class_prefix="Mistral4",
+    source=f"{TF}/mistral4/modeling_mistral4.py",
+    # DeepSeek-V3's multi-head latent attention and shared-expert MoE in Mistral's text model; PEFT does not convert
+    # this type, so its stacked experts stay frozen under LoRA
+    fixed=dict(lora_moe="frozen"),
+    notes=(),
+)
 KIMI_K2 = DEEPSEEK_V3.but(model_type="kimi_k2", read_as="deepseek_v3")
 DEEPSEEK_V32 = DEEPSEEK_V3.but(
     model_type="deepseek_v32",
@@ -941,6 +950,7 @@ ROWS = (
     QWEN2_MOE,
     DEEPSEEK_V2,
     DEEPSEEK_V3,
+    MISTRAL4,
     KIMI_K2,
     QWEN3_MOE,
     OLMOE,
