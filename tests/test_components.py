@@ -55,6 +55,17 @@ def test_every_component_of_a_preset_is_registered(name: str) -> None:
     assert [] == [c.path for c in components(count(presets.load(name))) if component(c.path) is None]
 
 
+def test_every_component_of_every_family_is_registered() -> None:
+    """Nor does any differential case: every family's structural switches (T5's encoder-only relative bias,
+    DeBERTa's convolution, Zamba2's shared blocks, the vision heads ...) have a name, a kind and a colour."""
+    from test_engine_vs_hf import CASES
+
+    from paramscope.families import read
+
+    parts = {c.path for config in CASES.values() for c in components(count(read(config).spec))}
+    assert [] == sorted(p for p in parts if component(p) is None)
+
+
 @pytest.mark.parametrize(
     ("name", "tables"),
     [

@@ -70,6 +70,8 @@ COMPONENTS = MappingProxyType(
             Component("embedding/patch", "embedding", "Patch embedding", "#5f9ea0"),
             Component("embedding/class", "embedding", "Class token", "#9ecae9"),
             Component("relative_attention_bias", "attention", "Relative position bias", "#72b7b2"),
+            Component("layers/relative_attention_bias", "attention", "Relative position bias", "#72b7b2"),
+            Component("layers/conv", "other", "Convolution beside the first layer", "#bab0ac"),
             Component("layers/attention", "attention", "Attention", "#f58518"),
             Component("layers/attention_norm", "norms", "Attention norm", "#9d755d"),
             Component("layers/cross_attention", "attention", "Cross-attention", "#ffbf79"),
