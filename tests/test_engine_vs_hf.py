@@ -602,6 +602,8 @@ CASES = {
     "clip-vision": dict(model_type="clip_vision_model", **VISION),
     "pixtral": dict(model_type="pixtral", **VISION),
     "pixtral-defaults": dict(model_type="pixtral"),
+    "pixtral-stated-head-dim-ignored": dict(model_type="pixtral", head_dim=128, **VISION),
+    "qwen3_5-vision-empty-position-table": dict(model_type="qwen3_5_vision", depth=1, num_position_embeddings=0),
     "llama4-vision": dict(model_type="llama4_vision_model", projector_input_dim=20, projector_output_dim=20, **VISION),
     "llama4-vision-defaults": dict(model_type="llama4_vision_model"),
     "qwen3_5-vision": dict(

@@ -264,3 +264,12 @@ def test_jetmoe_active_and_forward_count_chosen_experts_of_attention_and_mlp() -
     assert 2 * per_token_layer == tree.get("layers/attention") - tree.get("layers/attention/scores") - tree.get(
         "layers/attention/values"
     ) + tree.get("layers/moe")
+
+
+def test_qwen_patch_embedding_spans_two_frames() -> None:
+    """Qwen3-VL's patch embedding is a Conv3d over 2 frames of 16 x 16 pixels in 3 channels to 1,152: per patch
+    2 x 3 x 2 x 16 x 16 x 1,152 FLOPs (2,304 patches for its 48 x 48 position table)."""
+    from paramscope import read
+
+    spec = read({"model_type": "qwen3_vl_vision"}).spec
+    assert 2 * 2304 * 3 * 2 * 16 * 16 * 1152 == forward(spec, 2304).get("embedding/patch")

@@ -148,3 +148,18 @@ def test_mixtral_experts_adapted_as_peft_converts_them() -> None:
     attention = 16 * (2 * (4096 + 4096) + 2 * (4096 + 1024))
     experts = 2 * 16 * 8 * (4096 + 2 * 14336) + 16 * 8 * (14336 + 4096)
     assert 32 * (attention + 16 * (4096 + 8) + experts) == lora_params(presets.load("mixtral-8x7b"), 16).count
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["llama4-vision", "pixtral", "qwen3_5-vision", "qwen2_5_vl-vision", "qwen3_vl_moe-vision-deepstack", "clip-vision"]
+    + ["siglip-vision-head", "vit-classifier-num-labels-no-qkv-bias"],
+)
+def test_vision_towers_match_peft(case: str) -> None:
+    """Vision towers under all-linear: Llama 4's unfolded patch layer is a linear layer PEFT adapts, the patch
+    convolutions are not, nor is SigLIP's attention-pooling in_proj (a bare parameter of nn.MultiheadAttention);
+    fused qkv layers and the mergers count as PEFT builds them."""
+    from test_engine_vs_hf import CASES
+
+    config = CASES[case]
+    assert peft_trainable(config, 4, "all-linear") == lora_params(read(config).spec, 4, "all-linear").count

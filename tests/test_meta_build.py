@@ -588,3 +588,26 @@ def test_towers_of_a_config_written_the_old_way_are_found_as_transformers_reads_
     assert {"language model": "qwen2_5_vl_text", "vision tower": "qwen2_5_vl_vision"} == towers
     assert sum(p.numel() for p in language.parameters()) == model.towers[0][1].summary.total
     assert 100 * 64 == model.summary.total - sum(m.summary.total for _, m in model.towers)
+
+
+@needs_hf
+def test_a_vision_config_typed_with_the_parents_type_is_read_as_transformers_reads_it() -> None:
+    """Qwen3.5's Hub files type vision_config with the parent's model_type ("qwen3_5"): the tower is still found
+    (transformers reads it as qwen3_5_vision), so language model and vision tower make the whole model."""
+    from paramscope.model import Model
+
+    text = dict(vocab_size=100, hidden_size=32, intermediate_size=48, num_hidden_layers=4, num_attention_heads=4)
+    text |= dict(num_key_value_heads=2, head_dim=8, linear_num_key_heads=2, linear_num_value_heads=4)
+    text |= dict(linear_key_head_dim=6, linear_value_head_dim=5, linear_conv_kernel_dim=3)
+    vision = dict(depth=1, hidden_size=16, num_heads=2, intermediate_size=24, num_position_embeddings=16)
+    vision |= dict(patch_size=4, out_hidden_size=32)
+    model = Model.from_config(
+        {
+            "model_type": "qwen3_5",
+            "architectures": ["Qwen3_5ForConditionalGeneration"],
+            "text_config": {"model_type": "qwen3_5_text", **text},
+            "vision_config": {"model_type": "qwen3_5", **vision},
+        }
+    )
+    assert ["qwen3_5_text", "qwen3_5_vision"] == [m.model_type for _, m in model.towers]
+    assert model.summary.total == sum(m.summary.total for _, m in model.towers)

@@ -96,3 +96,12 @@ def test_unbalanced_t5gemma_is_refused_naming_the_decoder_key() -> None:
     config = {"model_type": "t5gemma", "encoder": stack, "decoder": stack | {"hidden_size": 16}}
     with pytest.raises(SpecError, match=r"decoder\.hidden_size: 16 differs from the encoder's 32: .* transformers"):
         read(config)
+
+
+def test_zamba2_names_its_layers_in_layers_block_type() -> None:
+    """Zamba2Config also takes layer_types, but then sizes its adapter lists from its default 54-layer pattern (56,128
+    parameters where the same layers named in layers_block_type build 52,992): refused, pointing to the key that
+    builds what it says."""
+    config = {"model_type": "zamba2", "num_hidden_layers": 4, "layer_types": ["mamba", "hybrid", "hybrid", "mamba"]}
+    with pytest.raises(SpecError, match="layer_types: Zamba2 reads layers_block_type"):
+        read(config)

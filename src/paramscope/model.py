@@ -252,9 +252,9 @@ def _towers(config_json: str) -> tuple[tuple[str, Model], ...]:
             read_by_transformers = {}
     out = []
     for key, role in TOWERS:
-        sub = config.get(key)
-        if not isinstance(sub, dict) or not isinstance(sub.get("model_type"), str):
-            sub = read_by_transformers.get(key)
+        # transformers' reading first: Hub files often type a sub-config with the parent's model_type (Qwen3.5's
+        # vision_config says "qwen3_5"), which no row reads
+        sub = read_by_transformers.get(key) or config.get(key)
         kind = sub.get("model_type") if isinstance(sub, dict) else None
         if not isinstance(kind, str) or kind not in FAMILIES:  # no row: nothing to add
             continue

@@ -269,13 +269,14 @@ def forward(spec: Spec, seq: int, causal: bool = False) -> Node:
     if spec.embedding_size is not None and spec.embedding_size != h:
         top.append(Node("embedding/projection", 2 * seq * e * h, "2*seq*embedding_size*hidden_size"))
     if spec.image_size:  # every token but the class token is a patch
-        pixels = spec.num_channels * spec.patch_size**2
+        pixels = spec.num_channels * spec.temporal_patch * spec.patch_size**2
+        frames = "temporal_patch*" if spec.temporal_patch > 1 else ""
         patches, expr = (seq - 1, "(seq - 1)") if spec.class_token else (seq, "seq")
         top.append(
             Node(
                 "embedding/patch",
                 2 * max(patches, 0) * pixels * h,
-                f"2*{expr}*num_channels*patch_size^2*hidden_size",
+                f"2*{expr}*num_channels*{frames}patch_size^2*hidden_size",
                 note="the patch convolution: one matrix on each patch",
             )
         )
@@ -309,6 +310,17 @@ def forward(spec: Spec, seq: int, causal: bool = False) -> Node:
     if spec.architecture == "image_classification" and spec.num_labels:
         head.append(
             Node("head/classifier", 2 * h * spec.num_labels, "2*hidden_size*num_labels", note="class token only")
+        )
+    if spec.merge_size:  # Qwen's towers: merge_size^2 patches become one token, merged by an MLP
+        merged, w, o = seq // spec.merge_size**2, spec.merge_size**2 * h, spec.merger_out
+        copies = 1 + spec.deepstack_mergers
+        head.append(
+            Node(
+                "head/merger",
+                2 * copies * merged * (w * w + w * o),
+                f"2*{copies}*(seq/merge_size^2)*(merge_size^4*hidden_size^2 + merge_size^2*hidden_size*merger_out)",
+                note="the merger" + (" and the DeepStack mergers" if spec.deepstack_mergers else ""),
+            )
         )
     if spec.pooled_projection:
         pooled = 2 * h * spec.pooled_projection

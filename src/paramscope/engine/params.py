@@ -520,7 +520,8 @@ def _audio_input(spec: Spec) -> list[Node]:
 
 
 def _image_input(spec: Spec) -> list[Node]:
-    """A vision encoder's input: a Conv2d of kernel and stride patch_size from num_channels to hidden_size (one
+    """A vision encoder's input: a convolution of kernel and stride patch_size from num_channels to hidden_size (a
+    Conv3d over temporal_patch frames for Qwen's towers, an unfolded nn.Linear for Llama 4's; in every case one
     matrix applied to each flattened patch), and a learned class token in front of the patches."""
     h, c, p, t = spec.hidden_size, spec.num_channels, spec.patch_size, spec.temporal_patch
     bias = " + hidden_size" if spec.patch_bias else ""
@@ -532,6 +533,7 @@ def _image_input(spec: Spec) -> list[Node]:
             f"num_channels*{frames_expr}patch_size^2*hidden_size{bias}",
             shape=f"{c}×{kernel}×{h}",
             note=f"a {c}×{kernel} convolution of stride {p}: {spec.patches:,} patches per image, each a token",
+            matrix=(c * frames * p * p, h) if spec.patch_linear else None,
         )
     ]
     if spec.class_token:
@@ -548,7 +550,8 @@ def _attention_pool(spec: Spec) -> Node:
         prefix,
         [
             Node(f"{prefix}/probe", h, "hidden_size", shape=f"{h}", note="the query that attends to the patches"),
-            linear(f"{prefix}/in_proj", h, "hidden_size", 3 * h, "3*hidden_size", True),
+            # nn.MultiheadAttention's in_proj_weight is a parameter, not a linear layer (LoRA leaves it alone)
+            linear(f"{prefix}/in_proj", h, "hidden_size", 3 * h, "3*hidden_size", True)._replace(matrix=None),
             linear(f"{prefix}/out_proj", h, "hidden_size", h, "hidden_size", True),
             norm(f"{prefix}/norm", spec, h, "hidden_size"),
             linear(f"{prefix}/fc1", h, "hidden_size", i, "intermediate_size", True),

@@ -249,6 +249,7 @@ class Spec:
     patch_size: int = 0
     num_channels: int = 3
     patch_bias: bool = True  # the patch convolution's bias (CLIP: none)
+    patch_linear: bool = False  # Llama 4: patches unfolded into one nn.Linear (LoRA adapts it) instead of a conv
     class_token: bool = False  # a learned class token before the patches (ViT, CLIP; SigLIP: none)
     num_labels: int = 0  # image_classification: the classifier's outputs
     attention_pool: bool = False  # SigLIP: a multi-head attention-pooling head (probe, attention, norm, MLP)

@@ -255,7 +255,7 @@ PIXTRAL = VIT.but(
     model_type="pixtral",
     class_prefix="PixtralVision",
     source=f"{TF}/pixtral/modeling_pixtral.py",
-    keys=dict(attention_bias=None, head_dim=("head_dim",)),
+    keys=dict(attention_bias=None),  # PixtralVisionConfig sets head_dim = hidden_size // heads, whatever it says
     derive=dict(max_position_embeddings=_image_tokens(0)),
     # Mistral 3's vision tower: a patch convolution without bias, an RMSNorm before the layers, pre-norm layers of
     # bias-free attention and gated MLP, no class token, no position table (2-D rotary), no final norm
@@ -282,7 +282,7 @@ LLAMA4_VISION = VIT.but(
     keys=dict(attention_bias=None, adapter_width=("projector_input_dim",), adapter_out=("projector_output_dim",)),
     # Llama 4's vision tower: patches unfolded into one bias-free linear layer, a class embedding and a position
     # table, LayerNorms before and after the layers (biases everywhere), and the pixel-shuffle adapter's MLP
-    fixed=dict(attention_bias=True, patch_bias=False, embedding_norm=True),
+    fixed=dict(attention_bias=True, patch_bias=False, patch_linear=True, embedding_norm=True),
     hooks=(),
     extra_heads=(),
 )
@@ -305,7 +305,7 @@ QWEN3_5_VISION = VIT.but(
     derive=dict(
         image_size=Rule(
             "sqrt(num_position_embeddings)*patch_size",
-            lambda d: math.isqrt(d["max_position_embeddings"]) * d["patch_size"],
+            lambda d: max(math.isqrt(d["max_position_embeddings"]), 1) * d["patch_size"],
             always=True,
         ),
         max_position_embeddings=None,

@@ -259,6 +259,10 @@ def zamba2_layers(c: Cfg, d: Values) -> None:
     block first (the others are "mamba", or "linear_attention" as transformers now renames them). The blocks are
     num_mem_blocks sets of weights used round-robin, so no more of them exist than hybrid layers."""
     n = d["num_hidden_layers"]
+    # (Zamba2Config also maps layer_types onto layers_block_type, but then sizes its adapter lists from the default
+    # 54-layer pattern: a config naming layer_types is refused here, pointing to layers_block_type)
+    if c.data.get("layer_types") is not None and c.data.get("layers_block_type") is None:
+        raise SpecError("layer_types", "Zamba2 reads layers_block_type: name the layers there")
     types = c.get("layers_block_type")
     if types is None:
         types = ZAMBA2_DEFAULT_LAYERS

@@ -13,7 +13,7 @@ maps) are dropped. Nothing is cached here: the caller caches.
 
 from __future__ import annotations
 
-import json
+import math
 import re
 import warnings
 from collections import deque
@@ -462,6 +462,20 @@ def _embedding_params(model: nn.Module) -> tuple[int, int]:
     return tables, tables
 
 
+def _plain_json(value: Any) -> Any:
+    """``value`` as plain JSON data: tuples as lists, infinities and NaN as null (Mamba's time_step_limit), anything
+    else JSON cannot hold as its text."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {str(k): _plain_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain_json(v) for v in value]
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return str(value)
+
+
 def build_tree(config: Mapping[str, Any]) -> MetaResult:
     """Build the transformers class for ``config`` on the meta device and read its parameter tree.
 
@@ -496,7 +510,7 @@ def build_tree(config: Mapping[str, Any]) -> MetaResult:
     for key in SUB_CONFIG_KEYS:
         sub = getattr(model.config, key, None)
         if hasattr(sub, "to_diff_dict"):
-            subs[key] = json.loads(json.dumps(sub.to_diff_dict(), default=str))
+            subs[key] = _plain_json(sub.to_diff_dict())
     return MetaResult(
         tree=tree, summary=summary, class_name=cls.__name__, model_type=model_type, notes=tuple(notes), sub_configs=subs
     )
