@@ -83,7 +83,7 @@ def group(path: str, children: list[Node] | tuple[Node, ...], formula: str = "",
     """A parent node whose count is the sum of its (non-empty) children."""
     kids = tuple([c for c in children if c.count or c.note])
     if not formula:
-        formula = " + ".join([c.name for c in kids if c.count])
+        formula = " + ".join([c.path.rpartition("/")[2] for c in kids if c.count])
     return Node(path, sum([c.count for c in kids]), formula, kids, **kw)  # type: ignore[arg-type]
 
 
