@@ -601,6 +601,8 @@ CASES = {
     "vit-one-channel": dict(model_type="vit", num_channels=1, **VISION | {"patch_size": 10}),
     "clip-vision": dict(model_type="clip_vision_model", **VISION),
     "pixtral": dict(model_type="pixtral", **VISION),
+    "idefics3-vision": dict(model_type="idefics3_vision", **VISION),
+    "smolvlm-vision-defaults": dict(model_type="smolvlm_vision"),
     "pixtral-defaults": dict(model_type="pixtral"),
     "pixtral-stated-head-dim-ignored": dict(model_type="pixtral", head_dim=128, **VISION),
     "qwen3_5-vision-empty-position-table": dict(model_type="qwen3_5_vision", depth=1, num_position_embeddings=0),
@@ -1458,6 +1460,8 @@ STRATEGIES = {
             ("clip_vision_model", [{}]),
             ("siglip_vision_model", [{}, {"vision_use_head": False}]),
             ("pixtral", [{}]),
+            ("idefics3_vision", [{}]),
+            ("smolvlm_vision", [{}]),
             ("llama4_vision_model", [{"projector_input_dim": 12, "projector_output_dim": 12}]),
         )
     },

@@ -611,3 +611,32 @@ def test_a_vision_config_typed_with_the_parents_type_is_read_as_transformers_rea
     )
     assert ["qwen3_5_text", "qwen3_5_vision"] == [m.model_type for _, m in model.towers]
     assert model.summary.total == sum(m.summary.total for _, m in model.towers)
+
+
+@needs_hf
+def test_smolvlm_is_its_language_model_its_vision_tower_and_a_connector() -> None:
+    """A small SmolVLM: its Llama language model and its SigLIP-like vision tower are counted with formulas, each
+    equal to its own class on the meta device; the rest is the connector, one bias-free linear layer from 2 x 2
+    shuffled patches (4 x 16 wide) to the language model's 32, 2,048 weights."""
+    import torch
+    import transformers
+
+    from paramscope.model import Model
+
+    text = dict(vocab_size=100, hidden_size=32, intermediate_size=48, num_hidden_layers=2, num_attention_heads=4)
+    vision = dict(hidden_size=16, intermediate_size=24, num_hidden_layers=1, num_attention_heads=2, image_size=64)
+    vision |= dict(patch_size=16)
+    model = Model.from_config(
+        {
+            "model_type": "smolvlm",
+            "architectures": ["SmolVLMForConditionalGeneration"],
+            "text_config": {"model_type": "llama", **text},
+            "vision_config": {"model_type": "smolvlm_vision", **vision},
+        }
+    )
+    with torch.device("meta"):
+        language = transformers.LlamaForCausalLM(transformers.LlamaConfig(**text))
+        tower = transformers.SmolVLMVisionTransformer(transformers.SmolVLMVisionConfig(**vision))
+    counts = [sum(p.numel() for p in m.parameters()) for m in (language, tower)]
+    assert counts == [m.summary.total for _, m in model.towers]
+    assert 4 * 16 * 32 == model.summary.total - sum(counts)

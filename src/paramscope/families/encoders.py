@@ -251,6 +251,20 @@ SIGLIP_VISION = CLIP_VISION.but(
     # attention-pooling head (vision_use_head)
     fixed=dict(patch_bias=True, class_token=False, embedding_norm=False),
 )
+IDEFICS3_VISION = SIGLIP_VISION.but(
+    model_type="idefics3_vision",
+    class_prefix="Idefics3Vision",
+    source=f"{TF}/idefics3/modeling_idefics3.py",
+    keys=dict(attention_pool=None),
+    fixed=dict(attention_pool=False),  # SigLIP's tower without the pooling head
+    class_names={"base": "Idefics3VisionTransformer"},
+)
+SMOLVLM_VISION = IDEFICS3_VISION.but(
+    model_type="smolvlm_vision",
+    class_prefix="SmolVLMVision",
+    source=f"{TF}/smolvlm/modeling_smolvlm.py",
+    class_names={"base": "SmolVLMVisionTransformer"},
+)
 PIXTRAL = VIT.but(
     model_type="pixtral",
     class_prefix="PixtralVision",
@@ -390,6 +404,8 @@ ROWS = (
     VIT,
     CLIP_VISION,
     SIGLIP_VISION,
+    IDEFICS3_VISION,
+    SMOLVLM_VISION,
     PIXTRAL,
     LLAMA4_VISION,
     QWEN3_5_VISION,
