@@ -341,63 +341,6 @@ def test_import_does_not_load_torch() -> None:
 
 
 @needs_hf
-def test_clip_is_its_two_towers_and_two_projections() -> None:
-    """CLIP ViT-B/32 (the classes' defaults): transformers counts the whole CLIPModel; the text and vision towers
-    are counted beside it with formulas, each equal to its own class on the meta device, and the rest is the two
-    projections without bias and logit_scale, written out by hand."""
-    import torch
-    from transformers import CLIPTextConfig, CLIPTextModel, CLIPVisionConfig, CLIPVisionModel
-
-    from paramscope.model import Model
-
-    model = Model.from_config(
-        {
-            "model_type": "clip",
-            "architectures": ["CLIPModel"],
-            "projection_dim": 512,
-            "text_config": {"model_type": "clip_text_model"},
-            "vision_config": {"model_type": "clip_vision_model"},
-        }
-    )
-    with torch.device("meta"):
-        text = sum(p.numel() for p in CLIPTextModel(CLIPTextConfig()).parameters())
-        vision = sum(p.numel() for p in CLIPVisionModel(CLIPVisionConfig()).parameters())
-    towers = {role: (m.model_type, m.summary.total) for role, m in model.towers}
-    assert {"text tower": ("clip_text_model", text), "vision tower": ("clip_vision_model", vision)} == towers
-    rest = 768 * 512 + 512 * 512 + 1  # visual_projection, text_projection, logit_scale
-    assert (
-        f"the rest (projectors, scales, a head outside the language model, parts without formulas): {rest:,}"
-        == model.notes[-1]
-    )
-    assert text + vision + rest == model.summary.total
-
-
-@needs_hf
-def test_siglip_is_its_two_towers_and_two_scalars() -> None:
-    """SigLIP (the classes' defaults): its text tower (with the pooled token's projection) and its vision tower (with
-    the attention-pooling head) are counted with formulas, each equal to its own class on the meta device; the rest
-    is logit_scale and logit_bias."""
-    import torch
-    from transformers import SiglipTextConfig, SiglipTextModel, SiglipVisionConfig, SiglipVisionModel
-
-    from paramscope.model import Model
-
-    model = Model.from_config(
-        {
-            "model_type": "siglip",
-            "architectures": ["SiglipModel"],
-            "text_config": {"model_type": "siglip_text_model"},
-            "vision_config": {"model_type": "siglip_vision_model"},
-        }
-    )
-    with torch.device("meta"):
-        text = sum(p.numel() for p in SiglipTextModel(SiglipTextConfig()).parameters())
-        vision = sum(p.numel() for p in SiglipVisionModel(SiglipVisionConfig()).parameters())
-    towers = {role: m.summary.total for role, m in model.towers}
-    assert ({"text tower": text, "vision tower": vision}, 2) == (towers, model.summary.total - text - vision)
-
-
-@needs_hf
 def test_a_config_its_row_cannot_describe_is_counted_by_transformers() -> None:
     """An unbalanced T5Gemma (a narrower decoder) has no formulas, but it is still counted exactly: by
     transformers on the meta device, with the reason first among the notes."""
@@ -413,158 +356,6 @@ def test_a_config_its_row_cannot_describe_is_counted_by_transformers() -> None:
     model = Model.from_config(config)
     assert (False, sum(p.numel() for p in hf.parameters())) == (model.has_formulas, model.summary.total)
     assert model.notes[0].startswith("no formulas: decoder.hidden_size: 16 differs from the encoder's 32")
-
-
-@needs_hf
-def test_mistral3_is_its_language_model_its_pixtral_tower_and_a_projector() -> None:
-    """A small Mistral 3 (Mistral-Small-3.1's layout): its Mistral language model and its Pixtral vision tower are
-    counted with formulas, each equal to its own class on the meta device; the rest is the projector."""
-    import torch
-    from transformers import MistralConfig, MistralForCausalLM, PixtralVisionConfig, PixtralVisionModel
-
-    from paramscope.model import Model
-
-    text = dict(vocab_size=100, hidden_size=64, intermediate_size=96, num_hidden_layers=2, num_attention_heads=4)
-    text |= dict(num_key_value_heads=2, head_dim=16)
-    vision = dict(hidden_size=32, intermediate_size=48, num_hidden_layers=1, num_attention_heads=2, head_dim=16)
-    vision |= dict(image_size=64, patch_size=16)
-    model = Model.from_config(
-        {
-            "model_type": "mistral3",
-            "architectures": ["Mistral3ForConditionalGeneration"],
-            "text_config": {"model_type": "mistral", **text},
-            "vision_config": {"model_type": "pixtral", **vision},
-        }
-    )
-    with torch.device("meta"):
-        language = sum(p.numel() for p in MistralForCausalLM(MistralConfig(**text)).parameters())
-        tower = sum(p.numel() for p in PixtralVisionModel(PixtralVisionConfig(**vision)).parameters())
-    towers = {role: (m.model_type, m.summary.total) for role, m in model.towers}
-    assert {"language model": ("mistral", language), "vision tower": ("pixtral", tower)} == towers
-    assert 0 < model.summary.total - language - tower
-
-
-@needs_hf
-def test_llama4_is_its_language_model_its_vision_tower_and_a_projector() -> None:
-    """A small Llama 4 (Scout's layout: experts in every layer): its language model and its vision tower (with the
-    pixel-shuffle adapter) are counted with formulas, each equal to its own class on the meta device."""
-    import torch
-    from transformers import Llama4ForCausalLM, Llama4TextConfig, Llama4VisionConfig, Llama4VisionModel
-
-    from paramscope.model import Model
-
-    text = dict(vocab_size=100, hidden_size=64, intermediate_size=96, intermediate_size_mlp=128, num_hidden_layers=2)
-    text |= dict(num_attention_heads=4, num_key_value_heads=2, head_dim=16, num_local_experts=2)
-    vision = dict(hidden_size=32, intermediate_size=48, num_hidden_layers=1, num_attention_heads=2, image_size=28)
-    vision |= dict(patch_size=14, projector_input_dim=20, projector_output_dim=20, vision_output_dim=40)
-    model = Model.from_config(
-        {
-            "model_type": "llama4",
-            "architectures": ["Llama4ForConditionalGeneration"],
-            "text_config": {"model_type": "llama4_text", **text},
-            "vision_config": {"model_type": "llama4_vision_model", **vision},
-        }
-    )
-    with torch.device("meta"):
-        language = sum(p.numel() for p in Llama4ForCausalLM(Llama4TextConfig(**text)).parameters())
-        tower = sum(p.numel() for p in Llama4VisionModel(Llama4VisionConfig(**vision)).parameters())
-    towers = {role: (m.model_type, m.summary.total) for role, m in model.towers}
-    assert {"language model": ("llama4_text", language), "vision tower": ("llama4_vision_model", tower)} == towers
-    assert 0 < model.summary.total - language - tower
-
-
-@needs_hf
-def test_qwen3_5_is_its_language_model_its_vision_tower_and_nothing_else() -> None:
-    """A small Qwen3.5 (image-text-to-text): its language model (Gated DeltaNet and attention layers) and its vision
-    tower (with the patch merger) are counted with formulas, each equal to its own class on the meta device, and
-    together they are the whole model: the merger is the tower's projector."""
-    import torch
-    import transformers
-
-    from paramscope.model import Model
-
-    text = dict(vocab_size=100, hidden_size=32, intermediate_size=48, num_hidden_layers=4, num_attention_heads=4)
-    text |= dict(num_key_value_heads=2, head_dim=8, linear_num_key_heads=2, linear_num_value_heads=4)
-    text |= dict(linear_key_head_dim=6, linear_value_head_dim=5, linear_conv_kernel_dim=3)
-    vision = dict(depth=1, hidden_size=16, num_heads=2, intermediate_size=24, num_position_embeddings=16)
-    vision |= dict(patch_size=4, out_hidden_size=32)
-    model = Model.from_config(
-        {
-            "model_type": "qwen3_5",
-            "architectures": ["Qwen3_5ForConditionalGeneration"],
-            "text_config": {"model_type": "qwen3_5_text", **text},
-            "vision_config": {"model_type": "qwen3_5_vision", **vision},
-        }
-    )
-    with torch.device("meta"):
-        language = transformers.Qwen3_5ForCausalLM(transformers.Qwen3_5TextConfig(**text))
-        tower = transformers.Qwen3_5VisionModel(transformers.Qwen3_5VisionConfig(**vision))
-    counts = [sum(p.numel() for p in m.parameters()) for m in (language, tower)]
-    towers = {role: (m.model_type, m.summary.total) for role, m in model.towers}
-    assert {"language model": ("qwen3_5_text", counts[0]), "vision tower": ("qwen3_5_vision", counts[1])} == towers
-    assert sum(counts) == model.summary.total
-
-
-@needs_hf
-def test_qwen2_5_vl_is_its_language_model_its_vision_tower_and_its_head() -> None:
-    """A small Qwen2.5-VL: its language model (Qwen2_5_VLTextModel, no head) and its vision tower (with the patch
-    merger) are counted with formulas, each equal to its own class on the meta device; the rest is the LM head."""
-    import torch
-    import transformers
-
-    from paramscope.model import Model
-
-    text = dict(vocab_size=100, hidden_size=32, intermediate_size=48, num_hidden_layers=2, num_attention_heads=4)
-    text |= dict(num_key_value_heads=2)
-    vision = dict(depth=1, hidden_size=16, num_heads=2, intermediate_size=24, patch_size=4, out_hidden_size=32)
-    model = Model.from_config(
-        {
-            "model_type": "qwen2_5_vl",
-            "architectures": ["Qwen2_5_VLForConditionalGeneration"],
-            "text_config": {"model_type": "qwen2_5_vl_text", **text},
-            "vision_config": {"model_type": "qwen2_5_vl_vision", **vision},
-            "tie_word_embeddings": False,
-        }
-    )
-    with torch.device("meta"):
-        language = transformers.Qwen2_5_VLTextModel(transformers.Qwen2_5_VLTextConfig(**text))
-        tower = transformers.Qwen2_5_VisionTransformerPretrainedModel(transformers.Qwen2_5_VLVisionConfig(**vision))
-    counts = [sum(p.numel() for p in m.parameters()) for m in (language, tower)]
-    towers = {role: (m.model_type, m.summary.total) for role, m in model.towers}
-    expected = {"language model": ("qwen2_5_vl_text", counts[0]), "vision tower": ("qwen2_5_vl_vision", counts[1])}
-    assert expected == towers
-    assert 100 * 32 == model.summary.total - sum(counts)  # lm_head, untied
-
-
-@needs_hf
-def test_qwen3_vl_is_its_language_model_its_vision_tower_and_its_head() -> None:
-    """A small Qwen3-VL: its language model (no head) and its vision tower (patch merger and DeepStack mergers) are
-    counted with formulas, each equal to its own class on the meta device; the rest is the untied LM head."""
-    import torch
-    import transformers
-
-    from paramscope.model import Model
-
-    text = dict(vocab_size=100, hidden_size=32, intermediate_size=48, num_hidden_layers=2, num_attention_heads=4)
-    text |= dict(num_key_value_heads=2, head_dim=8)
-    vision = dict(depth=2, hidden_size=16, num_heads=2, intermediate_size=24, num_position_embeddings=16)
-    vision |= dict(patch_size=4, out_hidden_size=32, deepstack_visual_indexes=[0])
-    model = Model.from_config(
-        {
-            "model_type": "qwen3_vl",
-            "architectures": ["Qwen3VLForConditionalGeneration"],
-            "text_config": {"model_type": "qwen3_vl_text", **text},
-            "vision_config": {"model_type": "qwen3_vl_vision", **vision},
-            "tie_word_embeddings": False,
-        }
-    )
-    with torch.device("meta"):
-        language = transformers.Qwen3VLTextModel(transformers.Qwen3VLTextConfig(**text))
-        tower = transformers.Qwen3VLVisionModel(transformers.Qwen3VLVisionConfig(**vision))
-    counts = [sum(p.numel() for p in m.parameters()) for m in (language, tower)]
-    towers = {role: (m.model_type, m.summary.total) for role, m in model.towers}
-    assert {"language model": ("qwen3_vl_text", counts[0]), "vision tower": ("qwen3_vl_vision", counts[1])} == towers
-    assert 100 * 32 == model.summary.total - sum(counts)
 
 
 @needs_hf
@@ -590,53 +381,193 @@ def test_towers_of_a_config_written_the_old_way_are_found_as_transformers_reads_
     assert 100 * 64 == model.summary.total - sum(m.summary.total for _, m in model.towers)
 
 
+#: Small text and vision sub-configs of the multimodal cases below.
+_TEXT = dict(vocab_size=100, hidden_size=32, intermediate_size=48, num_hidden_layers=2, num_attention_heads=4)
+_QWEN3_5_TEXT = _TEXT | dict(num_hidden_layers=4, num_key_value_heads=2, head_dim=8, linear_num_key_heads=2)
+_QWEN3_5_TEXT |= dict(
+    linear_num_value_heads=4, linear_key_head_dim=6, linear_value_head_dim=5, linear_conv_kernel_dim=3
+)
+_QWEN_VISION = dict(depth=1, hidden_size=16, num_heads=2, intermediate_size=24, patch_size=4, out_hidden_size=32)
+_LLAMA4_TEXT = dict(_TEXT, hidden_size=64, intermediate_size=96, intermediate_size_mlp=128, num_key_value_heads=2)
+_LLAMA4_TEXT |= dict(head_dim=16, num_local_experts=2)
+_MISTRAL3_TEXT = dict(_TEXT, hidden_size=64, intermediate_size=96, num_key_value_heads=2, head_dim=16)
+_SMALL_VISION = dict(hidden_size=16, intermediate_size=24, num_hidden_layers=1, num_attention_heads=2)
+
+#: Multimodal configs: the whole (model_type, architecture, its text and vision sub-configs, other keys), each tower
+#: as (role, model_type, transformers class, config class, sub-config), and the rest as written out by hand (None:
+#: a projector of some size). The towers are built on the meta device from their own classes.
+TOWER_CASES: dict[str, tuple[dict[str, Any], list[tuple[str, str, str, str, dict[str, Any]]], int | None]] = {
+    # CLIP ViT-B/32 (the classes' defaults): visual_projection 768 x 512, text_projection 512 x 512, logit_scale
+    "clip": (
+        {"model_type": "clip", "architectures": ["CLIPModel"], "projection_dim": 512},
+        [
+            ("text tower", "clip_text_model", "CLIPTextModel", "CLIPTextConfig", {}),
+            ("vision tower", "clip_vision_model", "CLIPVisionModel", "CLIPVisionConfig", {}),
+        ],
+        768 * 512 + 512 * 512 + 1,
+    ),
+    # SigLIP (the classes' defaults): logit_scale and logit_bias
+    "siglip": (
+        {"model_type": "siglip", "architectures": ["SiglipModel"]},
+        [
+            ("text tower", "siglip_text_model", "SiglipTextModel", "SiglipTextConfig", {}),
+            ("vision tower", "siglip_vision_model", "SiglipVisionModel", "SiglipVisionConfig", {}),
+        ],
+        2,
+    ),
+    "mistral3": (
+        {"model_type": "mistral3", "architectures": ["Mistral3ForConditionalGeneration"]},
+        [
+            ("language model", "mistral", "MistralForCausalLM", "MistralConfig", _MISTRAL3_TEXT),
+            (
+                "vision tower",
+                "pixtral",
+                "PixtralVisionModel",
+                "PixtralVisionConfig",
+                _SMALL_VISION | dict(hidden_size=32, intermediate_size=48, image_size=64, patch_size=16),
+            ),
+        ],
+        None,
+    ),
+    # Llama 4 (Scout's layout: experts in every layer), the vision tower with its pixel-shuffle adapter
+    "llama4": (
+        {"model_type": "llama4", "architectures": ["Llama4ForConditionalGeneration"]},
+        [
+            ("language model", "llama4_text", "Llama4ForCausalLM", "Llama4TextConfig", _LLAMA4_TEXT),
+            (
+                "vision tower",
+                "llama4_vision_model",
+                "Llama4VisionModel",
+                "Llama4VisionConfig",
+                _SMALL_VISION
+                | dict(hidden_size=32, intermediate_size=48, image_size=28, patch_size=14)
+                | dict(projector_input_dim=20, projector_output_dim=20, vision_output_dim=40),
+            ),
+        ],
+        None,
+    ),
+    # Qwen3.5: the merger is the vision tower's projector, so the two towers are the whole model
+    "qwen3_5": (
+        {"model_type": "qwen3_5", "architectures": ["Qwen3_5ForConditionalGeneration"]},
+        [
+            ("language model", "qwen3_5_text", "Qwen3_5ForCausalLM", "Qwen3_5TextConfig", _QWEN3_5_TEXT),
+            (
+                "vision tower",
+                "qwen3_5_vision",
+                "Qwen3_5VisionModel",
+                "Qwen3_5VisionConfig",
+                _QWEN_VISION | dict(num_position_embeddings=16),
+            ),
+        ],
+        0,
+    ),
+    # Qwen2.5-VL and Qwen3-VL: the language model holds no head; the rest is the untied LM head, 100 x 32
+    "qwen2_5_vl": (
+        {
+            "model_type": "qwen2_5_vl",
+            "architectures": ["Qwen2_5_VLForConditionalGeneration"],
+            "tie_word_embeddings": False,
+        },
+        [
+            (
+                "language model",
+                "qwen2_5_vl_text",
+                "Qwen2_5_VLTextModel",
+                "Qwen2_5_VLTextConfig",
+                _TEXT | dict(num_key_value_heads=2),
+            ),
+            (
+                "vision tower",
+                "qwen2_5_vl_vision",
+                "Qwen2_5_VisionTransformerPretrainedModel",
+                "Qwen2_5_VLVisionConfig",
+                _QWEN_VISION,
+            ),
+        ],
+        100 * 32,
+    ),
+    "qwen3_vl": (
+        {"model_type": "qwen3_vl", "architectures": ["Qwen3VLForConditionalGeneration"], "tie_word_embeddings": False},
+        [
+            (
+                "language model",
+                "qwen3_vl_text",
+                "Qwen3VLTextModel",
+                "Qwen3VLTextConfig",
+                _TEXT | dict(num_key_value_heads=2, head_dim=8),
+            ),
+            (
+                "vision tower",
+                "qwen3_vl_vision",
+                "Qwen3VLVisionModel",
+                "Qwen3VLVisionConfig",
+                _QWEN_VISION | dict(depth=2, num_position_embeddings=16, deepstack_visual_indexes=[0]),
+            ),
+        ],
+        100 * 32,
+    ),
+    # SmolVLM: the connector, one bias-free linear layer from 2 x 2 shuffled patches (4 x 16 wide) to 32
+    "smolvlm": (
+        {"model_type": "smolvlm", "architectures": ["SmolVLMForConditionalGeneration"]},
+        [
+            ("language model", "llama", "LlamaForCausalLM", "LlamaConfig", _TEXT),
+            (
+                "vision tower",
+                "smolvlm_vision",
+                "SmolVLMVisionTransformer",
+                "SmolVLMVisionConfig",
+                _SMALL_VISION | dict(image_size=64, patch_size=16),
+            ),
+        ],
+        4 * 16 * 32,
+    ),
+}
+
+
+def _whole(name: str, vision_type: str | None = None) -> dict[str, Any]:
+    """The whole config of a tower case, its vision sub-config typed ``vision_type`` when given."""
+    whole, towers, _ = TOWER_CASES[name]
+    (_, text_type, *_, text), (_, own_type, *_, vision) = towers
+    return whole | {
+        "text_config": {"model_type": text_type, **text},
+        "vision_config": {"model_type": vision_type or own_type, **vision},
+    }
+
+
+@needs_hf
+@pytest.mark.parametrize("name", sorted(TOWER_CASES))
+def test_multimodal_towers_equal_their_own_classes(name: str) -> None:
+    """A multimodal config counted by transformers as a whole shows its language model (or text tower) and its vision
+    tower with formulas, each equal to its own class built on the meta device, and the rest (projectors, scales, an
+    LM head outside the language model) in the last note, written out by hand where the case gives it."""
+    import torch
+    import transformers
+
+    from paramscope.model import Model
+
+    _, towers, rest = TOWER_CASES[name]
+    model = Model.from_config(_whole(name))
+    with torch.device("meta"):
+        built = {
+            role: (kind, getattr(transformers, cls)(getattr(transformers, config_cls)(**sub)))
+            for role, kind, cls, config_cls, sub in towers
+        }
+    expected = {role: (kind, sum(p.numel() for p in m.parameters())) for role, (kind, m) in built.items()}
+    assert expected == {role: (m.model_type, m.summary.total) for role, m in model.towers}
+    left = model.summary.total - sum(count for _, count in expected.values())
+    assert (0 < left) if rest is None else (rest == left)
+    assert (
+        f"the rest (projectors, scales, a head outside the language model, parts without formulas): {left:,}"
+        == (model.notes[-1])
+    )
+
+
 @needs_hf
 def test_a_vision_config_typed_with_the_parents_type_is_read_as_transformers_reads_it() -> None:
     """Qwen3.5's Hub files type vision_config with the parent's model_type ("qwen3_5"): the tower is still found
     (transformers reads it as qwen3_5_vision), so language model and vision tower make the whole model."""
     from paramscope.model import Model
 
-    text = dict(vocab_size=100, hidden_size=32, intermediate_size=48, num_hidden_layers=4, num_attention_heads=4)
-    text |= dict(num_key_value_heads=2, head_dim=8, linear_num_key_heads=2, linear_num_value_heads=4)
-    text |= dict(linear_key_head_dim=6, linear_value_head_dim=5, linear_conv_kernel_dim=3)
-    vision = dict(depth=1, hidden_size=16, num_heads=2, intermediate_size=24, num_position_embeddings=16)
-    vision |= dict(patch_size=4, out_hidden_size=32)
-    model = Model.from_config(
-        {
-            "model_type": "qwen3_5",
-            "architectures": ["Qwen3_5ForConditionalGeneration"],
-            "text_config": {"model_type": "qwen3_5_text", **text},
-            "vision_config": {"model_type": "qwen3_5", **vision},
-        }
-    )
+    model = Model.from_config(_whole("qwen3_5", vision_type="qwen3_5"))
     assert ["qwen3_5_text", "qwen3_5_vision"] == [m.model_type for _, m in model.towers]
     assert model.summary.total == sum(m.summary.total for _, m in model.towers)
-
-
-@needs_hf
-def test_smolvlm_is_its_language_model_its_vision_tower_and_a_connector() -> None:
-    """A small SmolVLM: its Llama language model and its SigLIP-like vision tower are counted with formulas, each
-    equal to its own class on the meta device; the rest is the connector, one bias-free linear layer from 2 x 2
-    shuffled patches (4 x 16 wide) to the language model's 32, 2,048 weights."""
-    import torch
-    import transformers
-
-    from paramscope.model import Model
-
-    text = dict(vocab_size=100, hidden_size=32, intermediate_size=48, num_hidden_layers=2, num_attention_heads=4)
-    vision = dict(hidden_size=16, intermediate_size=24, num_hidden_layers=1, num_attention_heads=2, image_size=64)
-    vision |= dict(patch_size=16)
-    model = Model.from_config(
-        {
-            "model_type": "smolvlm",
-            "architectures": ["SmolVLMForConditionalGeneration"],
-            "text_config": {"model_type": "llama", **text},
-            "vision_config": {"model_type": "smolvlm_vision", **vision},
-        }
-    )
-    with torch.device("meta"):
-        language = transformers.LlamaForCausalLM(transformers.LlamaConfig(**text))
-        tower = transformers.SmolVLMVisionTransformer(transformers.SmolVLMVisionConfig(**vision))
-    counts = [sum(p.numel() for p in m.parameters()) for m in (language, tower)]
-    assert counts == [m.summary.total for _, m in model.towers]
-    assert 4 * 16 * 32 == model.summary.total - sum(counts)
