@@ -23,12 +23,10 @@ from paramscope.engine.params import summarize
 from paramscope.engine.spec import Spec, SpecError
 from paramscope.engine.tree import Summary
 from paramscope.families import FAMILIES, BeyondRow, Family, Origin, ReadResult, family_of, read
+from paramscope.families.schema import TOWERS
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from paramscope.families.meta_build import MetaResult
-
-#: The sub-configs of a multimodal config, and what each one is.
-TOWERS = (("text_config", "language model"), ("vision_config", "vision tower"), ("audio_config", "audio tower"))
 
 #: What an edit of a key that the config then no longer holds is written as (links: ``key=auto``).
 DELETED = None
@@ -107,7 +105,7 @@ class Model:
             rest_text = (
                 f"the rest (projectors, scales, a head outside the language model, parts without formulas): {rest:,}"
             )
-            return (*self.meta.notes, *parts, rest_text)
+            return (*why, *self.meta.notes, *parts, rest_text)
         config, spec, tree = self.config, self.spec, self.summary.tree
         return tuple(text for note in self.family.notes if (text := note(config, spec, tree)))
 
@@ -251,7 +249,7 @@ def _towers(config_json: str) -> tuple[tuple[str, Model], ...]:
         except SpecError:
             read_by_transformers = {}
     out = []
-    for key, role in TOWERS:
+    for key, role in TOWERS.items():
         # transformers' reading first: Hub files often type a sub-config with the parent's model_type (Qwen3.5's
         # vision_config says "qwen3_5"), which no row reads
         sub = read_by_transformers.get(key) or config.get(key)

@@ -185,8 +185,7 @@ def _stack(spec: Spec, prefix: str, layers: int, layers_expr: str, seq: int, cau
     if kinds.lightning:
         parts.append(_lightning(spec, prefix, kinds.lightning, kinds.expr("lightning"), seq))
     if spec.shared_blocks:  # each use of a Zamba2 shared block: its own linear layer and one set of adapters
-        h = spec.hidden_size
-        own = [P.linear(f"{prefix}/shared_block_linear", h, "hidden_size", h, "hidden_size", False)]
+        own = [P.block_linear(f"{prefix}/shared_block_linear", spec)]
         own += P.block_adapters(f"{prefix}/shared_block_adapters", spec).children
         kids = [repeated(n, spec.shared_block_uses, "shared_block_uses") for n in _matmuls(group("", own), seq, "seq")]
         parts.append(group(f"{prefix}/shared_block_uses", kids))

@@ -74,7 +74,8 @@ def attention(prefix: str, spec: Spec) -> Node:
     else:
         q_expr = "2*num_attention_heads" if q == 2 else "num_attention_heads"
         out_expr = f"({q_expr} + 2*num_key_value_heads)*head_dim"
-    a, a_expr = (spec.attention_input, "2*hidden_size") if spec.shared_blocks else (h, "hidden_size")
+    # Zamba2's shared blocks attend over the hidden state and the input embeddings side by side
+    a, a_expr = (2 * h, "2*hidden_size") if spec.shared_blocks else (h, "hidden_size")
     qkv = linear(f"{prefix}/qkv", a, a_expr, qkv_out, out_expr, spec.attention_bias)
     if spec.attention_bias and spec.key_bias is False:  # Whisper: biases on q and v, none on k
         biases, bias_expr = (q * heads + kv) * hd, "(num_attention_heads + num_key_value_heads)*head_dim"
@@ -358,6 +359,12 @@ def shared_block(prefix: str, spec: Spec) -> Node:
     )
 
 
+def block_linear(path: str, spec: Spec) -> Node:
+    """The linear layer each use of a Zamba2 shared block keeps of its own, on the block's output."""
+    h = spec.hidden_size
+    return linear(path, h, "hidden_size", h, "hidden_size", False)
+
+
 def block_adapters(prefix: str, spec: Spec) -> Node:
     """One set of a Zamba2 shared block's adapters: two linear layers each (down to shared_adapter_rank and back up)
     beside the MLP's gate_up and, with shared_attention_adapters, beside q, k and v (2 x hidden_size wide)."""
@@ -439,12 +446,10 @@ def layer_stack(prefix: str, spec: Spec, layers: int, layers_expr: str, cross: b
         if getattr(kinds, kind) and not (kind == "attention" and spec.shared_blocks):
             parts.append(repeated(block(f"{prefix}/{kind}", spec), getattr(kinds, kind), kinds.expr(kind)))
     if spec.shared_blocks:  # their attention and MLP are counted once per block, not per use
-        h = spec.hidden_size
-        own = linear(f"{prefix}/shared_block_linear", h, "hidden_size", h, "hidden_size", False)
         adapters = block_adapters(f"{prefix}/shared_block_adapters", spec)
         parts += [
             repeated(shared_block(f"{prefix}/shared_block", spec), spec.shared_blocks, "shared_blocks"),
-            repeated(own, spec.shared_block_uses, "shared_block_uses"),
+            repeated(block_linear(f"{prefix}/shared_block_linear", spec), spec.shared_block_uses, "shared_block_uses"),
             repeated(adapters, spec.shared_adapters, "shared_adapters"),
         ]
     if cross:

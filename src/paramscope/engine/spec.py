@@ -338,11 +338,6 @@ class Spec:
         return self.num_decoder_layers > 0
 
     @property
-    def attention_input(self) -> int:
-        """The width attention reads: the hidden state, or (Zamba2's shared blocks) it and the input embeddings."""
-        return 2 * self.hidden_size if self.shared_blocks else self.hidden_size
-
-    @property
     def patches(self) -> int:
         """Patches per image (a vision encoder): the convolution of stride patch_size fits image // patch a side."""
         return (self.image_size // self.patch_size) ** 2 if self.image_size and self.patch_size else 0

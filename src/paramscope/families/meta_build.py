@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from paramscope.engine.spec import SpecError
 from paramscope.engine.tree import Node, Summary, repeated
+from paramscope.families.schema import TOWERS
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from torch import nn
@@ -82,10 +83,6 @@ class MetaResult:
     #: The text, vision and audio sub-configs as transformers reads them (each with its model_type, keys it moves
     #: from the top level included), for a multimodal config; plain JSON data
     sub_configs: Mapping[str, dict[str, Any]] = field(default_factory=dict)
-
-
-#: The keys of a multimodal config that hold its towers' configs.
-SUB_CONFIG_KEYS = ("text_config", "vision_config", "audio_config")
 
 
 def available() -> bool:
@@ -507,7 +504,7 @@ def build_tree(config: Mapping[str, Any]) -> MetaResult:
         input_embedding=tables,
     )
     subs = {}
-    for key in SUB_CONFIG_KEYS:
+    for key in TOWERS:
         sub = getattr(model.config, key, None)
         if hasattr(sub, "to_diff_dict"):
             subs[key] = _plain_json(sub.to_diff_dict())

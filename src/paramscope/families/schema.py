@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
+from types import MappingProxyType
 from typing import Any
 
 from paramscope.engine.spec import FIELDS, Spec, SpecError, validate
@@ -39,6 +40,12 @@ ARCH_SUFFIX = {
     "discriminator": "ForPreTraining",
     "image_classification": "ForImageClassification",
 }
+
+
+#: The keys of a multimodal config that hold its towers' configs, and what each tower is.
+TOWERS = MappingProxyType(
+    {"text_config": "language model", "vision_config": "vision tower", "audio_config": "audio tower"}
+)
 
 
 class BeyondRow(SpecError):
