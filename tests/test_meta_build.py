@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import warnings
@@ -317,6 +318,19 @@ def test_refusals_name_the_key(cfg: object, key: str) -> None:
     with pytest.raises(ValueError) as info:
         build_tree(cfg)  # type: ignore[arg-type]
     assert key == str(info.value).split(": ", 1)[0]
+
+
+@needs_hf
+def test_real_configs_pass_the_size_limits() -> None:
+    """Values that size nothing are not bounded as sizes: Gemma 3n's audio config clips gradients at 1e10, and the
+    whole config reaches transformers (which then needs timm for its MobileNet vision tower, and says so)."""
+    from transformers import Gemma3nConfig
+
+    config = json.loads(Gemma3nConfig().to_json_string())  # as a config.json holds it
+    try:
+        build_tree({**config, "architectures": ["Gemma3nForConditionalGeneration"]})
+    except ValueError as error:
+        assert "timm" in str(error)
 
 
 @needs_hf

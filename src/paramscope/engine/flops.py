@@ -18,7 +18,6 @@ Conventions (those of nanoGPT's ``transformer_sizing.ipynb`` and the PaLM paper,
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 
 from paramscope.engine import params as P
@@ -30,18 +29,6 @@ from paramscope.engine.tree import Node, group, repeated
 
 CHINCHILLA_TOKENS_PER_PARAM = 20
 
-_BIAS = re.compile(r"^\((.*) \+ 1\)\*(.*)$")
-
-
-def _weight_formula(formula: str) -> str:
-    """The weight part of a linear layer's parameter formula: ``(in + 1)*out`` -> ``in*out``, and ``in*out + bias``
-    (biases on some outputs only, Whisper's q and v) -> ``in*out``."""
-    m = _BIAS.match(formula)
-    if m:
-        return f"{m.group(1)}*{m.group(2)}"
-    plus = P.top_level(formula, "+")
-    return formula[:plus].rstrip() if plus >= 0 else formula
-
 
 def _matmuls(node: Node, tokens: int, tokens_expr: str, fraction: tuple[int, int] = (1, 1)) -> list[Node]:
     """2 FLOPs per weight per token for every weight matrix in ``node`` (one copy of a block).
@@ -52,15 +39,15 @@ def _matmuls(node: Node, tokens: int, tokens_expr: str, fraction: tuple[int, int
         m = leaf.matrix
         if not m or not leaf.count:
             continue
-        weights = m[0] * m[1]
+        weights = m.n_in * m.n_out
         copies = leaf.repeat
         k, n = fraction
         flops = 2 * weights * tokens * copies * k // n
-        formula = f"2*{tokens_expr}*{_weight_formula(leaf.formula)}"
+        formula = f"2*{tokens_expr}*{m.formula}"
         if copies > 1:
-            formula = f"2*{tokens_expr}*{leaf.repeat_name}*{_weight_formula(leaf.formula)}"
+            formula = f"2*{tokens_expr}*{leaf.repeat_name}*{m.formula}"
             if (k, n) != (1, 1):
-                formula = f"2*{tokens_expr}*num_experts_per_tok*{_weight_formula(leaf.formula)}"
+                formula = f"2*{tokens_expr}*num_experts_per_tok*{m.formula}"
         out.append(Node(leaf.path, flops, formula, shape=leaf.shape))
     return out
 

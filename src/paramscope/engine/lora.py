@@ -50,7 +50,7 @@ def _expert_tensor(leaf: Node, rank: int, spec: Spec) -> list[Node]:
     ``out × (rank × experts)``, per MoE layer; gate and up are one tensor (gate_up_proj) adapted at twice the rank,
     as PEFT converts the two transformers 4 targets it stands for."""
     name = leaf.path.rsplit("/", 1)[-1]
-    n_in, n_out = leaf.matrix or (0, 0)
+    n_in, n_out, _ = leaf.matrix or (0, 0, "")
     layers = leaf.repeat // spec.num_experts
     e = spec.num_experts + (spec.zero_experts if name == "gate" else 0)  # LongCat's gate_up has the zero slots too
     if name == "up" and spec.mlp_gated:
@@ -98,7 +98,7 @@ def lora_params(spec: Spec, rank: int, targets: str = "all-linear") -> Node:
             continue  # PEFT's conversion retargets gate_proj, up_proj and down_proj to the expert tensors
         if leaf.path.endswith("/up") and "gate_up" in spec.fused:
             continue  # counted with gate: one gate_up_proj layer
-        n_in, n_out = m
+        n_in, n_out, _ = m
         if leaf.path.endswith("/gate") and "gate_up" in spec.fused:
             n_out *= 2
         modules = _modules(leaf.path, n_in, n_out, spec)

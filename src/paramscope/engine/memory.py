@@ -131,7 +131,7 @@ def weight_bytes(spec: Spec, dtype: str, layout: Layout = ONE_GPU) -> Node:
             continue
         m = leaf.matrix
         if m and _in_layers(leaf.path):
-            n_in, n_out = m
+            n_in, n_out, _ = m
             copies = layout.copies(leaf.path, leaf.repeat, spec)
             split = 1 if "/experts/" in leaf.path else tp  # an expert lives whole on its expert-parallel GPU
             weights = _ceil_div(n_in * n_out, split) * copies

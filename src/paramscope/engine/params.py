@@ -11,7 +11,7 @@ from functools import cache, lru_cache
 
 from paramscope.engine.components import embedding_params
 from paramscope.engine.spec import Spec, validate
-from paramscope.engine.tree import Node, Summary, group, repeated
+from paramscope.engine.tree import Matrix, Node, Summary, group, repeated, tuple_new
 
 
 def top_level(expr: str, ops: str) -> int:
@@ -33,11 +33,13 @@ def paren(expr: str) -> str:
 
 def linear(path: str, n_in: int, in_expr: str, n_out: int, out_expr: str, bias: bool) -> Node:
     """An ``nn.Linear(n_in, n_out, bias)``: ``(in + 1)*out`` with a bias, ``in*out`` without."""
-    if bias:
-        formula = f"({in_expr} + 1)*{paren(out_expr)}"
-    else:
-        formula = f"{paren(in_expr)}*{paren(out_expr)}"
-    return Node(path, n_in * n_out + (n_out if bias else 0), formula, shape=f"{n_in}×{n_out}", matrix=(n_in, n_out))
+    out = paren(out_expr)
+    weight = f"{paren(in_expr)}*{out}"
+    formula = f"({in_expr} + 1)*{out}" if bias else weight
+    count = n_in * n_out + (n_out if bias else 0)
+    return tuple_new(
+        Node, (path, count, formula, (), 1, "", f"{n_in}×{n_out}", "", tuple_new(Matrix, (n_in, n_out, weight)))
+    )
 
 
 def depthwise_conv(path: str, channels: int, channels_expr: str, kernel: int, kernel_expr: str, bias: bool) -> Node:
@@ -52,10 +54,13 @@ def norm(
 ) -> Node:
     """``copies`` norms of ``width``: LayerNorm has a weight and (optionally, ``bias`` or else the spec's
     ``norm_bias``) a bias, RMSNorm a weight."""
-    per = 2 if spec.norm_type == "layernorm" and (spec.norm_bias if bias is None else bias) else 1
-    parts = [p for p in (copies_expr if copies != 1 else "", "2" if per == 2 else "", expr) if p]
-    label = "LayerNorm" if spec.norm_type == "layernorm" else "RMSNorm"
-    return Node(path, copies * per * width, "*".join(parts), shape=f"{copies}×{label}({width})")
+    layer = spec.norm_type == "layernorm"
+    per = 2 if layer and (spec.norm_bias if bias is None else bias) else 1
+    formula = f"{copies_expr}*{expr}" if copies != 1 else expr
+    if per == 2:
+        formula = f"2*{formula}" if copies == 1 else f"{copies_expr}*2*{expr}"
+    shape = f"{copies}×{'LayerNorm' if layer else 'RMSNorm'}({width})"
+    return tuple_new(Node, (path, copies * per * width, formula, (), 1, "", shape, "", None))
 
 
 # ---------------------------------------------------------------------------------------- blocks
@@ -531,14 +536,15 @@ def _image_input(spec: Spec) -> list[Node]:
     h, c, p, t = spec.hidden_size, spec.num_channels, spec.patch_size, spec.temporal_patch
     bias = " + hidden_size" if spec.patch_bias else ""
     frames, frames_expr, kernel = (t, "temporal_patch*", f"{t}×{p}×{p}") if t > 1 else (1, "", f"{p}×{p}")
+    weight = f"num_channels*{frames_expr}patch_size^2*hidden_size"
     out = [
         Node(
             "embedding/patch",
             c * frames * p * p * h + (h if spec.patch_bias else 0),
-            f"num_channels*{frames_expr}patch_size^2*hidden_size{bias}",
+            f"{weight}{bias}",
             shape=f"{c}×{kernel}×{h}",
             note=f"a {c}×{kernel} convolution of stride {p}: {spec.patches:,} patches per image, each a token",
-            matrix=(c * frames * p * p, h) if spec.patch_linear else None,
+            matrix=Matrix(c * frames * p * p, h, weight) if spec.patch_linear else None,
         )
     ]
     if spec.class_token:
@@ -706,8 +712,7 @@ def _count(spec: Spec) -> Node:
     if spec.pooler:
         top.append(linear("pooler", h, "hidden_size", h, "hidden_size", True))
 
-    root = group("", top)
-    return Node("", root.count, root.formula, root.children)
+    return group("", top)
 
 
 @lru_cache(maxsize=512)

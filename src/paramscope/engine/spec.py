@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 #: The heads on the model: a language-model head (causal, masked, encoder-decoder), none, or ELECTRA's
 #: discriminator (a dense layer and one logit per token: was this token replaced?), or an image classifier (one
@@ -437,8 +438,7 @@ _COUNT_NAMES = {
 }
 
 
-@dataclass(frozen=True)
-class Stack:
+class Stack(NamedTuple):
     """How many layers of one stack hold each kind of mixer (attention, linear attention, state space, short
     convolution, RWKV's time mixing) and of feed-forward block (a dense MLP, experts); :meth:`expr` names each count
     for the formulas."""
