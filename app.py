@@ -60,17 +60,14 @@ def page() -> None:
     tab = dict(zip(TABS, tabs, strict=True))
     with st.sidebar:
         preset_picker()
-        shown = st.session_state.model.has_formulas and any(tab[name].open for name in RUN_TABS)
+        shown = st.session_state.model.cost_spec is not None and any(tab[name].open for name in RUN_TABS)
         settings = run_controls(shown=shown)
     model_view(tab, messages, link_slot, settings)
     model: Model = st.session_state.model
     if tab["Your model"].open:
         with tab["Your model"]:
             ui_explore.render_upload(on_use=use_uploaded_model)
-    if not model.has_formulas:
-        needs_formulas(model, tab)
-    else:
-        other_tabs(model, tab, settings)
+    other_tabs(model, tab, settings)
     st.session_state.drawn_for, st.session_state.full_run = model, False
 
 
@@ -125,14 +122,18 @@ def parameters_tab(model: Model) -> None:
 
 
 def other_tabs(model: Model, tab: dict, settings: object) -> None:
-    """Memory, Compute, Compare, Architecture and Why so big?, each drawn only while open."""
-    spec = model.spec
-    if tab["Memory"].open:
-        with tab["Memory"]:
-            cost_tab(ui_costs.render_memory_tab, spec, settings)
-    if tab["Compute"].open:
-        with tab["Compute"]:
-            cost_tab(ui_costs.render_compute_tab, spec, settings)
+    """Memory, Compute, Compare, Architecture and Why so big?, each drawn only while open. A multimodal model
+    counted by transformers has its costs (its language model's, with the other towers as weights) and no more."""
+    spec = model.cost_spec
+    for name, render in (("Memory", ui_costs.render_memory_tab), ("Compute", ui_costs.render_compute_tab)):
+        if tab[name].open and spec is not None:
+            with tab[name]:
+                if not model.has_formulas:
+                    ui_hub.render_costs_of_towers(model)
+                cost_tab(render, spec, settings)
+    if not model.has_formulas:
+        needs_formulas(model, tab, ("Compare", "Architecture", "Why so big?") if spec else TABS)
+        return
     if tab["Compare"].open:
         with tab["Compare"]:
             ui_explore.render_compare(model_label(model), spec, settings)
@@ -144,14 +145,15 @@ def other_tabs(model: Model, tab: dict, settings: object) -> None:
             ui_explore.render_sweep(spec, model.preset or None, settings)
 
 
-def needs_formulas(model: Model, tab: dict) -> None:
-    """The tabs that need a family row's formulas, for a model counted by transformers alone."""
-    for name in TABS:
+def needs_formulas(model: Model, tab: dict, names: tuple[str, ...]) -> None:
+    """The tabs of ``names`` that need a family row's formulas, for a model counted by transformers."""
+    towers = " or one of its towers (the buttons on the Parameters tab)" if model.towers else ""
+    for name in names:
         if name not in ("Parameters", "Your model") and tab[name].open:
             with tab[name]:
                 st.info(
                     f"{name} needs the formulas of a family row, and {model.model_type} has none yet: only its "
-                    "exact parameter count (by transformers) is shown. Pick a preset or another model.",
+                    f"exact parameter count (by transformers) is shown. Pick a preset, another model{towers}.",
                     icon=":material/info:",
                 )
 

@@ -170,3 +170,25 @@ def test_multimodal_model_and_its_towers(page_hub: HubServer) -> None:
     assert not at.exception
     assert f"{language:,}" == total(at)
     assert at.number_input(key="f.hidden_size").value == 64
+
+
+def test_memory_and_compute_of_a_multimodal_model(page_hub: HubServer) -> None:
+    """A multimodal Gemma 3 (counted by transformers) has Memory and Compute: its language model's, with the vision
+    tower and projector (the whole less Gemma3ForCausalLM, both built on the meta device) as weights; the tabs that
+    need the whole model's formulas say so."""
+    import torch
+    from transformers import Gemma3Config, Gemma3ForCausalLM, Gemma3ForConditionalGeneration, Gemma3TextConfig
+
+    config = {k: v for k, v in TINY_GEMMA3.items() if k not in ("model_type", "architectures")}
+    text = {k: v for k, v in TINY_GEMMA3["text_config"].items() if k != "model_type"}
+    with torch.device("meta"):
+        whole = sum(p.numel() for p in Gemma3ForConditionalGeneration(Gemma3Config(**config)).parameters())
+        language = sum(p.numel() for p in Gemma3ForCausalLM(Gemma3TextConfig(**text)).parameters())
+    at = fresh({"hf": "fixture/tiny-gemma3", "tab": "Memory"})
+    assert any(f"{whole - language:,} parameters, counted by transformers" in c.value for c in at.caption)
+    formulas = " ".join(at.table[0].value["formula"])
+    assert f"{whole - language:,} vision / audio tower and projector weights × 2 B" in formulas
+    at = fresh({"hf": "fixture/tiny-gemma3", "tab": "Compute"})
+    assert any(m.label == "Forward FLOPs / token" for m in at.metric)
+    at = fresh({"hf": "fixture/tiny-gemma3", "tab": "Compare"})
+    assert any("one of its towers" in i.value for i in at.info)

@@ -122,6 +122,29 @@ def test_memory_hf_config_file(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert 2 * 2 * 2 * 32 * 100 * 3 * 2 == json.loads(out)["kv_cache"]
 
 
+def test_memory_of_a_multimodal_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`memory` of a whole Gemma 3 (its language model and SigLIP tower, counted by transformers): the bf16 weights
+    are 2 bytes for each parameter of Gemma3ForConditionalGeneration built on the meta device, and its KV cache is
+    its language model's (4 layers, 1 KV head of 32, 100 tokens: none beyond the sliding window)."""
+    pytest.importorskip("transformers")
+    import torch
+    from transformers import Gemma3Config, Gemma3ForConditionalGeneration
+
+    text = dict(vocab_size=100, hidden_size=64, intermediate_size=96, num_hidden_layers=4, num_attention_heads=2)
+    text |= dict(num_key_value_heads=1, head_dim=32, sliding_window=512)
+    vision = dict(hidden_size=32, intermediate_size=48, num_hidden_layers=1, num_attention_heads=2, image_size=32)
+    vision |= dict(patch_size=8)
+    config = {"text_config": text, "vision_config": vision, "mm_tokens_per_image": 4}
+    with torch.device("meta"):
+        whole = sum(p.numel() for p in Gemma3ForConditionalGeneration(Gemma3Config(**config)).parameters())
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"model_type": "gemma3", **config}))
+    code, out, err = call(capsys, "memory", "--hf-config", str(path), "--seq", "100", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert (2 * whole, 4 * 2 * 1 * 32 * 100 * 2) == (data["weights"], data["kv_cache"])
+
+
 def test_memory_defaults(capsys: pytest.CaptureFixture[str]) -> None:
     """Defaults: inference, bf16, batch 1, the model's context capped at 2048 (gpt2: 1024 tokens)."""
     code, out, _ = call(capsys, "memory", "gpt2", "--json")

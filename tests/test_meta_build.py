@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -404,7 +405,9 @@ _QWEN3_5_TEXT |= dict(
 _QWEN_VISION = dict(depth=1, hidden_size=16, num_heads=2, intermediate_size=24, patch_size=4, out_hidden_size=32)
 _LLAMA4_TEXT = dict(_TEXT, hidden_size=64, intermediate_size=96, intermediate_size_mlp=128, num_key_value_heads=2)
 _LLAMA4_TEXT |= dict(head_dim=16, num_local_experts=2)
+# tied: Mistral3Config ties the whole model's head (its top-level default), and the tower is the language model of it
 _MISTRAL3_TEXT = dict(_TEXT, hidden_size=64, intermediate_size=96, num_key_value_heads=2, head_dim=16)
+_MISTRAL3_TEXT |= dict(tie_word_embeddings=True)
 _SMALL_VISION = dict(hidden_size=16, intermediate_size=24, num_hidden_layers=1, num_attention_heads=2)
 
 #: Multimodal configs: the whole (model_type, architecture, its text and vision sub-configs, other keys), each tower
@@ -574,6 +577,73 @@ def test_multimodal_towers_equal_their_own_classes(name: str) -> None:
         f"the rest (projectors, scales, a head outside the language model, parts without formulas): {left:,}"
         == (model.notes[-1])
     )
+
+
+@needs_hf
+@pytest.mark.parametrize("top", [True, False])
+def test_the_whole_models_flag_ties_the_language_models_head(top: bool) -> None:
+    """transformers 5 ties a multimodal model's LM head by its top-level ``tie_word_embeddings``, whatever the text
+    config says: the language model tower (a Mistral with the opposite flag in its text config) follows the top."""
+    import torch
+    import transformers
+
+    from paramscope.model import Model
+
+    config = _whole("mistral3")
+    config["tie_word_embeddings"] = top
+    config["text_config"]["tie_word_embeddings"] = not top
+    with torch.device("meta"):
+        lm = transformers.MistralForCausalLM(
+            transformers.MistralConfig(**{**_MISTRAL3_TEXT, "tie_word_embeddings": top})
+        )
+    assert (
+        sum(p.numel() for p in lm.parameters())
+        == dict(Model.from_config(config).towers)["language model"].summary.total
+    )
+
+
+#: Multimodal cases with a language model, and the LM head the whole model holds outside its class (Qwen-VL's
+#: language models are base models: an untied 100 x 32 head, written out by hand)
+COST_CASES = {"llama4": 0, "mistral3": 0, "qwen3_5": 0, "smolvlm": 0, "qwen2_5_vl": 100 * 32, "qwen3_vl": 100 * 32}
+
+
+@needs_hf
+@pytest.mark.parametrize(("name", "head"), COST_CASES.items())
+def test_a_multimodal_models_costs_run_on_its_language_model_with_the_other_towers_as_weights(
+    name: str, head: int
+) -> None:
+    """Memory, FLOPs and speed of a multimodal model run on its language model (with formulas); the vision tower and
+    projector, counted by transformers, are ``towers_params``: the total is the whole model's on the meta device, the
+    bf16 weights are 2 bytes for each of its parameters, active parameters and FLOPs leave the towers out, and LoRA
+    (which PEFT would put on the towers' linear layers too) is refused."""
+    import torch
+    import transformers
+
+    from paramscope.engine.flops import forward
+    from paramscope.engine.hardware import ACCELERATORS
+    from paramscope.engine.lora import lora_params
+    from paramscope.engine.memory import weight_bytes
+    from paramscope.engine.params import summarize
+    from paramscope.engine.speed import speed
+    from paramscope.model import Model
+
+    _, towers, _ = TOWER_CASES[name]
+    model = Model.from_config(_whole(name))
+    _, _, cls, config_cls, text = towers[0]
+    with torch.device("meta"):
+        lm = getattr(transformers, cls)(getattr(transformers, config_cls)(**text))
+    lm_total = sum(p.numel() for p in lm.parameters()) + head
+    spec = model.cost_spec
+    summary = summarize(spec)
+    assert (model.summary.total, model.summary.total - lm_total) == (summary.total, spec.towers_params)
+    assert 2 * model.summary.total == weight_bytes(spec, "bf16").count
+    assert summarize(dataclasses.replace(spec, towers_params=0)).active == summary.active
+    bare = dataclasses.replace(spec, towers_params=0)
+    assert forward(bare, 64).count == forward(spec, 64).count
+    gpu = ACCELERATORS["h100-sxm"]
+    assert speed(bare, gpu).decode_step.bytes == speed(spec, gpu).decode_step.bytes  # images are not read per token
+    with pytest.raises(ValueError, match="^lora targets: PEFT adapts the vision"):  # their linear layers: no formulas
+        lora_params(spec, 8)
 
 
 @needs_hf

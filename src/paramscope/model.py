@@ -13,6 +13,7 @@ follows exactly as transformers rebuilds the edited file, and a stated value sta
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -115,6 +116,13 @@ class Model:
         (``text_config``; CLIP's is an encoder), vision tower (``vision_config``) and audio tower (``audio_config``),
         each with formulas and controls."""
         return _towers(self.config_json)
+
+    @property
+    def cost_spec(self) -> Spec | None:
+        """The spec that memory, FLOPs and speed run on: this model's own; for a multimodal config counted by
+        transformers, its language model's, the rest of the checkpoint (vision and audio towers, projectors) held as
+        ``towers_params`` so that the weights are the whole model's; ``None`` when no part has formulas."""
+        return self.spec if self.has_formulas else _cost_spec(self.config_json)
 
     @property
     def summary(self) -> Summary:
@@ -264,6 +272,18 @@ def _towers(config_json: str) -> tuple[tuple[str, Model], ...]:
             text_encoder = key == "text_config" and model.spec.encoder_only
             out.append(("text tower" if text_encoder else role, model))
     return tuple(out)
+
+
+@lru_cache(maxsize=64)
+def _cost_spec(config_json: str) -> Spec | None:
+    language = dict(_towers(config_json)).get("language model")
+    if language is None:
+        return None
+    whole, spec = _meta(config_json).summary.total, language.spec
+    if spec.architecture == "base" and spec.vocab_size:  # the LM head sits outside the language model (Qwen2.5-VL)
+        with_head = dataclasses.replace(spec, architecture="causal_lm")
+        spec = with_head if summarize(with_head).total <= whole else spec
+    return dataclasses.replace(spec, towers_params=whole - summarize(spec).total)
 
 
 @lru_cache(maxsize=4096)

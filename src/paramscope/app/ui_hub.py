@@ -84,6 +84,27 @@ def render_checkpoint(model: Model) -> None:
         st.caption("Read from the safetensors headers by range requests; no weights were downloaded.")
 
 
+def render_costs_of_towers(model: Model) -> None:
+    """What the costs of a multimodal model counted by transformers are made of (``Model.cost_spec``)."""
+    spec = model.cost_spec
+    if spec is None:
+        return
+    language = dict(model.towers)["language model"]
+    config = model.config
+    key = next((k for k in ("mm_tokens_per_image", "image_seq_length") if isinstance(config.get(k), int)), "")
+    images = (
+        f"an image is {config[key]:,} tokens of the context ({key})"
+        if key
+        else "each image adds tokens to the context, as many as its size makes"
+    )
+    st.caption(
+        f"The whole {model.meta.class_name}: its language model ({language.model_type}, with formulas) runs every "
+        f"token; the vision and audio towers and projectors ({spec.towers_params:,} parameters, counted by "
+        f"transformers) are weights here, held whole on every GPU, but not in the FLOPs, the active parameters or a "
+        f"decode step's reads. For the context, {images}."
+    )
+
+
 def render_counted_by_transformers(model: Model, on_use: Callable[[Model], None]) -> None:
     """A model type with no family row: transformers' own count, its module tree (repeated layers folded)."""
     meta = model.meta
@@ -95,8 +116,14 @@ def render_counted_by_transformers(model: Model, on_use: Callable[[Model], None]
     )
     st.info(
         f"**{model.model_type}** {why}, so it is **counted by transformers, no formulas**: "
-        f"{meta.class_name} built on the meta device (no memory, no weights). Memory, compute and the controls "
-        "need a family row; edit this model's config.json in the Your model tab.",
+        f"{meta.class_name} built on the meta device (no memory, no weights). "
+        + (
+            "Memory and compute run on its language model, with the other towers as weights; the controls edit "
+            "a tower (the buttons below)."
+            if model.cost_spec is not None
+            else "Memory, compute and the controls need a family row; edit this model's config.json in the Your "
+            "model tab."
+        ),
         icon=":material/info:",
     )
     cols = st.columns(3)

@@ -69,14 +69,18 @@ def load_model(name: str | None, hf_config: str | None, revision: str = "main") 
 
 
 def load_spec(args: argparse.Namespace, command: str) -> tuple[Spec, str, tuple[str, ...]]:
-    """The resolved spec for ``memory`` and ``flops``, which need the formulas (a family row)."""
+    """The resolved spec for ``memory``, ``flops``, ``speed`` and ``fit``, which need the formulas: the model's own
+    row, or a multimodal model's language model with the rest of the checkpoint as weights (``Model.cost_spec``)."""
     model, label, ignored = load_model(args.name, args.hf_config, args.revision)
-    if not model.has_formulas:
+    spec = model.cost_spec
+    if spec is None:
         raise UserError(
             f"{command}: {model.model_type!r} is counted by transformers only (no family row, so no formulas for "
             "memory and FLOPs yet); `count` gives its exact parameters"
         )
-    return model.spec, label, ignored
+    if not model.has_formulas:
+        label += f" [{model.model_type}: its language model, the other towers ({spec.towers_params:,}) as weights]"
+    return spec, label, ignored
 
 
 def _spec_args(p: argparse.ArgumentParser) -> None:

@@ -110,6 +110,7 @@ COMPONENTS = MappingProxyType(
             Component("head/lm", "head", "LM head", "#54a24b", embedding=True),  # an untied head is a vocab table
             Component("head/lm_bias", "head", "LM head bias", "#b6e2a9"),
             Component("pooler", "head", "Pooler", "#17becf"),
+            Component("towers", "other", "Vision / audio towers and projectors", "#bab0ac"),
         )
     }
 )

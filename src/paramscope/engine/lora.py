@@ -74,6 +74,11 @@ def lora_params(spec: Spec, rank: int, targets: str = "all-linear") -> Node:
         raise ValueError(f"lora targets: expected one of {', '.join(TARGETS)}, got {str(targets)[:40]!r}")
     if isinstance(rank, bool) or not isinstance(rank, int) or rank < 1:
         raise ValueError(f"lora rank: expected a whole number of at least 1, got {rank!r}")
+    if spec.towers_params:
+        raise ValueError(
+            "lora targets: PEFT adapts the vision and audio towers' linear layers too, which have no formulas here; "
+            "size LoRA on its language model alone (text_config)"
+        )
     all_mamba = spec.ssm_layers == spec.num_hidden_layers and not spec.shared_blocks
     if spec.ssm_layers and (targets == "all-linear" or all_mamba):
         raise ValueError(

@@ -126,6 +126,7 @@ def weight_bytes(spec: Spec, dtype: str, layout: Layout = ONE_GPU) -> Node:
     emb_elems = 0
     head_elems = 0
     other_elems = 0
+    tower_elems = tree.get("towers")  # a multimodal model's other towers: whole on every GPU, not quantized
     for leaf in tree.leaves():
         if not leaf.count:
             continue
@@ -153,7 +154,7 @@ def weight_bytes(spec: Spec, dtype: str, layout: Layout = ONE_GPU) -> Node:
                 emb_elems += _ceil_div(leaf.count, tp)
         elif _in_layers(leaf.path):
             other_elems += leaf.count // leaf.repeat * layout.copies(leaf.path, leaf.repeat, spec)
-        else:
+        elif leaf.path != "towers":
             other_elems += leaf.count
     emb_elems = max(emb_elems, head_elems) if layout.pp > 1 else emb_elems + head_elems
     b = bits / 8
@@ -182,6 +183,15 @@ def weight_bytes(spec: Spec, dtype: str, layout: Layout = ONE_GPU) -> Node:
             note="kept in 16 bit" if quant else "",
         ),
     ]
+    if tower_elems:
+        children.append(
+            Node(
+                "weights/towers",
+                _nbytes(tower_elems, keep_bits),
+                f"{tower_elems:,} vision / audio tower and projector weights × {kb:g} B",
+                note="counted by transformers, whole on every GPU" + (", kept in 16 bit" if quant else ""),
+            )
+        )
     return group("weights", children)
 
 

@@ -711,6 +711,9 @@ def _count(spec: Spec) -> Node:
         top.append(group("head", head, note=tied))
     if spec.pooler:
         top.append(linear("pooler", h, "hidden_size", h, "hidden_size", True))
+    if spec.towers_params:
+        note = "the vision and audio towers and projectors beside this language model, counted by transformers"
+        top.append(Node("towers", spec.towers_params, "towers_params", note=note))
 
     return group("", top)
 
@@ -727,8 +730,8 @@ def count(spec: Spec) -> Node:
 
 def active_params(spec: Spec, tree: Node) -> int:
     """Parameters that touch one token: all but the routed experts (of the feed-forward blocks and, in a mixture of
-    attention heads, of the attention) not chosen for it."""
-    idle = tree.get("layers/moe/zero_experts")  # never computed
+    attention heads, of the attention) not chosen for it, and a multimodal model's other towers."""
+    idle = tree.get("layers/moe/zero_experts") + tree.get("towers")  # never computed; no text token reads a tower
     for path, n in (("layers/moe/experts", spec.num_experts), ("layers/attention/experts", spec.attention_experts)):
         experts = tree.find(path) if n else None
         if experts is not None:  # one expert repeated n times in each layer that holds them

@@ -289,6 +289,9 @@ class Spec:
     shared_adapters: int = 0
     shared_adapter_rank: int = 0
     shared_attention_adapters: bool = False
+    # a multimodal checkpoint's parameters outside this language model (its vision and audio towers, projectors),
+    # counted by transformers: held in memory and trained, never in FLOPs, active parameters or a decode step's reads
+    towers_params: int = 0
     # sharing
     num_hidden_groups: int | None = None  # ALBERT: distinct parameter sets shared by the layers
     # attention span (memory only)

@@ -109,6 +109,7 @@ def speed(
     table = 0 if spec.tie_word_embeddings else tree.get("embedding/token") * keep_bits // 8
     read = weights - table  # a decode step looks up one row per sequence, not the whole input table
     read -= round(tree.get("layers/moe/zero_experts") * BITS[dtype] / 8)  # rows that never compute
+    read -= tree.get("towers") * keep_bits // 8  # a multimodal model's other towers run on images, not per token
     touched = float(spec.num_experts)
     # routed experts (and JetMoE's attention experts) are read only when some sequence's token is sent to them
     for path, n in (("layers/moe/experts", spec.num_experts), ("layers/attention/experts", spec.attention_experts)):

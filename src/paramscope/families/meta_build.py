@@ -509,6 +509,9 @@ def build_tree(config: Mapping[str, Any]) -> MetaResult:
         sub = getattr(model.config, key, None)
         if hasattr(sub, "to_diff_dict"):
             subs[key] = _plain_json(sub.to_diff_dict())
+    if "text_config" in subs and model.get_output_embeddings() is not None:
+        # transformers 5 ties the whole model's LM head by the top-level flag, whatever the text config says
+        subs["text_config"]["tie_word_embeddings"] = bool(getattr(model.config, "tie_word_embeddings", False))
     return MetaResult(
         tree=tree, summary=summary, class_name=cls.__name__, model_type=model_type, notes=tuple(notes), sub_configs=subs
     )
