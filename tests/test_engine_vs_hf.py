@@ -1004,6 +1004,66 @@ CASES = {
     "cohere-parallel-weight-only-layernorm": dict(model_type="cohere", pad_token_id=0, **SMALL),
     "cohere-qk-norm": dict(model_type="cohere", use_qk_norm=True, pad_token_id=0, **SMALL),
     "cohere2": dict(model_type="cohere2", pad_token_id=0, **SMALL),
+    "cohere2_moe-dense-prefix-shared": dict(
+        model_type="cohere2_moe",
+        head_dim=8,
+        num_experts=4,
+        num_shared_experts=2,
+        mlp_layer_types=["dense", "sparse", "sparse"],
+        prefix_dense_intermediate_size=40,
+        pad_token_id=0,
+        **SMALL,
+    ),
+    "cohere2_moe-first-k-rmsnorm-untied": dict(
+        model_type="cohere2_moe",
+        head_dim=8,
+        num_experts=4,
+        first_k_dense_replace=2,
+        rms_norm_eps=1e-6,
+        tie_word_embeddings=False,
+        pad_token_id=0,
+        **SMALL,
+    ),
+    "vaultgemma-two-norms": dict(model_type="vaultgemma", head_dim=8, pad_token_id=0, **SMALL),
+    "qwen2_vl_text-base": dict(model_type="qwen2_vl_text", **SMALL),
+    "glm4v_text-base-qkv-bias": dict(model_type="glm4v_text", **SMALL),
+    "internlm3-qkv-bias-bias": dict(model_type="internlm3", head_dim=8, qkv_bias=True, bias=True, **SMALL),
+    "internlm3": dict(model_type="internlm3", head_dim=12, pad_token_id=0, **SMALL),
+    "granite_swa-sinks": dict(model_type="granite_swa", attention_bias=True, **SMALL),
+    "granitemoe_swa-sinks-shared": dict(
+        model_type="granitemoe_swa", num_local_experts=4, num_experts_per_tok=2, shared_intermediate_size=24, **SMALL
+    ),
+    "exaone_moe-shared-mlp-layer-types": dict(
+        model_type="exaone_moe",
+        moe_intermediate_size=16,
+        num_experts=4,
+        num_experts_per_tok=2,
+        num_shared_experts=1,
+        mlp_layer_types=["dense", "sparse", "dense"],
+        pad_token_id=0,
+        **SMALL,
+    ),
+    "exaone_moe-first-dense": dict(
+        model_type="exaone_moe", moe_intermediate_size=16, num_experts=4, num_experts_per_tok=2, pad_token_id=0, **SMALL
+    ),
+    "flex_olmo-tied": dict(
+        model_type="flex_olmo", num_experts=4, num_experts_per_tok=2, tie_word_embeddings=True, pad_token_id=0, **SMALL
+    ),
+    "ministral-layer-types": dict(
+        model_type="ministral",
+        head_dim=8,
+        layer_types=["sliding_attention", "full_attention", "sliding_attention"],
+        **SMALL,
+    ),
+    "ministral3-tied": dict(model_type="ministral3", head_dim=12, tie_word_embeddings=True, pad_token_id=0, **SMALL),
+    "granitemoeshared-shared-mlp": dict(
+        model_type="granitemoeshared",
+        num_local_experts=4,
+        num_experts_per_tok=2,
+        shared_intermediate_size=24,
+        pad_token_id=0,
+        **SMALL,
+    ),
     "glm4_moe-shared-dense-first": dict(model_type="glm4_moe", pad_token_id=0, **SMALL, **GLM_MOE),
     "glm4_moe-qk-norm-bias": dict(
         model_type="glm4_moe", use_qk_norm=True, attention_bias=True, pad_token_id=0, **SMALL, **GLM_MOE
@@ -1055,6 +1115,29 @@ CASES = {
         mlp_layer_types=["dense", "sparse", "dense", "sparse"],
         index_n_heads=2,
         index_head_dim=4,
+        tie_word_embeddings=True,
+    ),
+    "glm4_moe_lite-mlp-layer-types": dict(
+        MLA_MOE,
+        architectures=["Glm4MoeLiteForCausalLM"],
+        model_type="glm4_moe_lite",
+        q_lora_rank=12,
+        n_shared_experts=1,
+        mlp_layer_types=["sparse", "dense", "sparse", "sparse"],
+        num_hidden_layers=4,
+    ),
+    "minicpm3-latent-dense": dict(
+        MLA_MOE, architectures=["MiniCPM3ForCausalLM"], model_type="minicpm3", q_lora_rank=12, v_head_dim=6
+    ),
+    "minicpm3-no-q-lora-derived-v": dict(
+        MLA_MOE, architectures=["MiniCPM3ForCausalLM"], model_type="minicpm3", q_lora_rank=None, v_head_dim=None
+    ),
+    "glm4_moe_lite-first-dense-no-q-lora-tied": dict(
+        MLA_MOE,
+        architectures=["Glm4MoeLiteForCausalLM"],
+        model_type="glm4_moe_lite",
+        q_lora_rank=None,
+        n_shared_experts=2,
         tie_word_embeddings=True,
     ),
     "qwen3_5_text-hybrid": dict(model_type="qwen3_5_text", **HYBRID),
@@ -1334,6 +1417,20 @@ STRATEGIES = {
     "phi3": _decoder("phi3"),
     "mixtral": _decoder("mixtral", num_local_experts=3, num_experts_per_tok=2),
     "granite": _decoder("granite", attention_bias=True),
+    "vaultgemma": _decoder("vaultgemma", head_dim=4),
+    "glm4v_text": _decoder("glm4v_text"),
+    "qwen2_vl_text": _decoder("qwen2_vl_text"),
+    "internlm3": _decoder("internlm3", head_dim=4, qkv_bias=True, bias=True),
+    "granite_swa": _decoder("granite_swa"),
+    "flex_olmo": _decoder("flex_olmo", num_experts=3, num_experts_per_tok=2),
+    "exaone_moe": _decoder(
+        "exaone_moe", num_experts=3, num_experts_per_tok=2, moe_intermediate_size=6, num_shared_experts=1
+    ),
+    "ministral3": _decoder("ministral3", head_dim=4),
+    "granitemoeshared": _decoder(
+        "granitemoeshared", num_local_experts=3, num_experts_per_tok=2, shared_intermediate_size=10
+    ),
+    "cohere2_moe": _decoder("cohere2_moe", num_experts=3, num_experts_per_tok=2, num_shared_experts=1, head_dim=4),
     "smollm3": _decoder("smollm3"),
     "olmo2": _decoder("olmo2"),
     "gemma3_text": _decoder("gemma3_text"),

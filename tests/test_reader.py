@@ -40,6 +40,8 @@ SMALL = dict(vocab_size=101, hidden_size=32, num_hidden_layers=3, num_attention_
 CANNOT_BUILD = {
     "nemotron without KV heads": (dict(model_type="nemotron", **SMALL), "num_key_value_heads"),
     "hunyuan MoE without head_dim": (dict(model_type="hunyuan_v1_moe", num_experts=4, moe_topk=2, **SMALL), "head_dim"),
+    "ministral without head_dim": (dict(model_type="ministral", **SMALL), "head_dim"),
+    "internlm3 with qkv_bias apart from bias": (dict(model_type="internlm3", qkv_bias=True, **SMALL), "qkv_bias"),
     "hunyuan MoE with experts per layer": (
         dict(model_type="hunyuan_v1_moe", num_experts=[4, 4, 4], moe_topk=2, head_dim=8, **SMALL),
         "num_experts",

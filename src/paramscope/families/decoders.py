@@ -105,6 +105,9 @@ QWEN2_5_VL_TEXT = QWEN2.but(
     # Qwen2.5-VL's language model: Qwen2's layers; the LM head lives in the whole model, so the tower has none
     default_arch="base",
 )
+QWEN2_VL_TEXT = QWEN2_5_VL_TEXT.but(
+    model_type="qwen2_vl_text", class_prefix="Qwen2VLText", source=f"{TF}/qwen2_vl/modeling_qwen2_vl.py"
+)
 QWEN3 = LLAMA.but(
     model_type="qwen3",
     class_prefix="Qwen3",
@@ -132,6 +135,21 @@ GEMMA2 = GEMMA.but(
     extra_hooks=[hooks.sliding_every(2)],
     checks_width=True,
 )
+VAULTGEMMA = GEMMA2.but(
+    model_type="vaultgemma",
+    class_prefix="VaultGemma",
+    source=f"{TF}/vaultgemma/modeling_vaultgemma.py",
+    fixed=dict(norms_per_layer=2),  # Gemma 2 without the norms after attention and after the MLP
+)
+MINISTRAL = MISTRAL.but(
+    model_type="ministral",
+    class_prefix="Ministral",
+    source=f"{TF}/ministral/modeling_ministral.py",
+    extra_hooks=[hooks.head_dim_stated, hooks.sliding_layer_types],
+)
+MINISTRAL3 = MISTRAL.but(
+    model_type="ministral3", class_prefix="Ministral3", source=f"{TF}/ministral3/modeling_ministral3.py"
+)
 PHI3 = MISTRAL.but(
     model_type="phi3",
     class_prefix="Phi3",
@@ -149,6 +167,24 @@ STARCODER2 = MISTRAL.but(
 )
 
 GRANITE = LLAMA.but(model_type="granite", class_prefix="Granite", source=f"{TF}/granite/modeling_granite.py")
+GRANITE_SWA = GRANITE.but(
+    model_type="granite_swa",
+    class_prefix="GraniteSWA",
+    source=f"{TF}/granite_swa/modeling_granite_swa.py",
+    fixed=dict(attention_sinks=True),  # a learned sink per head, in every layer
+    extra_hooks=[hooks.sliding_every(4, first_full=True)],
+)
+INTERNLM3 = LLAMA.but(
+    model_type="internlm3",
+    class_prefix="InternLM3",
+    source=f"{TF}/internlm3/configuration_internlm3.py",
+    # InternLM3Config builds transformers' Llama classes; qkv_bias and bias are its names for the two biases
+    class_names=dict(causal_lm="LlamaForCausalLM", base="LlamaModel"),
+    keys=dict(attention_bias=("qkv_bias", "attention_bias"), mlp_bias=("bias", "mlp_bias")),
+    linked=dict(qkv_bias=("bias",), bias=("qkv_bias",)),  # the config refuses them apart: an edit sets both
+    extra_hooks=[hooks.same_biases],
+    checks_width=True,
+)
 SMOLLM3 = LLAMA.but(model_type="smollm3", class_prefix="SmolLM3", source=f"{TF}/smollm3/modeling_smollm3.py")
 OLMO2 = LLAMA.but(
     model_type="olmo2",
@@ -189,7 +225,7 @@ HUNYUAN_V1_MOE = HUNYUAN_V1_DENSE.but(
         shared_expert_intermediate_size=Rule("intermediate_size", lambda d: d["intermediate_size"], always=True),
     ),
     fixed=dict(lora_moe="tensors", num_shared_experts=1),
-    hooks=(hooks.hunyuan_moe,),
+    hooks=(hooks.head_dim_stated, hooks.hunyuan_moe),
 )
 SEED_OSS = LLAMA.but(
     model_type="seed_oss",
@@ -223,6 +259,24 @@ EXAONE4 = OLMO2.but(
     fixed=dict(qk_norm="head"),
     hooks=(hooks.sliding_window, hooks.sliding_every(4)),
 )
+EXAONE_MOE = EXAONE4.but(
+    model_type="exaone_moe",
+    class_prefix="ExaoneMoe",
+    source=f"{TF}/exaone_moe/modeling_exaone_moe.py",
+    # routed experts and a shared expert of moe_intermediate_size after first_k_dense_replace dense layers (or as
+    # mlp_layer_types says); the router keeps a correction bias as a buffer
+    keys=dict(
+        num_experts=("num_experts",),
+        num_experts_per_tok=("num_experts_per_tok",),
+        moe_intermediate_size=("moe_intermediate_size",),
+        num_shared_experts=("num_shared_experts",),
+        first_k_dense_replace=("first_k_dense_replace",),
+    ),
+    defaults=dict(num_shared_experts=0, first_k_dense_replace=0),
+    fixed=dict(lora_moe="tensors"),
+    extra_hooks=[hooks.mlp_layer_types],
+    notes=(hooks.router_bias_buffers,),
+)
 GLM = LLAMA.but(
     model_type="glm",
     class_prefix="Glm",
@@ -235,6 +289,15 @@ GLM4 = GLM.but(
     class_prefix="Glm4",
     source=f"{TF}/glm4/modeling_glm4.py",
     fixed=dict(norms_per_layer=4),
+)
+GLM4V_TEXT = GLM4.but(
+    model_type="glm4v_text",
+    class_prefix="Glm4vText",
+    source=f"{TF}/glm4v/modeling_glm4v.py",
+    # GLM-4V's language model: GLM-4's layers with biases on q, k and v always; the LM head lives in the whole model
+    keys=dict(attention_bias=None),
+    fixed=dict(attention_bias=True),
+    default_arch="base",
 )
 COHERE = LLAMA.but(
     model_type="cohere",
@@ -251,6 +314,24 @@ COHERE2 = COHERE.but(
     class_prefix="Cohere2",
     source=f"{TF}/cohere2/modeling_cohere2.py",
     hooks=(hooks.sliding_window, hooks.sliding_every(4)),
+)
+COHERE2_MOE = COHERE2.but(
+    model_type="cohere2_moe",
+    class_prefix="Cohere2Moe",
+    source=f"{TF}/cohere2_moe/modeling_cohere2_moe.py",
+    keys=dict(
+        # the dense prefix layers' width; the experts' (and each shared expert's) is intermediate_size
+        intermediate_size=("prefix_dense_intermediate_size",),
+        moe_intermediate_size=("intermediate_size",),
+        num_experts=("num_experts",),
+        num_experts_per_tok=("num_experts_per_tok",),
+        num_shared_experts=("num_shared_experts",),
+        first_k_dense_replace=("first_k_dense_replace",),
+    ),
+    defaults=dict(num_shared_experts=0, first_k_dense_replace=0),
+    derive=dict(intermediate_size=Rule("intermediate_size", lambda d: d["moe_intermediate_size"])),
+    fixed=dict(lora_moe="tensors"),
+    hooks=(hooks.sliding_window, hooks.cohere2_moe_layers),
 )
 
 OLMO = LLAMA.but(
@@ -428,6 +509,34 @@ DEEPSEEK_V32 = DEEPSEEK_V3.but(
     keys=dict(index_n_heads=("index_n_heads",), index_head_dim=("index_head_dim",)),
     extra_hooks=[hooks.mlp_layer_types],
 )
+GLM4_MOE_LITE = DEEPSEEK_V3.but(
+    model_type="glm4_moe_lite",
+    class_prefix="Glm4MoeLite",
+    source=f"{TF}/glm4_moe_lite/modeling_glm4_moe_lite.py",
+    # DeepSeek-V3's latent attention and shared-expert MoE; mlp_layer_types (by default: the first layer dense)
+    keys=dict(first_k_dense_replace=None),
+    fixed=dict(first_k_dense_replace=1),
+    extra_hooks=[hooks.mlp_layer_types],
+    notes=(hooks.router_bias_buffers,),
+)
+MINICPM3 = DEEPSEEK_V2.but(
+    model_type="minicpm3",
+    class_prefix="MiniCPM3",
+    source=f"{TF}/minicpm3/modeling_minicpm3.py",
+    # DeepSeek-V2's latent attention over a dense MLP in every layer: no experts
+    keys=dict(
+        num_experts=None,
+        num_experts_per_tok=None,
+        moe_intermediate_size=None,
+        num_shared_experts=None,
+        first_k_dense_replace=None,
+    ),
+    defaults=dict(num_shared_experts=None, first_k_dense_replace=None, tie_word_embeddings=True),
+    derive=dict(
+        v_head_dim=Rule("hidden_size // num_attention_heads", lambda d: d["hidden_size"] // d["num_attention_heads"])
+    ),
+    fixed=dict(lora_moe=None),
+)
 QWEN3_MOE = QWEN3.but(
     model_type="qwen3_moe",
     class_prefix="Qwen3Moe",
@@ -450,6 +559,13 @@ OLMOE = OLMO2.but(
     fixed=dict(lora_moe="tensors"),
 )
 
+FLEX_OLMO = OLMOE.but(
+    model_type="flex_olmo",
+    class_prefix="FlexOlmo",
+    source=f"{TF}/flex_olmo/modeling_flex_olmo.py",
+    # OLMoE's experts with OLMo 2's norms after attention and after the experts (two a layer either way)
+    keys=dict(head_dim=None),
+)
 GPT_OSS = MIXTRAL.but(
     model_type="gpt_oss",
     class_prefix="GptOss",
@@ -494,6 +610,20 @@ GRANITEMOE = MIXTRAL.but(
     source=f"{TF}/granitemoe/modeling_granitemoe.py",
     keys=dict(attention_bias=("attention_bias",)),
     fixed=dict(lora_moe="frozen"),
+)
+GRANITEMOESHARED = GRANITEMOE.but(
+    model_type="granitemoeshared",
+    class_prefix="GraniteMoeShared",
+    source=f"{TF}/granitemoeshared/modeling_granitemoeshared.py",
+    keys=dict(shared_expert_intermediate_size=("shared_intermediate_size",)),  # 0: no shared MLP
+    fixed=dict(fused=("gate_up",)),  # the shared MLP's input_linear is gate and up in one layer
+)
+GRANITEMOE_SWA = GRANITEMOESHARED.but(
+    model_type="granitemoe_swa",
+    class_prefix="GraniteMoeSWA",
+    source=f"{TF}/granitemoe_swa/modeling_granitemoe_swa.py",
+    fixed=dict(attention_sinks=True),
+    extra_hooks=[hooks.sliding_every(4, first_full=True)],
 )
 PHIMOE = MIXTRAL.but(
     model_type="phimoe",
@@ -932,14 +1062,20 @@ ROWS = (
     MISTRAL,
     QWEN2,
     QWEN2_5_VL_TEXT,
+    QWEN2_VL_TEXT,
     QWEN3_VL_TEXT,
     QWEN3_VL_MOE_TEXT,
     QWEN3,
     GEMMA,
     GEMMA2,
+    VAULTGEMMA,
+    MINISTRAL,
+    MINISTRAL3,
     PHI3,
     STARCODER2,
     GRANITE,
+    GRANITE_SWA,
+    INTERNLM3,
     SMOLLM3,
     OLMO2,
     GEMMA3_TEXT,
@@ -966,11 +1102,15 @@ ROWS = (
     EXAONE4,
     GLM,
     GLM4,
+    GLM4V_TEXT,
     COHERE,
     COHERE2,
+    COHERE2_MOE,
     GLM4_MOE,
     DOTS1,
     GRANITEMOE,
+    GRANITEMOESHARED,
+    GRANITEMOE_SWA,
     PHIMOE,
     LLAMA4_TEXT,
     PHI,
@@ -986,6 +1126,10 @@ ROWS = (
     ERNIE4_5_MOE,
     MINIMAX_M2,
     DEEPSEEK_V32,
+    GLM4_MOE_LITE,
+    MINICPM3,
+    EXAONE_MOE,
+    FLEX_OLMO,
     QWEN3_5_TEXT,
     QWEN3_5_MOE_TEXT,
     QWEN3_NEXT,

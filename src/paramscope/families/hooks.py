@@ -38,11 +38,11 @@ def per_layer(c: Cfg, n: int, allowed: tuple[str, ...], *keys: str) -> list[str]
     return types[:n]
 
 
-def sliding_every(period: int) -> Hook:
+def sliding_every(period: int, first_full: bool = False) -> Hook:
     """Sliding and full attention layers: ``layer_types`` names them; without it every ``period``-th layer
     (``sliding_window_pattern`` where the config states one) attends fully and the others slide, as the config
     classes fill ``layer_types`` in (Gemma 2 and gpt-oss every 2nd, Command-R 2, OLMo 3 and EXAONE 4 every 4th,
-    Gemma 3 every 6th)."""
+    Gemma 3 every 6th); with ``first_full`` the full layers are the first of each period (Granite SWA: 0, 4, 8 ...)."""
 
     def hook(c: Cfg, d: Values) -> None:
         n = d["num_hidden_layers"]
@@ -52,13 +52,58 @@ def sliding_every(period: int) -> Hook:
         else:
             every = c.get("sliding_window_pattern", default=period)
             every = every if isinstance(every, int) and not isinstance(every, bool) and every > 0 else period
-            sliding = sum(1 for i in range(n) if (i + 1) % every)
+            sliding = sum(1 for i in range(n) if (i + (not first_full)) % every)
         d["sliding_window_layers"] = sliding
         if sliding == 0:  # 0 would mean "every layer" (Mistral style): no layer slides here
             d["sliding_window"] = None
 
-    hook.__name__ = hook.__qualname__ = f"sliding_every_{period}"
+    hook.__name__ = hook.__qualname__ = f"sliding_every_{period}" + ("_first" if first_full else "")
     return hook
+
+
+def head_dim_stated(c: Cfg, d: Values) -> None:
+    """The attention reads ``head_dim`` without a fallback (HunYuan MoE, Ministral): it must be stated."""
+    if c.get("head_dim") is None:
+        raise SpecError("head_dim", "the class has no default for it (it would not build): state the width of a head")
+
+
+def same_biases(c: Cfg, d: Values) -> None:
+    """InternLM3: transformers' Llama classes build it, so its config refuses ``qkv_bias`` different from ``bias``."""
+    if d["attention_bias"] != d["mlp_bias"]:
+        raise SpecError(
+            c.stated("qkv_bias", "attention_bias") or "qkv_bias", "InternLM3Config refuses it different from bias"
+        )
+
+
+def sliding_layer_types(c: Cfg, d: Values) -> None:
+    """Ministral: ``layer_types`` names the sliding layers; without it every layer slides when ``sliding_window`` is
+    set (as MinistralConfig fills the list in)."""
+    types = per_layer(c, d["num_hidden_layers"], ("sliding_attention", "full_attention"))
+    if types is not None:
+        d["sliding_window_layers"] = types.count("sliding_attention")
+        if not d["sliding_window_layers"]:
+            d["sliding_window"] = None
+
+
+def cohere2_moe_layers(c: Cfg, d: Values) -> None:
+    """Command A MoE: ``mlp_layer_types`` ("dense" / "sparse") or the first ``first_k_dense_replace`` layers hold a
+    dense MLP; without ``layer_types`` the dense prefix slides by ``prefix_dense_sliding_window_pattern`` and the rest
+    by ``sliding_window_pattern``; the norm is an RMSNorm when ``rms_norm_eps`` is set (a weight either way)."""
+    n = d["num_hidden_layers"]
+    types = per_layer(c, n, ("dense", "sparse"), "mlp_layer_types")
+    first = min(d["first_k_dense_replace"] or 0, n)
+    d["mlp_only_layers"] = tuple(i for i, t in enumerate(types) if t == "dense") if types else tuple(range(first))
+    d["first_k_dense_replace"] = 0
+    if per_layer(c, n, ("sliding_attention", "full_attention")) is None:
+        prefix, rest = (
+            c.get(k, default=v) for k, v in (("prefix_dense_sliding_window_pattern", 1), ("sliding_window_pattern", 4))
+        )
+        sliding = sum(1 for i in range(first) if (i + 1) % prefix) + sum(1 for i in range(n - first) if (i + 1) % rest)
+        d["sliding_window_layers"] = sliding
+        if not sliding:
+            d["sliding_window"] = None
+    if c.get("rms_norm_eps") is not None:
+        d["norm_type"] = "rmsnorm"
 
 
 def modernbert_local_attention(c: Cfg, d: Values) -> None:
@@ -443,10 +488,7 @@ def stablelm_layout(c: Cfg, d: Values) -> None:
 def hunyuan_moe(c: Cfg, d: Values) -> None:
     """HunYuan MoE: every layer routes to ``moe_topk`` of ``num_experts`` experts of intermediate_size beside one
     shared MLP of the same width. ``moe_topk`` may be a list per layer (the released configs repeat one number); the
-    experts' count may not, as HunYuanMoEV1Experts builds num_experts experts in every layer. The class reads
-    ``head_dim`` without a fallback, so it must be stated."""
-    if c.get("head_dim") is None:
-        raise SpecError("head_dim", "HunYuanMoEV1Config has no default for it: state the width of a head")
+    experts' count may not, as HunYuanMoEV1Experts builds num_experts experts in every layer."""
     if isinstance(c.get("num_experts"), list):
         raise SpecError("num_experts", "a list per layer cannot be built by transformers' HunYuanMoEV1Experts")
     top = c.get("moe_topk", default=1)
