@@ -224,6 +224,23 @@ LONGCAT = dict(
     moe_topk=2,
 )
 
+#: Gemma 4, small: sliding and full layers in turn, the full ones twice as wide, per-layer inputs.
+GEMMA4 = dict(
+    model_type="gemma4_text",
+    vocab_size=101,
+    hidden_size=32,
+    intermediate_size=48,
+    num_hidden_layers=6,
+    num_attention_heads=4,
+    num_key_value_heads=2,
+    head_dim=8,
+    global_head_dim=16,
+    layer_types=["sliding_attention", "full_attention"] * 3,
+    hidden_size_per_layer_input=4,
+    vocab_size_per_layer_input=101,
+    pad_token_id=0,
+)
+
 #: A vision encoder (ViT, CLIP's and SigLIP's towers), small: 10 // 3 = 3 patches a side, 9 in all.
 VISION = dict(
     hidden_size=16, num_hidden_layers=2, num_attention_heads=4, intermediate_size=24, image_size=10, patch_size=3
@@ -1025,6 +1042,26 @@ CASES = {
         **SMALL,
     ),
     "vaultgemma-two-norms": dict(model_type="vaultgemma", head_dim=8, pad_token_id=0, **SMALL),
+    "gemma4_text-per-layer-inputs-wide-full-layers": dict(GEMMA4, tie_word_embeddings=False),
+    "gemma4_text-k-eq-v-shared-kv-double-wide": dict(
+        GEMMA4,
+        attention_k_eq_v=True,
+        num_global_key_value_heads=1,
+        num_kv_shared_layers=2,
+        use_double_wide_mlp=True,
+        attention_bias=True,
+    ),
+    "gemma4_text-moe-beside-mlp-no-per-layer-inputs": dict(
+        GEMMA4,
+        hidden_size_per_layer_input=0,
+        enable_moe_block=True,
+        num_experts=4,
+        top_k_experts=2,
+        moe_intermediate_size=8,
+    ),
+    "gemma4_text-defaults-pattern": dict(
+        GEMMA4, num_hidden_layers=7, layer_types=None, global_head_dim=8, use_bidirectional_attention="all"
+    ),
     "qwen2_vl_text-base": dict(model_type="qwen2_vl_text", **SMALL),
     "glm4v_text-base-qkv-bias": dict(model_type="glm4v_text", **SMALL),
     "internlm3-qkv-bias-bias": dict(model_type="internlm3", head_dim=8, qkv_bias=True, bias=True, **SMALL),
@@ -1418,6 +1455,9 @@ STRATEGIES = {
     "mixtral": _decoder("mixtral", num_local_experts=3, num_experts_per_tok=2),
     "granite": _decoder("granite", attention_bias=True),
     "vaultgemma": _decoder("vaultgemma", head_dim=4),
+    "gemma4_text": _decoder(
+        "gemma4_text", head_dim=4, global_head_dim=6, hidden_size_per_layer_input=2, vocab_size_per_layer_input=50
+    ),
     "glm4v_text": _decoder("glm4v_text"),
     "qwen2_vl_text": _decoder("qwen2_vl_text"),
     "internlm3": _decoder("internlm3", head_dim=4, qkv_bias=True, bias=True),

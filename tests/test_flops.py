@@ -273,3 +273,42 @@ def test_qwen_patch_embedding_spans_two_frames() -> None:
 
     spec = read({"model_type": "qwen3_vl_vision"}).spec
     assert 2 * 2304 * 3 * 2 * 16 * 16 * 1152 == forward(spec, 2304).get("embedding/patch")
+
+
+def test_gemma4_forward_reads_every_linear_layer_and_each_layers_own_head_width() -> None:
+    """Gemma 4 (per-layer inputs, full-attention layers twice as wide with one KV head, the last two layers reusing
+    keys and values, their MLPs twice as wide): the forward pass is 2 x seq x the weights of every nn.Linear of
+    Gemma4ForCausalLM built on the meta device (the tied head included), plus 2 x 2 x heads x the layer's own head
+    width per (query, key) pair: seq^2 pairs on full layers, seq x window on sliding ones (bidirectional)."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    from paramscope import from_config
+    from paramscope.engine.flops import forward
+
+    config = dict(
+        vocab_size=101,
+        hidden_size=32,
+        intermediate_size=48,
+        num_hidden_layers=6,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=8,
+        global_head_dim=16,
+        sliding_window=5,
+        layer_types=["sliding_attention", "full_attention"] * 3,
+        attention_k_eq_v=True,
+        num_global_key_value_heads=1,
+        num_kv_shared_layers=2,
+        use_double_wide_mlp=True,
+        hidden_size_per_layer_input=4,
+        vocab_size_per_layer_input=101,
+    )
+    seq = 12
+    with torch.device("meta"):
+        model = transformers.Gemma4ForCausalLM(transformers.Gemma4TextConfig(**config))
+    linear = sum(m.in_features * m.out_features for m in model.modules() if isinstance(m, torch.nn.Linear))
+    widths = [layer.self_attn.head_dim for layer in model.model.layers]
+    pairs = [seq * (seq if kind == "full_attention" else 5) for kind in config["layer_types"]]
+    scores = sum(2 * 2 * 4 * width * p for width, p in zip(widths, pairs, strict=True))
+    assert [8, 16] * 3 == widths
+    assert 2 * seq * linear + scores == forward(from_config({"model_type": "gemma4_text", **config}).spec, seq).count

@@ -144,6 +144,21 @@ CACHES = {
         block_size=4,
     ),
     "lfm2": dict(model_type="lfm2", num_hidden_layers=3, full_attn_idxs=[1], conv_L_cache=3),
+    # Gemma 4: full-attention layers twice as wide with one KV head (values from the keys' projection, still cached
+    # apart), the last two layers reusing keys and values (nothing cached)
+    "gemma4_text": dict(
+        model_type="gemma4_text",
+        num_hidden_layers=6,
+        layer_types=["sliding_attention", "full_attention"] * 3,
+        sliding_window=32,
+        global_head_dim=16,
+        attention_k_eq_v=True,
+        num_global_key_value_heads=1,
+        num_kv_shared_layers=2,
+        use_double_wide_mlp=True,
+        hidden_size_per_layer_input=4,
+        vocab_size_per_layer_input=101,
+    ),
     "qwen3_5_text-layer-types": dict(
         model_type="qwen3_5_text",
         num_hidden_layers=3,

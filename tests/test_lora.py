@@ -163,3 +163,17 @@ def test_vision_towers_match_peft(case: str) -> None:
 
     config = CASES[case]
     assert peft_trainable(config, 4, "all-linear") == lora_params(read(config).spec, 4, "all-linear").count
+
+
+@pytest.mark.parametrize(
+    "case", ["gemma4_text-per-layer-inputs-wide-full-layers", "gemma4_text-k-eq-v-shared-kv-double-wide"]
+)
+@pytest.mark.parametrize("targets", ["all-linear", "attn"])
+def test_gemma4_layers_of_their_own_widths_match_peft(case: str, targets: str) -> None:
+    """Gemma 4 under LoRA: the full-attention layers' q, k, v and o at their own width, no v_proj where the values are
+    the keys' projection, no k or v where a layer reuses them, the per-layer input gates and projections, as PEFT
+    builds them."""
+    from test_engine_vs_hf import CASES
+
+    config = CASES[case]
+    assert peft_trainable(config, 8, targets) == lora_params(read(config).spec, 8, targets).count

@@ -117,3 +117,20 @@ def test_decode_at_batch_1_reads_the_active_weights(case: str) -> None:
     step = speed(spec, H100, batch=1, prompt=8, new=2)
     weights_read = step.decode_step.bytes - kv_cache(spec, step.context, 1, "bf16").count
     assert 2 * (s.active - (0 if spec.tie_word_embeddings else s.input_embedding)) == weights_read
+
+
+def test_gemma4_decode_looks_up_its_per_layer_inputs() -> None:
+    """Gemma 4 (tied head, MoE beside every MLP): a decode step reads its active weights but only looks up a row of
+    the per-layer input table (101 rows x 6 layers x 4 wide), as it does of the token table, which the tied head
+    reads whole."""
+    from test_engine_vs_hf import CASES
+
+    from paramscope import read
+    from paramscope.engine.memory import kv_cache
+    from paramscope.engine.params import summarize
+
+    spec = read(CASES["gemma4_text-moe-beside-mlp-no-per-layer-inputs"] | {"hidden_size_per_layer_input": 4}).spec
+    s = summarize(spec)
+    step = speed(spec, H100, batch=1, prompt=8, new=2)
+    weights_read = step.decode_step.bytes - kv_cache(spec, step.context, 1, "bf16").count
+    assert 2 * (s.active - 101 * 6 * 4) == weights_read

@@ -264,3 +264,36 @@ def test_example_button_fills_the_text_area() -> None:
     assert not at.exception and not at.error
     assert "llama" == json.loads(at.text_area(key="x_paste").value)["model_type"]
     assert "llama" == at.session_state["returned"]
+
+
+@pytest.mark.parametrize(
+    ("case", "kinds"),
+    [
+        ("gemma4_text-per-layer-inputs-wide-full-layers", ["Sliding layer", "Full-attention layer"]),
+        (
+            "gemma4_text-k-eq-v-shared-kv-double-wide",
+            ["Sliding layer", "Full-attention layer", "Sliding, shared-KV layer", "Full-attention, shared-KV layer"],
+        ),
+    ],
+)
+def test_gemma4_layer_kinds_are_its_layers(case: str, kinds: list[str]) -> None:
+    """The layer chart shows each kind of Gemma 4 layer with what one such layer of Gemma4ForCausalLM holds on the meta
+    device: a sliding layer, a full-attention layer (wider heads), and a layer reusing keys and values (its MLP twice
+    as wide with use_double_wide_mlp)."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    from test_engine_vs_hf import CASES
+
+    from paramscope import read
+    from paramscope.app.charts import layer_kinds
+
+    config = {k: v for k, v in CASES[case].items() if k != "model_type"}
+    with torch.device("meta"):
+        model = transformers.Gemma4ForCausalLM(transformers.Gemma4TextConfig(**config))
+    own = {}
+    for i, layer in enumerate(model.model.layers):  # the first layer of each kind (sliding/full, own/shared K,V)
+        key = (config["layer_types"][i], i >= config["num_hidden_layers"] - config.get("num_kv_shared_layers", 0))
+        own.setdefault(key, sum(p.numel() for p in layer.parameters()))
+    shown = layer_kinds(summarize(read(CASES[case]).spec))
+    assert kinds == [name for name, _, _ in shown]
+    assert sorted(own.values()) == sorted(sum(n for _, n in parts) for _, _, parts in shown)

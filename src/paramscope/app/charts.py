@@ -302,16 +302,35 @@ def bars(summary: Summary) -> go.Figure:
     )
 
 
+#: Gemma 4's groups of attention layers (Spec.attention_groups), each a kind of layer of its own.
+ATTENTION_GROUPS = {
+    "attention": "sliding ",
+    "full_attention": "full-attention ",
+    "shared_kv_attention": "sliding, shared-KV ",
+    "shared_kv_full_attention": "full-attention, shared-KV ",
+}
+
+
 def layer_kinds(summary: Summary) -> list[tuple[str, int, list[tuple[str, int]]]]:
-    """Each kind of layer (dense, MoE, encoder, decoder): (name, how many, [(component, params in one layer)])."""
+    """Each kind of layer (dense, MoE, encoder, decoder, Gemma 4's sliding and full-attention): (name, how many,
+    [(component, params in one layer)])."""
     out = []
     for stack in summary.tree.walk():
         if stack.name != "layers" or not stack.children:
             continue
         prefix = stack.path.rsplit("/", 1)[0] + " " if "/" in stack.path else ""
         kids = {c.name: c for c in stack.children}
+        layers = max(c.repeat for c in stack.children)
         variants = [("", [c for c in stack.children])]
-        if "mlp" in kids and "moe" in kids:
+        groups = [c for c in stack.children if c.name in ATTENTION_GROUPS]
+        if len(groups) > 1:  # the KV-sharing layers hold the wide MLPs, the others the plain ones
+            others = [c for c in stack.children if c.name not in ATTENTION_GROUPS]
+            variants = []
+            for g in groups:
+                wide = g.name.startswith("shared_kv") and "wide_mlp" in kids
+                skip = "mlp" if wide else "wide_mlp"
+                variants.append((ATTENTION_GROUPS[g.name], [g, *[c for c in others if c.name != skip]]))
+        elif "mlp" in kids and "moe" in kids and kids["mlp"].repeat + kids["moe"].repeat <= layers:
             variants = [
                 ("dense ", [c for c in stack.children if c.name != "moe"]),
                 ("MoE ", [c for c in stack.children if c.name != "mlp"]),
@@ -320,7 +339,8 @@ def layer_kinds(summary: Summary) -> list[tuple[str, int, list[tuple[str, int]]]
             parts = [c for c in parts if c.count]
             if not parts:
                 continue
-            n = next((c.repeat for c in parts if c.name in ("mlp", "moe")), parts[0].repeat)
+            n = parts[0].repeat if parts[0].name in ATTENTION_GROUPS and len(groups) > 1 else None
+            n = n or next((c.repeat for c in parts if c.name in ("mlp", "moe")), parts[0].repeat)
             name = f"{prefix}{kind}layer"
             out.append((name[0].upper() + name[1:], n, [(c.path, c.count // max(c.repeat, 1)) for c in parts]))
     return out

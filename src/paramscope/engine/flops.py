@@ -178,35 +178,38 @@ def _stack(spec: Spec, prefix: str, layers: int, layers_expr: str, seq: int, cau
         parts.append(group(f"{prefix}/shared_block_uses", kids))
     layers, layers_expr = kinds.attention, kinds.expr("attention")
     if layers:
-        att = P.attention(f"{prefix}/attention", spec)
-        mm = _expert_matmuls(att, seq, spec.num_experts_per_tok, spec.attention_experts)
-        sliding = kinds.sliding
+        kids = []
         self_causal = causal  # the caller passes False for encoders: they are bidirectional
-        full = layers - sliding
-        kids = [repeated(n, layers, layers_expr) for n in mm]
-        if full:
-            pairs = attention_pairs(seq, self_causal)
-            expr = layers_expr if not sliding else f"full_layers={full}"
+        for g in spec.attention_groups(kinds):  # Gemma 4: sliding and full layers of their own widths
+            att = P.group_attention(prefix, g)
             kids += [
-                repeated(n, full, expr)
-                for n in _score_nodes(spec, f"{prefix}/attention", pairs, _pairs_expr(self_causal, False))
+                repeated(n, g.layers, g.expr)
+                for n in _expert_matmuls(att, seq, spec.num_experts_per_tok, spec.attention_experts)
             ]
-        if sliding:
-            pairs = attention_pairs(seq, self_causal, spec.sliding_window)
-            expr = layers_expr if not full else f"sliding_window_layers={sliding}"
-            for n in _score_nodes(spec, f"{prefix}/attention", pairs, _pairs_expr(self_causal, True)):
-                kids.append(
-                    repeated(
-                        Node(
-                            n.path.replace("/scores", "/scores_window").replace("/values", "/values_window"),
-                            n.count,
-                            n.formula,
-                            note=n.note + " (sliding window)",
-                        ),
-                        sliding,
-                        expr,
+            full, sliding = g.layers - g.sliding, g.sliding
+            if full:
+                pairs = attention_pairs(seq, self_causal)
+                expr = g.expr if not sliding else f"full_layers={full}"
+                kids += [
+                    repeated(n._replace(formula=P.rename(n.formula, g.renames)), full, expr)
+                    for n in _score_nodes(g.spec, f"{prefix}/{g.path}", pairs, _pairs_expr(self_causal, False))
+                ]
+            if sliding:
+                pairs = attention_pairs(seq, self_causal, spec.sliding_window)
+                expr = g.expr if not full else f"sliding_window_layers={sliding}"
+                for n in _score_nodes(g.spec, f"{prefix}/{g.path}", pairs, _pairs_expr(self_causal, True)):
+                    kids.append(
+                        repeated(
+                            Node(
+                                n.path.replace("/scores", "/scores_window").replace("/values", "/values_window"),
+                                n.count,
+                                n.formula,
+                                note=n.note + " (sliding window)",
+                            ),
+                            sliding,
+                            expr,
+                        )
                     )
-                )
         parts.append(group(f"{prefix}/attention", kids))
         if cross:  # each target token reads every source position (Whisper: its encoder's source_positions frames)
             source = "seq*source_positions" if spec.source_positions else "seq*source_len"
@@ -217,10 +220,10 @@ def _stack(spec: Spec, prefix: str, layers: int, layers_expr: str, seq: int, cau
                 for n in _score_nodes(spec, f"{prefix}/cross_attention", seq * (spec.source_positions or seq), source)
             ]
             parts.append(group(f"{prefix}/cross_attention", ckids))
-    n_dense, dense_expr, n_moe, moe_expr = kinds.mlp, kinds.expr("mlp"), kinds.moe, kinds.expr("moe")
+    n_dense, n_moe, moe_expr = kinds.mlp, kinds.moe, kinds.expr("moe")
     if n_dense:
-        mlp = P.mlp(f"{prefix}/mlp", spec, spec.ffn_size, "intermediate_size")
-        parts.append(group(f"{prefix}/mlp", [repeated(n, n_dense, dense_expr) for n in _matmuls(mlp, seq, "seq")]))
+        kids = [repeated(n, k, e) for mlp, k, e in P.dense_mlps(prefix, spec, kinds) for n in _matmuls(mlp, seq, "seq")]
+        parts.append(group(f"{prefix}/mlp", kids))
     if n_moe:
         moe = P.moe(f"{prefix}/moe", spec)
         kids = _expert_matmuls(moe, seq, spec.num_experts_per_tok, spec.num_experts)
@@ -230,6 +233,11 @@ def _stack(spec: Spec, prefix: str, layers: int, layers_expr: str, seq: int, cau
                 [repeated(n, n_moe, moe_expr) for n in kids],
                 note=f"router + {spec.num_experts_per_tok} of {spec.num_experts} experts per token",
             )
+        )
+    if spec.per_layer_input:  # Gemma 4: each layer's gate and projection of its per-layer input
+        block = P.per_layer_input(prefix, spec)
+        parts.append(
+            group(block.path, [repeated(n, kinds.layers, kinds.layers_expr) for n in _matmuls(block, seq, "seq")])
         )
     if spec.recurrent_units:
         h, r = spec.hidden_size, spec.recurrent_units
@@ -254,6 +262,10 @@ def forward(spec: Spec, seq: int, causal: bool = False) -> Node:
     top: list[Node] = []
     if spec.embedding_size is not None and spec.embedding_size != h:
         top.append(Node("embedding/projection", 2 * seq * e * h, "2*seq*embedding_size*hidden_size"))
+    if spec.per_layer_input:  # Gemma 4: the embeddings projected to every layer's per-layer input
+        w = spec.num_hidden_layers * spec.per_layer_input
+        formula = "2*seq*hidden_size*num_hidden_layers*per_layer_input"
+        top.append(Node("embedding/per_layer_projection", 2 * seq * h * w, formula))
     if spec.image_size:  # every token but the class token is a patch
         pixels = spec.num_channels * spec.temporal_patch * spec.patch_size**2
         frames = "temporal_patch*" if spec.temporal_patch > 1 else ""

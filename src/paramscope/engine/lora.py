@@ -23,8 +23,8 @@ from paramscope.engine.tree import Node, group
 
 TARGETS = ("all-linear", "attn")
 #: linear: Gated DeltaNet's projections; time_mixing: RWKV's, which PEFT finds under ``attention``; lightning:
-#: MiniMax's, under ``self_attn``
-_ATTENTION = re.compile(r"(^|/)((cross_|linear_)?attention|time_mixing|lightning)/")
+#: MiniMax's, under ``self_attn``; full and shared_kv: Gemma 4's groups of attention layers
+_ATTENTION = re.compile(r"(^|/)((cross_|linear_|full_|shared_kv_|shared_kv_full_)?attention|time_mixing|lightning)/")
 #: The routed experts' stacked 3-D tensors (transformers 5; JetMoE's attention experts too): not nn.Linear modules
 _EXPERTS = re.compile(r"(^|/)(moe|attention)/experts/")
 #: dense MLPs and shared experts: their layers share the transformers 4 names of the expert layers
@@ -34,9 +34,9 @@ _MLP = re.compile(r"(^|/)(mlp|moe/shared_experts)/")
 def _modules(path: str, n_in: int, n_out: int, spec: Spec) -> list[tuple[int, int]]:
     """The ``(in, out)`` of each linear module a tree leaf stands for (a fused leaf may be several modules)."""
     name = path.rsplit("/", 1)[-1]
-    if name == "qkv" and "qkv" not in spec.fused:
-        kv = spec.kv_heads * spec.head_size
-        return [(n_in, n_out - 2 * kv), (n_in, kv), (n_in, kv)]  # q: the rest (with its output gate, if any)
+    if name == "qkv" and "qkv" not in spec.fused:  # q: the rest (with its output gate, if any)
+        kv, n = spec.kv_heads * spec.head_size, spec.kv_projections
+        return [(n_in, n_out - n * kv), *[(n_in, kv)] * n]
     if name == "in_qkvz" and "in_qkvz" not in spec.fused:  # Qwen3.5: in_proj_qkv and in_proj_z
         z = spec.linear_num_value_heads * spec.linear_value_head_dim
         return [(n_in, n_out - z), (n_in, z)]
@@ -87,6 +87,8 @@ def lora_params(spec: Spec, rank: int, targets: str = "all-linear") -> Node:
             "attention projections" + ("" if all_mamba else ": use attn")
         )
     parts: list[Node] = []
+    kinds = spec.stack(spec.num_hidden_layers, "num_hidden_layers")
+    built_with = {f"layers/{g.path}/": g.spec for g in spec.attention_groups(kinds)}  # Gemma 4's own widths
     for leaf in count(spec).leaves():
         m = leaf.matrix
         if not m or leaf.path.startswith("head/lm"):  # tables, norms and convolutions are no linear layers
@@ -106,7 +108,8 @@ def lora_params(spec: Spec, rank: int, targets: str = "all-linear") -> Node:
         n_in, n_out, _ = m
         if leaf.path.endswith("/gate") and "gate_up" in spec.fused:
             n_out *= 2
-        modules = _modules(leaf.path, n_in, n_out, spec)
+        own = next((s for path, s in built_with.items() if leaf.path.startswith(path)), spec)
+        modules = _modules(leaf.path, n_in, n_out, own)
         per_copy = rank * sum(i + o for i, o in modules)
         formula = " + ".join(f"r*({i} + {o})" for i, o in modules)
         parts.append(Node(f"lora/{leaf.path}", per_copy * leaf.repeat, formula, repeat=leaf.repeat))

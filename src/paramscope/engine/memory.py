@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from paramscope.engine.components import EMBEDDING_PATHS
-from paramscope.engine.params import count, paren
+from paramscope.engine.params import count, paren, rename
 from paramscope.engine.run import (
     MAX_BATCH,
     MAX_SEQ,
@@ -228,45 +228,41 @@ def kv_cache(spec: Spec, tokens: int, batch: int, kv_dtype: str, layout: Layout 
     kinds = _decoder_stack(spec)
     layers, layers_expr = kinds.attention, kinds.expr("attention")  # the other mixers keep a state instead
     states = _recurrent_states(kinds, spec, batch, bits)
-    if spec.is_mla:
-        per_token = (spec.kv_lora_rank or 0) + (spec.qk_rope_head_dim or 0)
-        per_token += spec.index_head_dim if spec.index_n_heads else 0
-        per_expr = "(kv_lora_rank + qk_rope_head_dim" + (" + index_head_dim)" if spec.index_n_heads else ")")
-        note = "multi-head latent attention caches the compressed latent and the rotary key"
-        if spec.index_n_heads:
-            note += ", and the sparse-attention indexer its own key"
-    else:
-        per_token = 2 * spec.kv_heads * spec.head_size
-        per_expr = "2*num_key_value_heads*head_dim"
-        note = ""
-    sliding = kinds.sliding
-    full = layers - sliding
     children: list[Node] = []
-    if full:
-        children.append(
-            Node(
-                "kv_cache/self",
-                _nbytes(full * per_token * tokens * batch, bits),
-                f"{per_expr}*tokens*batch*{b} B",
-                repeat=full,
-                repeat_name=layers_expr if full == layers else f"full_layers={full}",
-                shape=f"{per_token}×{tokens}×{batch}",
-                note=note,
+    per_token, per_expr = 0, ""
+    for g in spec.attention_groups(kinds):
+        if not g.spec.kv_projections:  # Gemma 4: keys and values of an earlier layer
+            note = f"{g.layers:,} layers reuse an earlier layer's keys and values: nothing cached"
+            children.append(Node(f"kv_cache/{g.path}", 0, "0", note=note))
+            continue
+        per_token, per_expr, note = _per_token(g.spec)
+        per_expr = rename(per_expr, g.renames)
+        full, sliding = g.layers - g.sliding, g.sliding
+        if full:
+            children.append(
+                Node(
+                    "kv_cache/self",
+                    _nbytes(full * per_token * tokens * batch, bits),
+                    f"{per_expr}*tokens*batch*{b} B",
+                    repeat=full,
+                    repeat_name=g.expr if full == g.layers else f"full_layers={full}",
+                    shape=f"{per_token}×{tokens}×{batch}",
+                    note=note,
+                )
             )
-        )
-    if sliding:
-        window = min(tokens, spec.sliding_window or 0)
-        children.append(
-            Node(
-                "kv_cache/sliding",
-                _nbytes(sliding * per_token * window * batch, bits),
-                f"{per_expr}*min(tokens, sliding_window)*batch*{b} B",
-                repeat=sliding,
-                repeat_name=layers_expr if sliding == layers else f"sliding_window_layers={sliding}",
-                shape=f"{per_token}×{window}×{batch}",
-                note=f"sliding window of {spec.sliding_window:,} tokens: the cache never holds more",
+        if sliding:
+            window = min(tokens, spec.sliding_window or 0)
+            children.append(
+                Node(
+                    "kv_cache/sliding",
+                    _nbytes(sliding * per_token * window * batch, bits),
+                    f"{per_expr}*min(tokens, sliding_window)*batch*{b} B",
+                    repeat=sliding,
+                    repeat_name=g.expr if sliding == g.layers else f"sliding_window_layers={sliding}",
+                    shape=f"{per_token}×{window}×{batch}",
+                    note=f"sliding window of {spec.sliding_window:,} tokens: the cache never holds more",
+                )
             )
-        )
     children += states
     if spec.is_encoder_decoder:
         source = spec.source_positions or tokens  # Whisper's encoder always emits source_positions frames
@@ -283,6 +279,19 @@ def kv_cache(spec: Spec, tokens: int, batch: int, kv_dtype: str, layout: Layout 
             )
         )
     return group("kv_cache", children)
+
+
+def _per_token(spec: Spec) -> tuple[int, str, str]:
+    """Elements one attention layer caches per token: its keys and values (or MLA's latent), by name, and a note."""
+    if not spec.is_mla:
+        return 2 * spec.kv_heads * spec.head_size, "2*num_key_value_heads*head_dim", ""
+    per_token = (spec.kv_lora_rank or 0) + (spec.qk_rope_head_dim or 0)
+    per_token += spec.index_head_dim if spec.index_n_heads else 0
+    per_expr = "(kv_lora_rank + qk_rope_head_dim" + (" + index_head_dim)" if spec.index_n_heads else ")")
+    note = "multi-head latent attention caches the compressed latent and the rotary key"
+    if spec.index_n_heads:
+        note += ", and the sparse-attention indexer its own key"
+    return per_token, per_expr, note
 
 
 def _decoder_stack(spec: Spec) -> Stack:

@@ -7,10 +7,11 @@ appears with count 0 and a note saying where it is counted.
 
 from __future__ import annotations
 
+import re
 from functools import cache, lru_cache
 
 from paramscope.engine.components import embedding_params
-from paramscope.engine.spec import Spec, validate
+from paramscope.engine.spec import AttentionGroup, Spec, Stack, validate
 from paramscope.engine.tree import Matrix, Node, Summary, group, repeated, tuple_new
 
 
@@ -73,12 +74,15 @@ def attention(prefix: str, spec: Spec) -> Node:
     if spec.attention_experts:
         return _moa(prefix, spec)
     q = 2 if spec.attn_output_gate else 1  # with an output gate (Qwen3-Next), q_proj also emits one per query
-    qkv_out = (q * heads + 2 * kv) * hd
-    if kv == heads:
-        out_expr = f"{q + 2}*num_attention_heads*head_dim"
+    n = spec.kv_projections  # Gemma 4: 1 where the values are the keys' projection, 0 where both are reused
+    qkv_out = (q * heads + n * kv) * hd
+    q_expr = "2*num_attention_heads" if q == 2 else "num_attention_heads"
+    if not n:
+        out_expr = f"{q_expr}*head_dim"
+    elif kv == heads:
+        out_expr = f"{q + n}*num_attention_heads*head_dim"
     else:
-        q_expr = "2*num_attention_heads" if q == 2 else "num_attention_heads"
-        out_expr = f"({q_expr} + 2*num_key_value_heads)*head_dim"
+        out_expr = f"({q_expr} + {n}*num_key_value_heads)*head_dim".replace(" 1*", " ")
     # Zamba2's shared blocks attend over the hidden state and the input embeddings side by side
     a, a_expr = (2 * h, "2*hidden_size") if spec.shared_blocks else (h, "hidden_size")
     qkv = linear(f"{prefix}/qkv", a, a_expr, qkv_out, out_expr, spec.attention_bias)
@@ -87,8 +91,9 @@ def attention(prefix: str, spec: Spec) -> Node:
         qkv = qkv._replace(count=h * qkv_out + biases, formula=f"hidden_size*{paren(out_expr)} + {bias_expr}")
     parts = [qkv, linear(f"{prefix}/o", heads * hd, "num_attention_heads*head_dim", h, "hidden_size", spec.out_bias)]
     qk_bias = spec.qk_norm_bias
-    if spec.qk_norm == "head":
-        parts.append(norm(f"{prefix}/qk_norm", spec, hd, "head_dim", 2, "2", qk_bias))
+    if spec.qk_norm == "head":  # a q norm and, where the layer projects its own keys, a k norm
+        copies = 2 if n else 1
+        parts.append(norm(f"{prefix}/qk_norm", spec, hd, "head_dim", copies, str(copies), qk_bias))
     elif spec.qk_norm == "full":
         q = norm(f"{prefix}/q_norm", spec, heads * hd, "num_attention_heads*head_dim", bias=qk_bias)
         k = norm(f"{prefix}/k_norm", spec, kv * hd, "num_key_value_heads*head_dim", bias=qk_bias)
@@ -161,6 +166,57 @@ def _mla(prefix: str, spec: Spec) -> Node:
     if spec.index_n_heads:
         parts.append(_indexer(f"{prefix}/indexer", spec))
     return group(prefix, parts)
+
+
+def dense_mlps(prefix: str, spec: Spec, kinds: Stack) -> list[tuple[Node, int, str]]:
+    """The dense MLPs of a stack, each with the layers that hold it: one width, or Gemma 4's KV-sharing layers'
+    MLPs twice as wide (``wide_mlp_layers``)."""
+    wide = min(spec.wide_mlp_layers, kinds.mlp)
+    expr = f"({kinds.expr('mlp')} - wide_mlp_layers)" if wide else kinds.expr("mlp")
+    out = []
+    if kinds.mlp > wide:
+        out.append((mlp(f"{prefix}/mlp", spec, spec.ffn_size, "intermediate_size"), kinds.mlp - wide, expr))
+    if wide:
+        out.append((mlp(f"{prefix}/wide_mlp", spec, 2 * spec.ffn_size, "2*intermediate_size"), wide, "wide_mlp_layers"))
+    return out
+
+
+def per_layer_input(prefix: str, spec: Spec) -> Node:
+    """Gemma 4: each layer gates its slice of the per-layer inputs in (hidden_size to per_layer_input), projects it
+    back and normalises the sum."""
+    h, p = spec.hidden_size, spec.per_layer_input
+    path = f"{prefix}/per_layer_input"
+    return group(
+        path,
+        [
+            linear(f"{path}/gate", h, "hidden_size", p, "per_layer_input", False),
+            linear(f"{path}/projection", p, "per_layer_input", h, "hidden_size", False),
+            norm(f"{path}/norm", spec, h, "hidden_size"),
+        ],
+    )
+
+
+def group_attention(prefix: str, group: AttentionGroup) -> Node:
+    """One layer of an attention group, its formulas in the model's own names (``global_head_dim`` in Gemma 4's
+    full-attention layers)."""
+    node = attention(f"{prefix}/{group.path}", group.spec)
+    return _renamed(node, group.renames) if group.renames else node
+
+
+def rename(text: str, renames: tuple[tuple[str, str], ...]) -> str:
+    """``text`` (a formula) with each field name of ``renames`` replaced by the model's own name for it."""
+    for old, new in renames:
+        text = re.sub(rf"\b{old}\b", new, text)
+    return text
+
+
+def _renamed(node: Node, renames: tuple[tuple[str, str], ...]) -> Node:
+    m = node.matrix
+    return node._replace(
+        formula=rename(node.formula, renames),
+        children=tuple(_renamed(c, renames) for c in node.children),
+        matrix=m._replace(formula=rename(m.formula, renames)) if m else None,
+    )
 
 
 def linear_attention(prefix: str, spec: Spec) -> Node:
@@ -344,6 +400,12 @@ def moe(prefix: str, spec: Spec) -> Node:
         parts.append(mlp(f"{prefix}/shared_experts", spec, spec.shared_expert_size, expr))
         if spec.shared_expert_gate:
             parts.append(linear(f"{prefix}/shared_expert_gate", h, "hidden_size", 1, "1", False))
+    if spec.router_scales:
+        e = spec.num_experts
+        note = "the router's scale per input channel and per expert"
+        parts.append(Node(f"{prefix}/router_scales", h + e, "hidden_size + num_experts", shape=f"{h} + {e}", note=note))
+    if spec.moe_norms:
+        parts.append(norm(f"{prefix}/norms", spec, h, "hidden_size", spec.moe_norms, str(spec.moe_norms)))
     if spec.moe_output_bias:
         parts.append(Node(f"{prefix}/bias", h, "hidden_size", shape=f"{h}", note="one bias after the experts' sum"))
     return group(prefix, parts)
@@ -448,7 +510,10 @@ def layer_stack(prefix: str, spec: Spec, layers: int, layers_expr: str, cross: b
     kinds = spec.stack(copies, layers_expr)
     parts: list[Node] = []
     for kind, block in MIXERS.items():
-        if getattr(kinds, kind) and not (kind == "attention" and spec.shared_blocks):
+        if kind == "attention":  # Zamba2's shared blocks hold theirs
+            groups = () if spec.shared_blocks else spec.attention_groups(kinds)
+            parts += [repeated(group_attention(prefix, g), g.layers, g.expr) for g in groups]
+        elif getattr(kinds, kind):
             parts.append(repeated(block(f"{prefix}/{kind}", spec), getattr(kinds, kind), kinds.expr(kind)))
     if spec.shared_blocks:  # their attention and MLP are counted once per block, not per use
         adapters = block_adapters(f"{prefix}/shared_block_adapters", spec)
@@ -460,10 +525,11 @@ def layer_stack(prefix: str, spec: Spec, layers: int, layers_expr: str, cross: b
     if cross:
         parts.append(repeated(attention(f"{prefix}/cross_attention", spec), copies, layers_expr))
     if kinds.mlp and not spec.shared_blocks:
-        dense = mlp(f"{prefix}/mlp", spec, spec.ffn_size, "intermediate_size")
-        parts.append(repeated(dense, kinds.mlp, kinds.expr("mlp")))
+        parts += [repeated(block, n, expr) for block, n, expr in dense_mlps(prefix, spec, kinds)]
     if kinds.moe:
         parts.append(repeated(moe(f"{prefix}/moe", spec), kinds.moe, kinds.expr("moe")))
+    if spec.per_layer_input:
+        parts.append(repeated(per_layer_input(prefix, spec), copies, layers_expr))
     if spec.recurrent_units:
         parts.append(repeated(recurrent(f"{prefix}/recurrent", spec), copies, layers_expr))
     if not cross:
@@ -598,6 +664,23 @@ def _count(spec: Spec) -> Node:
         emb.append(Node("embedding/token", v * e, f"vocab_size*{e_expr}", shape=f"{v}×{e}"))
     if spec.image_size:
         emb += _image_input(spec)
+    if spec.per_layer_input:
+        w, w_expr, rows = (
+            spec.num_hidden_layers * spec.per_layer_input,
+            "num_hidden_layers*per_layer_input",
+            spec.per_layer_vocab,
+        )
+        emb += [
+            Node(
+                "embedding/per_layer",
+                rows * w,
+                f"per_layer_vocab*{w_expr}",
+                shape=f"{rows}×{w}",
+                note="per-layer inputs: a row per token, a per_layer_input slice for each layer",
+            ),
+            linear("embedding/per_layer_projection", h, "hidden_size", w, w_expr, False),
+            norm("embedding/per_layer_norm", spec, spec.per_layer_input, "per_layer_input"),
+        ]
     if not spec.is_encoder_decoder:
         emb += _positions("embedding", spec)
     t, t_expr = _table_width(spec)

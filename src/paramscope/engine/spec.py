@@ -227,6 +227,11 @@ class Spec:
     zero_experts: int = 0
     # LongCat-Flash: each layer holds sublayers (attention, then a dense MLP) pairs beside one MoE block
     sublayers: int = 1
+    # Gemma 4: every MoE layer runs its dense MLP beside the experts; the router scales its input per channel and its
+    # output per expert, and moe_norms more norms surround the two
+    moe_beside_mlp: bool = False
+    router_scales: bool = False
+    moe_norms: int = 0
     # Mixture of attention heads (JetMoE): the query and output projections are attention_experts experts,
     # num_experts_per_tok of them per token, behind a router; keys and values are one shared projection
     attention_experts: int = 0
@@ -297,6 +302,22 @@ class Spec:
     # attention span (memory only)
     sliding_window: int | None = None
     sliding_window_layers: int = 0  # how many layers use the sliding window (Gemma 2: every other)
+    # Gemma 4: the full-attention layers' heads are global_head_dim wide (global_kv_heads of them for keys and values,
+    # their values the keys' projection with global_k_eq_v); the last kv_shared_layers (kv_shared_sliding of them
+    # sliding) reuse an earlier layer's keys and values: no k/v projections, nothing cached
+    global_head_dim: int | None = None
+    global_kv_heads: int | None = None
+    global_k_eq_v: bool = False
+    kv_shared_layers: int = 0
+    kv_shared_sliding: int = 0
+    # the key and value projections of every attention layer: 2 (k and v), 1 (values from the keys' projection), 0
+    # (both reused from an earlier layer); set per group of layers by Spec.attention_groups
+    kv_projections: int = 2
+    wide_mlp_layers: int = 0  # Gemma 4: layers (the KV-sharing ones) whose MLP is 2 x intermediate_size wide
+    # Gemma 4's per-layer inputs: a table of per_layer_vocab rows, num_hidden_layers x per_layer_input wide, and a
+    # projection of the embeddings to the same width; each layer gates its slice in and projects it back
+    per_layer_input: int = 0
+    per_layer_vocab: int = 0
     # bookkeeping
     extra: tuple[tuple[str, str], ...] = field(default=(), compare=False, repr=False)
 
@@ -381,7 +402,7 @@ class Spec:
             attention, mlp = layers * self.sublayers, layers * self.sublayers if self.ffn_size else 0
             sliding = self._sliding(attention)
             return Stack(layers, layers_expr, attention, sliding, mlp=mlp, moe=moe, sublayers=self.sublayers)
-        dense = layers - self.mixer_only_layers - moe if self.ffn_size else 0
+        dense = layers - self.mixer_only_layers - (0 if self.moe_beside_mlp else moe) if self.ffn_size else 0
         others = self.linear_attention_layers + self.short_conv_layers + self.time_mixing_layers + self.lightning_layers
         others += 0 if self.ssm_beside_attention else self.ssm_layers
         attention = mixers - others if self.has_attention else 0
@@ -400,6 +421,41 @@ class Spec:
             mlp=dense,
             moe=moe,
             first_k_dense=bool(self.first_k_dense_replace) and not self.mlp_only_layers and not self.mixer_only_layers,
+        )
+
+    def attention_groups(self, kinds: Stack) -> tuple[AttentionGroup, ...]:
+        """The attention layers of a stack by how they are built: one group where every layer is alike; Gemma 4's
+        sliding and full-attention layers (global_head_dim wide), each with keys and values of its own or reusing an
+        earlier layer's. Parameters, the KV cache and FLOPs all read these groups."""
+        layers, sliding = kinds.attention, kinds.sliding
+        if not (self.global_head_dim or self.global_kv_heads or self.global_k_eq_v or self.kv_shared_layers):
+            return (AttentionGroup("attention", self, layers, sliding, kinds.expr("attention")),) if layers else ()
+        full = layers - sliding
+        shared_sliding = min(self.kv_shared_sliding, sliding)
+        shared_full = min(self.kv_shared_layers - self.kv_shared_sliding, full)
+        local = dataclasses.replace(
+            self, global_head_dim=None, global_kv_heads=None, global_k_eq_v=False, kv_shared_layers=0
+        )
+        wide = dataclasses.replace(
+            local,
+            head_dim=self.global_head_dim or self.head_size,
+            num_key_value_heads=self.global_kv_heads or self.kv_heads,
+            kv_projections=1 if self.global_k_eq_v else 2,
+        )
+        names = (("head_dim", "global_head_dim"),) if self.global_head_dim else ()
+        names += (("num_key_value_heads", "global_kv_heads"),) if self.global_kv_heads else ()
+        groups = (
+            ("attention", local, sliding - shared_sliding, True, ()),
+            ("full_attention", wide, full - shared_full, False, names),
+            ("shared_kv_attention", dataclasses.replace(local, kv_projections=0), shared_sliding, True, ()),
+            ("shared_kv_full_attention", dataclasses.replace(wide, kv_projections=0), shared_full, False, names),
+        )
+        return tuple(
+            AttentionGroup(
+                path, spec, n, n if slides else 0, kinds.layers_expr if n == layers else f"{path}={n}", renames
+            )
+            for path, spec, n, slides, renames in groups
+            if n
         )
 
     def _sliding(self, attention: int) -> int:
@@ -472,6 +528,19 @@ class Stack(NamedTuple):
         if self.first_k_dense and kind == "mlp":
             return "first_k_dense_replace"
         return f"{_COUNT_NAMES[kind]}={n}"
+
+
+class AttentionGroup(NamedTuple):
+    """Attention layers built alike: their path under the stack (``attention``, ``full_attention``, ...), the spec
+    they are built with, how many there are, how many of them slide, that count by name, and the names their formulas
+    use for the spec's fields (``head_dim`` is ``global_head_dim`` in Gemma 4's full-attention layers)."""
+
+    path: str
+    spec: Spec
+    layers: int
+    sliding: int
+    expr: str
+    renames: tuple[tuple[str, str], ...] = ()
 
 
 FIELDS: dict[str, dataclasses.Field] = {f.name: f for f in dataclasses.fields(Spec) if f.name != "extra"}

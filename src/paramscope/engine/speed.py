@@ -107,6 +107,7 @@ def speed(
     tree = count(spec)
     keep_bits = 16 if dtype in QUANT else BITS[dtype]
     table = 0 if spec.tie_word_embeddings else tree.get("embedding/token") * keep_bits // 8
+    table += tree.get("embedding/per_layer") * keep_bits // 8  # Gemma 4's per-layer inputs: looked up too
     read = weights - table  # a decode step looks up one row per sequence, not the whole input table
     read -= round(tree.get("layers/moe/zero_experts") * BITS[dtype] / 8)  # rows that never compute
     read -= tree.get("towers") * keep_bits // 8  # a multimodal model's other towers run on images, not per token

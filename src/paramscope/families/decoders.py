@@ -201,6 +201,28 @@ GEMMA3_TEXT = GEMMA2.but(
     hooks=(hooks.sliding_window, hooks.sliding_every(6)),
     checks_width=True,
 )
+GEMMA4_TEXT = GEMMA3_TEXT.but(
+    model_type="gemma4_text",
+    class_prefix="Gemma4",
+    source=f"{TF}/gemma4/modeling_gemma4.py",
+    class_names=dict(base="Gemma4TextModel"),
+    keys=dict(
+        global_head_dim=("global_head_dim",),
+        global_kv_heads=("num_global_key_value_heads",),
+        global_k_eq_v=("attention_k_eq_v",),
+        kv_shared_layers=("num_kv_shared_layers",),
+        per_layer_input=("hidden_size_per_layer_input",),
+        per_layer_vocab=("vocab_size_per_layer_input",),
+        num_experts=("num_experts",),
+        num_experts_per_tok=("top_k_experts",),
+        moe_intermediate_size=("moe_intermediate_size",),
+    ),
+    # global_head_dim is a keyword Gemma4TextConfig reads, not a field it keeps
+    defaults=dict(global_head_dim=512),
+    fixed=dict(lora_moe="router"),  # PEFT adapts the router's proj and leaves the expert tensors frozen
+    hooks=(hooks.sliding_window, hooks.gemma4_layers),
+    checks_width=False,
+)
 
 ERNIE4_5 = LLAMA.but(
     model_type="ernie4_5",
@@ -1079,6 +1101,7 @@ ROWS = (
     SMOLLM3,
     OLMO2,
     GEMMA3_TEXT,
+    GEMMA4_TEXT,
     MIXTRAL,
     MINIMAX,
     JETMOE,

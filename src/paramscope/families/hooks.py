@@ -61,6 +61,61 @@ def sliding_every(period: int, first_full: bool = False) -> Hook:
     return hook
 
 
+def gemma4_layers(c: Cfg, d: Values) -> None:
+    """Gemma 4, as Gemma4TextConfig fills it in: ``layer_types`` (every sixth layer full by default, the last always
+    full); full-attention layers ``global_head_dim`` wide, with ``num_global_key_value_heads`` KV heads when
+    ``attention_k_eq_v`` (their values the keys' projection), or as ``per_layer_config`` says (one value per layer
+    type); the last ``num_kv_shared_layers`` reuse keys and values (every layer type must come before them), their
+    MLPs twice as wide with ``use_double_wide_mlp``; per-layer inputs unless ``hidden_size_per_layer_input`` is 0; an
+    MoE block beside every MLP with ``enable_moe_block``."""
+    n = d["num_hidden_layers"]
+    types = per_layer(c, n, ("sliding_attention", "full_attention"))
+    if types is None:
+        types = ["sliding_attention" if (i + 1) % 6 else "full_attention" for i in range(n)]
+    types = [*types[:-1], "full_attention"] if types else []
+    d["sliding_window_layers"] = types.count("sliding_attention")
+    if not d["sliding_window_layers"]:
+        d["sliding_window"] = None
+    elif c.get("use_bidirectional_attention") == "all" and d["sliding_window"]:
+        d["sliding_window"] = d["sliding_window"] // 2 + 1  # a window each side
+    k_eq_v = bool(d["global_k_eq_v"])
+    if not k_eq_v:
+        d["global_kv_heads"] = None  # read only with attention_k_eq_v
+    overrides = c.get("per_layer_config")
+    if isinstance(overrides, Mapping):  # written by transformers in place of global_head_dim
+        d["global_head_dim"] = d["global_kv_heads"] = None
+        per_type: dict[str, set[tuple[int, int | None]]] = {}
+        for i, kind in enumerate(types):
+            own = next((v for k, v in overrides.items() if str(k).lstrip("0") == str(i).lstrip("0")), None)
+            own = own if isinstance(own, Mapping) else {}
+            dims = (as_int("per_layer_config", own.get("head_dim", d["head_dim"])), own.get("num_key_value_heads"))
+            per_type.setdefault(kind, set()).add(dims)
+        if any(len(v) > 1 for v in per_type.values()):
+            raise SpecError("per_layer_config", "layers of one type differ: Gemma 4's rotary embedding refuses it")
+        for kind, ((head, kv),) in per_type.items():
+            if kind == "sliding_attention":
+                d["head_dim"], d["num_key_value_heads"] = head, kv if kv is not None else d["num_key_value_heads"]
+            else:
+                d["global_head_dim"], d["global_kv_heads"] = head, as_int("per_layer_config", kv) if kv else None
+    shared = d["kv_shared_layers"] or 0
+    if shared:
+        if shared > n or set(types[: n - shared]) != set(types):
+            raise SpecError(
+                "num_kv_shared_layers",
+                "every layer type must come before the layers that share keys and values (Gemma4TextConfig refuses it)",
+            )
+        d["kv_shared_sliding"] = types[n - shared :].count("sliding_attention")
+    d["wide_mlp_layers"] = shared if c.bool("use_double_wide_mlp", default=False) else 0
+    if not d["per_layer_input"]:
+        d["per_layer_vocab"] = 0
+    if c.bool("enable_moe_block", default=False):
+        if not d.get("num_experts") or not d.get("moe_intermediate_size"):
+            raise SpecError("num_experts", "enable_moe_block needs num_experts and moe_intermediate_size")
+        d.update(moe_beside_mlp=True, router_scales=True, moe_norms=3)
+    else:
+        d["num_experts"] = 0
+
+
 def head_dim_stated(c: Cfg, d: Values) -> None:
     """The attention reads ``head_dim`` without a fallback (HunYuan MoE, Ministral): it must be stated."""
     if c.get("head_dim") is None:
