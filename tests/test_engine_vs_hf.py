@@ -1163,6 +1163,28 @@ CASES = {
         mlp_layer_types=["sparse", "dense", "sparse", "sparse"],
         num_hidden_layers=4,
     ),
+    "hy_v3-shared-mlp-layer-types": dict(
+        model_type="hy_v3",
+        head_dim=8,
+        num_experts=4,
+        num_experts_per_tok=2,
+        moe_intermediate_size=16,
+        num_shared_experts=2,
+        mlp_layer_types=["sparse", "dense", "sparse"],
+        **SMALL,
+    ),
+    "hy_v3-biases-none-on-experts-tied": dict(
+        model_type="hy_v3",
+        head_dim=8,
+        num_experts=4,
+        num_experts_per_tok=2,
+        moe_intermediate_size=16,
+        num_shared_experts=1,
+        mlp_bias=True,
+        attention_bias=True,
+        tie_word_embeddings=True,
+        **SMALL,
+    ),
     "minicpm3-latent-dense": dict(
         MLA_MOE, architectures=["MiniCPM3ForCausalLM"], model_type="minicpm3", q_lora_rank=12, v_head_dim=6
     ),
@@ -1455,6 +1477,9 @@ STRATEGIES = {
     "mixtral": _decoder("mixtral", num_local_experts=3, num_experts_per_tok=2),
     "granite": _decoder("granite", attention_bias=True),
     "vaultgemma": _decoder("vaultgemma", head_dim=4),
+    "hy_v3": _decoder(
+        "hy_v3", head_dim=4, num_experts=3, num_experts_per_tok=2, moe_intermediate_size=6, mlp_bias=True
+    ),
     "gemma4_text": _decoder(
         "gemma4_text", head_dim=4, global_head_dim=6, hidden_size_per_layer_input=2, vocab_size_per_layer_input=50
     ),

@@ -348,8 +348,8 @@ def _indexer(prefix: str, spec: Spec) -> Node:
     )
 
 
-def mlp(prefix: str, spec: Spec, size: int, size_expr: str) -> Node:
-    """Dense feed-forward: up (and gate, when gated) then down."""
+def mlp(prefix: str, spec: Spec, size: int, size_expr: str, bias: bool | None = None) -> Node:
+    """Dense feed-forward: up (and gate, when gated) then down, with biases as ``bias`` or else ``spec.mlp_bias``."""
     h = spec.hidden_size
     if spec.channel_mixing:  # RWKV: key (up), value (down), a receptance gate, token-shift mix of key and receptance
         return group(
@@ -362,10 +362,11 @@ def mlp(prefix: str, spec: Spec, size: int, size_expr: str) -> Node:
             ],
         )
     parts = []
+    b = spec.mlp_bias if bias is None else bias
     if spec.mlp_gated:
-        parts.append(linear(f"{prefix}/gate", h, "hidden_size", size, size_expr, spec.mlp_bias))
-    parts.append(linear(f"{prefix}/up", h, "hidden_size", size, size_expr, spec.mlp_bias))
-    parts.append(linear(f"{prefix}/down", size, size_expr, h, "hidden_size", spec.mlp_bias))
+        parts.append(linear(f"{prefix}/gate", h, "hidden_size", size, size_expr, b))
+    parts.append(linear(f"{prefix}/up", h, "hidden_size", size, size_expr, b))
+    parts.append(linear(f"{prefix}/down", size, size_expr, h, "hidden_size", b))
     if spec.sub_norms:
         parts.append(norm(f"{prefix}/sub_norm", spec, size, size_expr))
     if spec.act_params:
@@ -377,7 +378,7 @@ def mlp(prefix: str, spec: Spec, size: int, size_expr: str) -> Node:
 def moe(prefix: str, spec: Spec) -> Node:
     """Router, routed experts, shared experts (and their gate)."""
     h = spec.hidden_size
-    one = mlp(f"{prefix}/experts", spec, spec.expert_size, "moe_intermediate_size")
+    one = mlp(f"{prefix}/experts", spec, spec.expert_size, "moe_intermediate_size", spec.expert_bias)
     slots = spec.num_experts + spec.zero_experts
     slots_expr = "num_experts + zero_experts" if spec.zero_experts else "num_experts"
     parts = [

@@ -222,6 +222,8 @@ class Spec:
     shared_expert_gate: bool = False  # Qwen-MoE: a sigmoid gate Linear(hidden, 1) on the shared expert
     router_bias: bool = False
     moe_output_bias: bool = False  # JetMoE: one bias of the width after the experts' weighted sum
+    # the routed experts' biases; None: as mlp_bias (HunYuan 3: none, whatever mlp_bias says)
+    expert_bias: bool | None = None
     # LongCat-Flash: routing slots that compute nothing (the token passes through unchanged); the router scores
     # num_experts + zero_experts slots, and transformers allocates gate_up rows for these slots too
     zero_experts: int = 0

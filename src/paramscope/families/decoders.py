@@ -541,6 +541,24 @@ GLM4_MOE_LITE = DEEPSEEK_V3.but(
     extra_hooks=[hooks.mlp_layer_types],
     notes=(hooks.router_bias_buffers,),
 )
+HY_V3 = QWEN3.but(
+    model_type="hy_v3",
+    class_prefix="HYV3",
+    source=f"{TF}/hy_v3/modeling_hy_v3.py",
+    # Qwen3's attention; routed experts and num_shared_experts x moe_intermediate_size shared after the dense layers
+    # mlp_layer_types names (by default the first); the router keeps a correction bias as a buffer
+    keys=dict(
+        mlp_bias=("mlp_bias",),
+        num_experts=("num_experts", "num_local_experts"),
+        num_experts_per_tok=("num_experts_per_tok",),
+        moe_intermediate_size=("moe_intermediate_size",),
+        num_shared_experts=("num_shared_experts",),
+    ),
+    defaults=dict(mlp_bias=False, num_shared_experts=0),
+    fixed=dict(first_k_dense_replace=1, expert_bias=False),  # PEFT leaves its stacked experts frozen
+    extra_hooks=[hooks.mlp_layer_types],
+    notes=(hooks.router_bias_buffers,),
+)
 MINICPM3 = DEEPSEEK_V2.but(
     model_type="minicpm3",
     class_prefix="MiniCPM3",
@@ -1151,6 +1169,7 @@ ROWS = (
     DEEPSEEK_V32,
     GLM4_MOE_LITE,
     MINICPM3,
+    HY_V3,
     EXAONE_MOE,
     FLEX_OLMO,
     QWEN3_5_TEXT,
