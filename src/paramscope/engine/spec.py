@@ -454,7 +454,7 @@ class Spec:
         )
         return tuple(
             AttentionGroup(
-                path, spec, n, n if slides else 0, kinds.layers_expr if n == layers else f"{path}={n}", renames
+                path, spec, n, n if slides else 0, kinds.layers_expr if n == layers else f"{path}_layers={n}", renames
             )
             for path, spec, n, slides, renames in groups
             if n
