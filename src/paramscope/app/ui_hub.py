@@ -91,17 +91,16 @@ def render_costs_of_towers(model: Model) -> None:
         return
     language = dict(model.towers)["language model"]
     config = model.config
-    key = next((k for k in ("mm_tokens_per_image", "image_seq_length") if isinstance(config.get(k), int)), "")
+    keys = ("mm_tokens_per_image", "image_seq_length", "vision_soft_tokens_per_image")
+    key = next((k for k in keys if isinstance(config.get(k), int) and not isinstance(config[k], bool)), "")
     images = (
-        f"an image is {config[key]:,} tokens of the context ({key})"
-        if key
-        else "each image adds tokens to the context, as many as its size makes"
+        f"An image is {config[key]:,} tokens of the context ({key})." if key else "Images are tokens of the context."
     )
     st.caption(
         f"The whole {model.meta.class_name}: its language model ({language.model_type}, with formulas) runs every "
         f"token; the vision and audio towers and projectors ({spec.towers_params:,} parameters, counted by "
         f"transformers) are weights here, held whole on every GPU, but not in the FLOPs, the active parameters or a "
-        f"decode step's reads. For the context, {images}."
+        f"decode step's reads. {images}"
     )
 
 

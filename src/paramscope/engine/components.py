@@ -76,7 +76,7 @@ COMPONENTS = MappingProxyType(
             Component("layers/relative_attention_bias", "attention", "Relative position bias", "#72b7b2"),
             Component("layers/conv", "other", "Convolution beside the first layer", "#bab0ac"),
             Component("layers/attention", "attention", "Attention", "#f58518"),
-            Component("layers/full_attention", "attention", "Full attention", "#e8761a"),
+            Component("layers/full_attention", "attention", "Full attention", "#b35806"),
             Component("layers/shared_kv_attention", "attention", "Attention on shared keys and values", "#ffbf79"),
             Component(
                 "layers/shared_kv_full_attention", "attention", "Full attention on shared keys and values", "#ffd3a1"
