@@ -224,6 +224,27 @@ LONGCAT = dict(
     moe_topk=2,
 )
 
+#: DeepSeek-V4, small: a sliding, a compressed sparse and a heavily compressed layer, 3 hyper-connection streams.
+DEEPSEEK_V4 = dict(
+    model_type="deepseek_v4",
+    vocab_size=101,
+    hidden_size=32,
+    num_hidden_layers=3,
+    num_attention_heads=4,
+    head_dim=8,
+    q_lora_rank=12,
+    moe_intermediate_size=16,
+    n_routed_experts=4,
+    num_experts_per_tok=2,
+    o_groups=2,
+    o_lora_rank=6,
+    index_n_heads=2,
+    index_head_dim=4,
+    hc_mult=3,
+    layer_types=["sliding_attention", "compressed_sparse_attention", "heavily_compressed_attention"],
+    compress_rates={"compressed_sparse_attention": 2, "heavily_compressed_attention": 4},
+)
+
 #: Gemma 4, small: sliding and full layers in turn, the full ones twice as wide, per-layer inputs.
 GEMMA4 = dict(
     model_type="gemma4_text",
@@ -1199,6 +1220,13 @@ CASES = {
         n_shared_experts=2,
         tie_word_embeddings=True,
     ),
+    "deepseek_v4-layer-kinds-hyper-connections": dict(DEEPSEEK_V4),
+    "deepseek_v4-default-pattern-tied-mlp-bias": dict(
+        DEEPSEEK_V4, num_hidden_layers=5, layer_types=None, tie_word_embeddings=True, mlp_bias=True, hc_mult=1
+    ),
+    "deepseek_v4-legacy-compress-ratios": dict(
+        DEEPSEEK_V4, layer_types=None, compress_ratios=[128, 4, 0], compress_rate_csa=8, compress_rate_hca=16
+    ),
     "qwen3_5_text-hybrid": dict(model_type="qwen3_5_text", **HYBRID),
     "qwen3_5_text-layer-types-tied": dict(
         model_type="qwen3_5_text",
@@ -1477,6 +1505,16 @@ STRATEGIES = {
     "mixtral": _decoder("mixtral", num_local_experts=3, num_experts_per_tok=2),
     "granite": _decoder("granite", attention_bias=True),
     "vaultgemma": _decoder("vaultgemma", head_dim=4),
+    "deepseek_v4": st.builds(
+        lambda layers, hc, tied, groups: (
+            DEEPSEEK_V4
+            | dict(num_hidden_layers=layers, hc_mult=hc, tie_word_embeddings=tied, o_groups=groups, layer_types=None)
+        ),
+        st.integers(1, 6),
+        st.integers(1, 4),
+        st.booleans(),
+        st.sampled_from([1, 2, 4]),
+    ),
     "hy_v3": _decoder(
         "hy_v3", head_dim=4, num_experts=3, num_experts_per_tok=2, moe_intermediate_size=6, mlp_bias=True
     ),

@@ -312,3 +312,31 @@ def test_gemma4_forward_reads_every_linear_layer_and_each_layers_own_head_width(
     scores = sum(2 * 2 * 4 * width * p for width, p in zip(widths, pairs, strict=True))
     assert [8, 16] * 3 == widths
     assert 2 * seq * linear + scores == forward(from_config({"model_type": "gemma4_text", **config}).spec, seq).count
+
+
+def test_deepseek_v4_forward_reads_its_windows_and_compressed_entries() -> None:
+    """DeepSeek-V4 (bidirectional count): 2 x seq x the weights of every nn.Linear of DeepseekV4ForCausalLM on the
+    meta device, the router and 2 of 4 experts per token; every query against its window (2 x 2 x heads x head_dim per
+    pair, one key/value head), against the seq // 4 entries of the heavily compressed layer and the 2 (index_topk) of
+    seq // 2 entries the indexer picks on the compressed sparse layer, whose indexer scores every entry
+    (2 x index_n_heads x index_head_dim). The hyper-connections' mixing is not counted."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    from test_kv_zoo import CACHES
+
+    from paramscope import from_config
+    from paramscope.engine.flops import forward
+
+    config = {k: v for k, v in CACHES["deepseek_v4"].items() if k != "model_type"}
+    config |= dict(vocab_size=101, hidden_size=32, num_attention_heads=4, head_dim=8)
+    seq, window = 12, 16
+    with torch.device("meta"):
+        model = transformers.DeepseekV4ForCausalLM(transformers.DeepseekV4Config(**config))
+    linear = sum(m.in_features * m.out_features for m in model.modules() if isinstance(m, torch.nn.Linear))
+    experts = 3 * 32 * 16 * 2  # gate, up and down of 2 experts of 16
+    router = 4 * 32
+    per_pair = 2 * 2 * 4 * 8
+    attention = 3 * seq * min(seq, window) * per_pair + seq * (seq // 4) * per_pair + seq * min(2, seq // 2) * per_pair
+    indexer = 2 * 2 * 4 * seq * (seq // 2)
+    expected = 2 * seq * (linear + 3 * (experts + router)) + attention + indexer
+    assert expected == forward(from_config({"model_type": "deepseek_v4", **config}).spec, seq).count

@@ -144,6 +144,25 @@ CACHES = {
         block_size=4,
     ),
     "lfm2": dict(model_type="lfm2", num_hidden_layers=3, full_attn_idxs=[1], conv_L_cache=3),
+    # DeepSeek-V4: one key/value head in a sliding window (apart, or one tensor on compressed layers), compressed
+    # entries every 2 or 4 tokens, the tokens since the last entry, the overlapped window and the indexer's keys
+    "deepseek_v4": dict(
+        model_type="deepseek_v4",
+        num_hidden_layers=3,
+        moe_intermediate_size=16,
+        q_lora_rank=12,
+        n_routed_experts=4,
+        num_experts_per_tok=2,
+        o_groups=2,
+        o_lora_rank=6,
+        index_n_heads=2,
+        index_head_dim=4,
+        index_topk=2,
+        sliding_window=16,
+        hc_mult=2,
+        layer_types=["sliding_attention", "compressed_sparse_attention", "heavily_compressed_attention"],
+        compress_rates={"compressed_sparse_attention": 2, "heavily_compressed_attention": 4},
+    ),
     # Gemma 4: full-attention layers twice as wide with one KV head (values from the keys' projection, still cached
     # apart), the last two layers reusing keys and values (nothing cached)
     "gemma4_text": dict(

@@ -177,3 +177,14 @@ def test_gemma4_layers_of_their_own_widths_match_peft(case: str, targets: str) -
 
     config = CASES[case]
     assert peft_trainable(config, 8, targets) == lora_params(read(config).spec, 8, targets).count
+
+
+@pytest.mark.parametrize("targets", ["all-linear", "attn"])
+def test_deepseek_v4_compressors_are_attention_to_peft(targets: str) -> None:
+    """DeepSeek-V4 under LoRA: the query bottleneck, the one key/value head, the grouped output (a linear layer per
+    PEFT), and under ``attn`` the compressors and indexer too (they live in self_attn); the router and the
+    hyper-connections are bare parameters and stay frozen, as PEFT builds it."""
+    from test_engine_vs_hf import CASES
+
+    config = CASES["deepseek_v4-layer-kinds-hyper-connections"]
+    assert peft_trainable(config, 8, targets) == lora_params(read(config).spec, 8, targets).count

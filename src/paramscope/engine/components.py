@@ -101,6 +101,11 @@ COMPONENTS = MappingProxyType(
             Component("layers/shared_block_adapters", "other", "Shared-block adapters", "#f2a0a0"),
             Component("layers/shared_block_adapters/attention", "attention", "Attention adapters", "#ffbf79"),
             Component("layers/shared_block_adapters/mlp", "mlp", "MLP adapters", "#f2a0a0"),
+            Component(
+                "layers/csa_compressor", "attention", "Compressed sparse attention (compressor, indexer)", "#c9731c"
+            ),
+            Component("layers/hca_compressor", "attention", "Heavily compressed attention (compressor)", "#f2b36b"),
+            Component("layers/hyper_connections", "other", "Hyper-connections", "#79706e"),
             Component("layers/mlp", "mlp", "MLP", "#e45756"),
             Component("layers/wide_mlp", "mlp", "MLP (twice as wide)", "#f2a0a0"),
             Component("layers/per_layer_input", "other", "Per-layer input gates", "#9ecae9"),
@@ -117,6 +122,7 @@ COMPONENTS = MappingProxyType(
             Component("head/vision_adapter", "head", "Pixel-shuffle adapter", "#88d27a"),
             Component("head/merger", "head", "Patch merger", "#88d27a"),
             Component("head/deepstack_merger", "head", "DeepStack mergers", "#b6e2a9"),
+            Component("head/hyper_head", "head", "Hyper-connection head", "#b6e2a9"),
             Component("head/lm", "head", "LM head", "#54a24b", embedding=True),  # an untied head is a vocab table
             Component("head/lm_bias", "head", "LM head bias", "#b6e2a9"),
             Component("pooler", "head", "Pooler", "#17becf"),

@@ -95,6 +95,46 @@ def _score_nodes(spec: Spec, prefix: str, pairs: int, pairs_expr: str) -> list[N
     ]
 
 
+def _entries_seen(seq: int, rate: int, causal: bool, limit: int = 0) -> int:
+    """(query, compressed entry) pairs in one sequence when every ``rate`` tokens make one entry: each query sees the
+    entries of the whole sequence (causal: of the tokens up to it), at most ``limit`` of them when one is given."""
+    if not causal:
+        entries = seq // rate
+        return seq * (min(entries, limit) if limit else entries)
+
+    def prefix(x: int) -> int:  # sum over t = 1..x of t // rate
+        q, r = divmod(x, rate)
+        return rate * q * (q - 1) // 2 + q * (r + 1)
+
+    if not limit:
+        return prefix(seq)
+    full = limit * rate  # from this token on a query sees limit entries
+    return prefix(min(seq, full - 1)) + limit * max(0, seq - full + 1)
+
+
+def _compressed(spec: Spec, prefix: str, layers: int, seq: int, causal: bool, sparse: bool) -> Node:
+    """DeepSeek-V4's compressed attention beside the sliding window: the compressor's projections of every token,
+    every query against the compressed entries it sees (compressed sparse attention: the index_topk the indexer picks,
+    after the indexer scored every entry with index_n_heads x index_head_dim), with the one key/value head."""
+    name = "csa" if sparse else "hca"
+    path = f"{prefix}/{name}_compressor"
+    rate = spec.csa_rate if sparse else spec.hca_rate
+    expr = f"{name}_layers"
+    kids = [repeated(n, layers, expr) for n in _matmuls(P.compressor(path, spec, sparse), seq, "seq")]
+    pairs = _entries_seen(seq, rate, causal, spec.index_topk if sparse else 0)
+    pairs_expr = f"compressed entries seen ({name}_rate" + (", index_topk)" if sparse else ")")
+    kids += [repeated(n, layers, expr) for n in _score_nodes(spec, path, pairs, pairs_expr)]
+    if sparse:
+        scored = _entries_seen(seq, rate, causal)
+        h, d = spec.index_n_heads, spec.index_head_dim
+        note = "the indexer's q·k of every entry a query sees, per indexer head"
+        one = Node(
+            f"{path}/indexer_scores", 2 * h * d * scored, "2*index_n_heads*index_head_dim*entries seen", note=note
+        )
+        kids.append(repeated(one, layers, expr))
+    return group(path, kids)
+
+
 def _recurrent(block: Node, layers: int, expr: str, seq: int, state: Node) -> Node:
     """Linear-attention, state-space or short-convolution layers: the block's projections and depthwise convolution
     (2 FLOPs per weight per token) and ``state``, its per-token state update or gating (linear in the tokens, no s²
@@ -220,6 +260,9 @@ def _stack(spec: Spec, prefix: str, layers: int, layers_expr: str, seq: int, cau
                 for n in _score_nodes(spec, f"{prefix}/cross_attention", seq * (spec.source_positions or seq), source)
             ]
             parts.append(group(f"{prefix}/cross_attention", ckids))
+    for n, sparse in ((spec.csa_layers, True), (spec.hca_layers, False)):
+        if n and not cross:
+            parts.append(_compressed(spec, prefix, n, seq, causal, sparse))
     n_dense, n_moe, moe_expr = kinds.mlp, kinds.moe, kinds.expr("moe")
     if n_dense:
         kids = [repeated(n, k, e) for mlp, k, e in P.dense_mlps(prefix, spec, kinds) for n in _matmuls(mlp, seq, "seq")]

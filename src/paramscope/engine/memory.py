@@ -225,6 +225,8 @@ def kv_cache(spec: Spec, tokens: int, batch: int, kv_dtype: str, layout: Layout 
     if not spec.has_attention and not spec.ssm_layers and not spec.time_mixing_layers or _encoder_only(spec):
         why = "no attention" if not spec.has_attention else "encoder-only: nothing is generated, nothing cached"
         return Node("kv_cache", 0, "0", note=why)
+    if spec.shared_kv_head:
+        return group("kv_cache", _compressed_cache(spec, tokens, batch, bits))
     kinds = _decoder_stack(spec)
     layers, layers_expr = kinds.attention, kinds.expr("attention")  # the other mixers keep a state instead
     states = _recurrent_states(kinds, spec, batch, bits)
@@ -279,6 +281,78 @@ def kv_cache(spec: Spec, tokens: int, batch: int, kv_dtype: str, layout: Layout 
             )
         )
     return group("kv_cache", children)
+
+
+def _compressed_cache(spec: Spec, tokens: int, batch: int, bits: int) -> list[Node]:
+    """DeepSeek-V4's cache per sequence and layer, as its cache classes keep it: the sliding window of the one
+    key/value head (keys and values apart in plain sliding layers, one tensor where the keys are the values); on the
+    compressed layers one entry per rate tokens (compressed sparse attention: head_dim plus the indexer's key), the
+    tokens since the last entry (key/value and gate, at the projections' width) and, for compressed sparse attention,
+    the previous window of rate entries that the next one overlaps."""
+    hd, w, n = spec.head_size, min(tokens, spec.sliding_window or tokens), spec.num_hidden_layers
+    b = f"{bits / 8:g}"
+    plain = n - spec.csa_layers - spec.hca_layers
+    out = []
+    if plain:
+        note = f"sliding window of {spec.sliding_window:,} tokens, keys and values apart"
+        out.append(
+            _kv_node(
+                "kv_cache/sliding",
+                plain,
+                "sliding_layers",
+                2 * hd * w,
+                "2*head_dim*min(tokens, sliding_window)",
+                batch,
+                bits,
+                b,
+                note,
+            )
+        )
+    if spec.csa_layers + spec.hca_layers:
+        note = "the compressed layers' window: one tensor, the keys being the values"
+        out.append(
+            _kv_node(
+                "kv_cache/window",
+                spec.csa_layers + spec.hca_layers,
+                "(csa_layers + hca_layers)",
+                hd * w,
+                "head_dim*min(tokens, sliding_window)",
+                batch,
+                bits,
+                b,
+                note,
+            )
+        )
+    if spec.hca_layers:
+        m = spec.hca_rate
+        per = (tokens // m) * hd + 2 * (tokens % m) * hd
+        expr = "(tokens//hca_rate + 2*(tokens mod hca_rate))*head_dim"
+        note = "one entry per hca_rate tokens, and the key/value and gate of the tokens since the last"
+        out.append(_kv_node("kv_cache/hca", spec.hca_layers, "hca_layers", per, expr, batch, bits, b, note))
+    if spec.csa_layers:
+        m, i = spec.csa_rate, spec.index_head_dim
+        per = (tokens // m) * (hd + i) + (tokens % m) * 2 * (2 * hd + 2 * i) + (2 * m * (hd + i) if tokens >= m else 0)
+        expr = (
+            "(tokens//csa_rate)*(head_dim + index_head_dim) + 4*(tokens mod csa_rate)*(head_dim + index_head_dim)"
+            " + 2*csa_rate*(head_dim + index_head_dim)"
+        )
+        note = "one entry per csa_rate tokens with the indexer's key, the tokens since the last, the overlapped window"
+        out.append(_kv_node("kv_cache/csa", spec.csa_layers, "csa_layers", per, expr, batch, bits, b, note))
+    return out
+
+
+def _kv_node(
+    path: str, layers: int, layers_expr: str, per: int, expr: str, batch: int, bits: int, b: str, note: str
+) -> Node:
+    return Node(
+        path,
+        _nbytes(layers * per * batch, bits),
+        f"{expr}*batch*{b} B",
+        repeat=layers,
+        repeat_name=layers_expr,
+        shape=f"{per}×{batch}",
+        note=note,
+    )
 
 
 def _per_token(spec: Spec) -> tuple[int, str, str]:

@@ -73,6 +73,8 @@ def attention(prefix: str, spec: Spec) -> Node:
         return _mla(prefix, spec)
     if spec.attention_experts:
         return _moa(prefix, spec)
+    if spec.shared_kv_head:
+        return _one_kv_head(prefix, spec)
     q = 2 if spec.attn_output_gate else 1  # with an output gate (Qwen3-Next), q_proj also emits one per query
     n = spec.kv_projections  # Gemma 4: 1 where the values are the keys' projection, 0 where both are reused
     qkv_out = (q * heads + n * kv) * hd
@@ -217,6 +219,74 @@ def _renamed(node: Node, renames: tuple[tuple[str, str], ...]) -> Node:
         children=tuple(_renamed(c, renames) for c in node.children),
         matrix=m._replace(formula=rename(m.formula, renames)) if m else None,
     )
+
+
+def _one_kv_head(prefix: str, spec: Spec) -> Node:
+    """DeepSeek-V4's attention: queries through a low-rank bottleneck (q_a, its norm, q_b), one key/value head (kv and
+    its norm) whose keys are its values, the output through o_groups groups of rank o_lora_rank (o_a, one block per
+    group, then o_b), a learned sink per head."""
+    h, heads, hd = spec.hidden_size, spec.num_attention_heads, spec.head_size
+    r, g, o = spec.q_lora_rank or 0, spec.o_groups, spec.o_lora_rank
+    per_group = heads * hd // g
+    return group(
+        prefix,
+        [
+            linear(f"{prefix}/q_a", h, "hidden_size", r, "q_lora_rank", False),
+            norm(f"{prefix}/q_a_norm", spec, r, "q_lora_rank"),
+            linear(f"{prefix}/q_b", r, "q_lora_rank", heads * hd, "num_attention_heads*head_dim", False),
+            linear(f"{prefix}/kv", h, "hidden_size", hd, "head_dim", False),
+            norm(f"{prefix}/kv_norm", spec, hd, "head_dim"),
+            linear(
+                f"{prefix}/o_a",
+                per_group,
+                "num_attention_heads*head_dim//o_groups",
+                g * o,
+                "o_groups*o_lora_rank",
+                False,
+            ),
+            linear(f"{prefix}/o_b", g * o, "o_groups*o_lora_rank", h, "hidden_size", False),
+            Node(f"{prefix}/sinks", heads, "num_attention_heads", shape=str(heads)),
+        ],
+    )
+
+
+def compressor(prefix: str, spec: Spec, sparse: bool) -> Node:
+    """DeepSeek-V4's compressor beside a layer's sliding window: a key/value and a gate projection of every token, a
+    learned bias per position within the rate's window, a norm; compressed sparse attention's (``sparse``) entries
+    are 2 x head_dim wide and its lightning indexer has the same parts at index_head_dim, a query projection from
+    the query latent and a weight per indexer head."""
+    h, hd = spec.hidden_size, spec.head_size
+    rate, rate_expr = (spec.csa_rate, "csa_rate") if sparse else (spec.hca_rate, "hca_rate")
+    w, w_expr = (2 * hd, "2*head_dim") if sparse else (hd, "head_dim")
+    parts = [
+        linear(f"{prefix}/kv", h, "hidden_size", w, w_expr, False),
+        linear(f"{prefix}/gate", h, "hidden_size", w, w_expr, False),
+        Node(f"{prefix}/position_bias", rate * w, f"{rate_expr}*{w_expr}", shape=f"{rate}×{w}"),
+        norm(f"{prefix}/kv_norm", spec, hd, "head_dim"),
+    ]
+    if sparse:
+        i, ih, r = spec.index_head_dim, spec.index_n_heads, spec.q_lora_rank or 0
+        path = f"{prefix}/indexer"
+        indexer = [
+            linear(f"{path}/kv", h, "hidden_size", 2 * i, "2*index_head_dim", False),
+            linear(f"{path}/gate", h, "hidden_size", 2 * i, "2*index_head_dim", False),
+            Node(f"{path}/position_bias", rate * 2 * i, f"{rate_expr}*2*index_head_dim", shape=f"{rate}×{2 * i}"),
+            norm(f"{path}/kv_norm", spec, i, "index_head_dim"),
+            linear(f"{path}/q_b", r, "q_lora_rank", ih * i, "index_n_heads*index_head_dim", False),
+            linear(f"{path}/weights", h, "hidden_size", ih, "index_n_heads", False),
+        ]
+        parts.append(group(path, indexer))
+    return group(prefix, parts)
+
+
+def hyper_connections(prefix: str, spec: Spec) -> Node:
+    """DeepSeek-V4's two hyper-connections per layer (around attention and around the MLP): each mixes hc_mult
+    residual streams with a projection of all of them to (2 + hc_mult) x hc_mult weights, a bias for each and three
+    scales. Bare parameters, not linear layers."""
+    n, h = spec.hc_mult, spec.hidden_size
+    one = (2 + n) * n * (n * h + 1) + 3
+    formula = "2*((2 + hc_mult)*hc_mult*(hc_mult*hidden_size + 1) + 3)"
+    return Node(f"{prefix}/hyper_connections", 2 * one, formula, shape=f"2×({(2 + n) * n}×{n * h} + {(2 + n) * n} + 3)")
 
 
 def linear_attention(prefix: str, spec: Spec) -> Node:
@@ -531,6 +601,12 @@ def layer_stack(prefix: str, spec: Spec, layers: int, layers_expr: str, cross: b
         parts.append(repeated(moe(f"{prefix}/moe", spec), kinds.moe, kinds.expr("moe")))
     if spec.per_layer_input:
         parts.append(repeated(per_layer_input(prefix, spec), copies, layers_expr))
+    for n, expr, sparse in ((spec.csa_layers, "csa_layers", True), (spec.hca_layers, "hca_layers", False)):
+        if n and not cross:
+            path = f"{prefix}/{'csa' if sparse else 'hca'}_compressor"
+            parts.append(repeated(compressor(path, spec, sparse), n, expr))
+    if spec.hc_mult and not cross:
+        parts.append(repeated(hyper_connections(prefix, spec), copies, layers_expr))
     if spec.recurrent_units:
         parts.append(repeated(recurrent(f"{prefix}/recurrent", spec), copies, layers_expr))
     if not cross:
@@ -779,6 +855,9 @@ def _count(spec: Spec) -> Node:
     if spec.pooled_projection:
         p = spec.pooled_projection
         head.append(linear("head/pooled_projection", h, "hidden_size", p, "pooled_projection", True))
+    if spec.hc_mult:  # DeepSeek-V4: the streams mixed into one before the final norm
+        n, h = spec.hc_mult, spec.hidden_size
+        head.append(Node("head/hyper_head", n * n * h + n + 1, "hc_mult*hc_mult*hidden_size + hc_mult + 1"))
     if spec.lm_head:
         if spec.tie_word_embeddings:
             head.append(Node("head/lm", 0, "0 (tied)", shape=f"{e}×{v}", note="tied to embedding/token: counted once"))

@@ -316,6 +316,20 @@ class Spec:
     # (both reused from an earlier layer); set per group of layers by Spec.attention_groups
     kv_projections: int = 2
     wide_mlp_layers: int = 0  # Gemma 4: layers (the KV-sharing ones) whose MLP is 2 x intermediate_size wide
+    # DeepSeek-V4: queries through a q_lora_rank bottleneck, one key/value head whose keys are its values (kv_proj to
+    # head_dim, with its norm), the output through o_groups groups of rank o_lora_rank, a learned sink per head; beside
+    # each layer's sliding window, a compressor on csa_layers (compressed sparse attention: every csa_rate tokens
+    # into one entry, with a lightning indexer of index_n_heads x index_head_dim) and hca_layers (heavily
+    # compressed: every hca_rate tokens); hc_mult residual streams mixed by hyper-connections around every block
+    shared_kv_head: bool = False
+    o_groups: int = 0
+    o_lora_rank: int = 0
+    csa_layers: int = 0
+    hca_layers: int = 0
+    csa_rate: int = 0
+    hca_rate: int = 0
+    index_topk: int = 0  # compressed sparse attention: the entries each query attends to, as the indexer picks them
+    hc_mult: int = 0
     # Gemma 4's per-layer inputs: a table of per_layer_vocab rows, num_hidden_layers x per_layer_input wide, and a
     # projection of the embeddings to the same width; each layer gates its slice in and projects it back
     per_layer_input: int = 0

@@ -577,6 +577,43 @@ MINICPM3 = DEEPSEEK_V2.but(
     ),
     fixed=dict(lora_moe=None),
 )
+DEEPSEEK_V4 = Family(
+    model_type="deepseek_v4",
+    class_prefix="DeepseekV4",
+    source=f"{TF}/deepseek_v4/modeling_deepseek_v4.py",
+    keys=dict(
+        {k: v for k, v in CORE_KEYS.items() if k != "intermediate_size"},  # its alias of moe_intermediate_size
+        head_dim=("head_dim",),
+        q_lora_rank=("q_lora_rank",),
+        moe_intermediate_size=("moe_intermediate_size", "intermediate_size"),
+        num_experts=("n_routed_experts", "num_local_experts"),
+        num_experts_per_tok=("num_experts_per_tok",),
+        o_groups=("o_groups",),
+        o_lora_rank=("o_lora_rank",),
+        index_n_heads=("index_n_heads",),
+        index_head_dim=("index_head_dim",),
+        index_topk=("index_topk",),
+        hc_mult=("hc_mult",),
+        mlp_bias=("mlp_bias",),
+    ),
+    defaults=dict(mlp_bias=False),
+    derive=dict(intermediate_size=Rule("moe_intermediate_size", lambda d: d["moe_intermediate_size"], always=True)),
+    # every layer routes (hash-routed or learned) to experts beside one shared expert; one key/value head; the
+    # sliding window (sliding_window) in every layer
+    fixed=dict(
+        mlp_gated=True,
+        norm_type="rmsnorm",
+        norm_bias=False,
+        position_embedding="rotary",
+        shared_kv_head=True,
+        num_key_value_heads=1,
+        attention_sinks=True,
+        num_shared_experts=1,
+        expert_bias=False,
+    ),
+    hooks=(hooks.sliding_window, hooks.deepseek_v4_layers),
+    notes=(hooks.v4_buffers,),
+)
 QWEN3_MOE = QWEN3.but(
     model_type="qwen3_moe",
     class_prefix="Qwen3Moe",
@@ -1168,6 +1205,7 @@ ROWS = (
     MINIMAX_M2,
     DEEPSEEK_V32,
     GLM4_MOE_LITE,
+    DEEPSEEK_V4,
     MINICPM3,
     HY_V3,
     EXAONE_MOE,

@@ -116,6 +116,57 @@ def gemma4_layers(c: Cfg, d: Values) -> None:
         d["num_experts"] = 0
 
 
+#: DeepSeek-V4's layer kinds, and the compress ratio of each in the legacy ``compress_ratios`` lists.
+V4_KINDS = {0: "sliding_attention", 4: "compressed_sparse_attention", 128: "heavily_compressed_attention"}
+
+
+def deepseek_v4_layers(c: Cfg, d: Values) -> None:
+    """DeepSeek-V4, as DeepseekV4Config fills it in: ``layer_types``, else the legacy ``compress_ratios`` (0, 4 or 128
+    per layer), else two heavily compressed layers, then compressed sparse and heavily compressed in turn; the rates
+    from ``compress_rates`` (or the legacy ``compress_rate_csa`` / ``compress_rate_hca``)."""
+    n = d["num_hidden_layers"]
+    types = per_layer(c, n, tuple(V4_KINDS.values()))
+    ratios = c.get("compress_ratios")
+    if types is None and isinstance(ratios, list):
+        if len(ratios) < n or any(isinstance(r, bool) or r not in V4_KINDS for r in ratios[:n]):
+            raise SpecError("compress_ratios", f"expected 0, 4 or 128 for each of the {n} layers")
+        types = [V4_KINDS[r] for r in ratios[:n]]
+    if types is None:
+        rest = ["compressed_sparse_attention" if i % 2 else "heavily_compressed_attention" for i in range(n - 2)]
+        types = ["heavily_compressed_attention"] * min(n, 2) + rest
+    d["csa_layers"] = types.count("compressed_sparse_attention")
+    d["hca_layers"] = types.count("heavily_compressed_attention")
+    rates = c.get("compress_rates")
+    rates = rates if isinstance(rates, Mapping) else {}
+    for field, legacy, kind, default in (
+        ("csa_rate", "compress_rate_csa", "compressed_sparse_attention", 4),
+        ("hca_rate", "compress_rate_hca", "heavily_compressed_attention", 128),
+    ):
+        d[field] = as_int(
+            legacy if c.get(legacy) is not None else "compress_rates", c.get(legacy, default=rates.get(kind, default))
+        )
+
+
+def v4_buffers(config: Mapping[str, Any], spec: Spec, tree: Node) -> str | None:
+    """DeepSeek-V4's routers keep buffers a checkpoint stores: a correction bias per expert in the learned-routing
+    layers, and in the hash-routing layers (the first num_hash_layers, or as mlp_layer_types says) an expert id per
+    vocabulary entry and chosen expert (int64)."""
+    n = spec.num_hidden_layers
+    kinds = config.get("mlp_layer_types")
+    if isinstance(kinds, list):
+        hashed = kinds[:n].count("hash_moe")
+    else:
+        legacy = config.get("num_hash_layers")
+        hashed = min(n, legacy if isinstance(legacy, int) and not isinstance(legacy, bool) else 3)
+    bias = (n - hashed) * spec.num_experts
+    ids = hashed * spec.vocab_size * spec.num_experts_per_tok
+    return (
+        f"router buffers in the checkpoint, not parameters: {bias:,} correction biases (e_score_correction_bias) and "
+        f"{ids:,} int64 expert ids of the {hashed} hash-routed layers (tid2eid); its multi-token-prediction layers "
+        "are not built by transformers"
+    )
+
+
 def head_dim_stated(c: Cfg, d: Values) -> None:
     """The attention reads ``head_dim`` without a fallback (HunYuan MoE, Ministral): it must be stated."""
     if c.get("head_dim") is None:
