@@ -261,6 +261,11 @@ GEMMA4 = dict(
     vocab_size_per_layer_input=101,
     pad_token_id=0,
 )
+#: Gemma 4's full-attention layers with one KV head, values from the keys' projection; the last two layers reusing keys
+#: and values, their MLPs twice as wide.
+GEMMA4_SHARED_KV = dict(
+    attention_k_eq_v=True, num_global_key_value_heads=1, num_kv_shared_layers=2, use_double_wide_mlp=True
+)
 
 #: A vision encoder (ViT, CLIP's and SigLIP's towers), small: 10 // 3 = 3 patches a side, 9 in all.
 VISION = dict(
@@ -1064,14 +1069,7 @@ CASES = {
     ),
     "vaultgemma-two-norms": dict(model_type="vaultgemma", head_dim=8, pad_token_id=0, **SMALL),
     "gemma4_text-per-layer-inputs-wide-full-layers": dict(GEMMA4, tie_word_embeddings=False),
-    "gemma4_text-k-eq-v-shared-kv-double-wide": dict(
-        GEMMA4,
-        attention_k_eq_v=True,
-        num_global_key_value_heads=1,
-        num_kv_shared_layers=2,
-        use_double_wide_mlp=True,
-        attention_bias=True,
-    ),
+    "gemma4_text-k-eq-v-shared-kv-double-wide": dict(GEMMA4, attention_bias=True, **GEMMA4_SHARED_KV),
     "gemma4_text-moe-beside-mlp-no-per-layer-inputs": dict(
         GEMMA4,
         hidden_size_per_layer_input=0,

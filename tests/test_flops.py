@@ -282,27 +282,12 @@ def test_gemma4_forward_reads_every_linear_layer_and_each_layers_own_head_width(
     width per (query, key) pair: seq^2 pairs on full layers, seq x window on sliding ones (bidirectional)."""
     torch = pytest.importorskip("torch")
     transformers = pytest.importorskip("transformers")
+    from test_engine_vs_hf import GEMMA4, GEMMA4_SHARED_KV
+
     from paramscope import from_config
     from paramscope.engine.flops import forward
 
-    config = dict(
-        vocab_size=101,
-        hidden_size=32,
-        intermediate_size=48,
-        num_hidden_layers=6,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        head_dim=8,
-        global_head_dim=16,
-        sliding_window=5,
-        layer_types=["sliding_attention", "full_attention"] * 3,
-        attention_k_eq_v=True,
-        num_global_key_value_heads=1,
-        num_kv_shared_layers=2,
-        use_double_wide_mlp=True,
-        hidden_size_per_layer_input=4,
-        vocab_size_per_layer_input=101,
-    )
+    config = {k: v for k, v in GEMMA4.items() if k != "model_type"} | GEMMA4_SHARED_KV | {"sliding_window": 5}
     seq = 12
     with torch.device("meta"):
         model = transformers.Gemma4ForCausalLM(transformers.Gemma4TextConfig(**config))

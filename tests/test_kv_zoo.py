@@ -7,7 +7,19 @@ per token; a sliding layer holds at most its window; MLA holds the compressed la
 from __future__ import annotations
 
 import pytest
-from test_engine_vs_hf import BAMBA, GRANITE_HYBRID, HYBRID, JAMBA, NEMOTRON_H, T5GEMMA_STACK, WHISPER, ZAMBA2
+from test_engine_vs_hf import (
+    BAMBA,
+    DEEPSEEK_V4,
+    GEMMA4,
+    GEMMA4_SHARED_KV,
+    GRANITE_HYBRID,
+    HYBRID,
+    JAMBA,
+    NEMOTRON_H,
+    T5GEMMA_STACK,
+    WHISPER,
+    ZAMBA2,
+)
 
 from paramscope import from_config, preset
 from paramscope.engine.memory import kv_cache
@@ -146,38 +158,10 @@ CACHES = {
     "lfm2": dict(model_type="lfm2", num_hidden_layers=3, full_attn_idxs=[1], conv_L_cache=3),
     # DeepSeek-V4: one key/value head in a sliding window (apart, or one tensor on compressed layers), compressed
     # entries every 2 or 4 tokens, the tokens since the last entry, the overlapped window and the indexer's keys
-    "deepseek_v4": dict(
-        model_type="deepseek_v4",
-        num_hidden_layers=3,
-        moe_intermediate_size=16,
-        q_lora_rank=12,
-        n_routed_experts=4,
-        num_experts_per_tok=2,
-        o_groups=2,
-        o_lora_rank=6,
-        index_n_heads=2,
-        index_head_dim=4,
-        index_topk=2,
-        sliding_window=16,
-        hc_mult=2,
-        layer_types=["sliding_attention", "compressed_sparse_attention", "heavily_compressed_attention"],
-        compress_rates={"compressed_sparse_attention": 2, "heavily_compressed_attention": 4},
-    ),
+    "deepseek_v4": dict(DEEPSEEK_V4, index_topk=2, sliding_window=16, hc_mult=2),
     # Gemma 4: full-attention layers twice as wide with one KV head (values from the keys' projection, still cached
     # apart), the last two layers reusing keys and values (nothing cached)
-    "gemma4_text": dict(
-        model_type="gemma4_text",
-        num_hidden_layers=6,
-        layer_types=["sliding_attention", "full_attention"] * 3,
-        sliding_window=32,
-        global_head_dim=16,
-        attention_k_eq_v=True,
-        num_global_key_value_heads=1,
-        num_kv_shared_layers=2,
-        use_double_wide_mlp=True,
-        hidden_size_per_layer_input=4,
-        vocab_size_per_layer_input=101,
-    ),
+    "gemma4_text": dict(GEMMA4, sliding_window=32, **GEMMA4_SHARED_KV),
     "qwen3_5_text-layer-types": dict(
         model_type="qwen3_5_text",
         num_hidden_layers=3,

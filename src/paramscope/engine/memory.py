@@ -241,29 +241,19 @@ def kv_cache(spec: Spec, tokens: int, batch: int, kv_dtype: str, layout: Layout 
         per_expr = rename(per_expr, g.renames)
         full, sliding = g.layers - g.sliding, g.sliding
         if full:
+            n = g.expr if full == g.layers else f"full_layers={full}"
+            shape = f"{per_token}×{tokens}×{batch}"
             children.append(
-                Node(
-                    "kv_cache/self",
-                    _nbytes(full * per_token * tokens * batch, bits),
-                    f"{per_expr}*tokens*batch*{b} B",
-                    repeat=full,
-                    repeat_name=g.expr if full == g.layers else f"full_layers={full}",
-                    shape=f"{per_token}×{tokens}×{batch}",
-                    note=note,
-                )
+                _kv_node("kv_cache/self", (full, n), per_token * tokens, f"{per_expr}*tokens", shape, batch, bits, note)
             )
         if sliding:
             window = min(tokens, spec.sliding_window or 0)
+            n = g.expr if sliding == g.layers else f"sliding_window_layers={sliding}"
+            note = f"sliding window of {spec.sliding_window:,} tokens: the cache never holds more"
+            expr = f"{per_expr}*min(tokens, sliding_window)"
+            shape = f"{per_token}×{window}×{batch}"
             children.append(
-                Node(
-                    "kv_cache/sliding",
-                    _nbytes(sliding * per_token * window * batch, bits),
-                    f"{per_expr}*min(tokens, sliding_window)*batch*{b} B",
-                    repeat=sliding,
-                    repeat_name=g.expr if sliding == g.layers else f"sliding_window_layers={sliding}",
-                    shape=f"{per_token}×{window}×{batch}",
-                    note=f"sliding window of {spec.sliding_window:,} tokens: the cache never holds more",
-                )
+                _kv_node("kv_cache/sliding", (sliding, n), per_token * window, expr, shape, batch, bits, note)
             )
     children += states
     if spec.is_encoder_decoder:
@@ -290,67 +280,50 @@ def _compressed_cache(spec: Spec, tokens: int, batch: int, bits: int) -> list[No
     tokens since the last entry (key/value and gate, at the projections' width) and, for compressed sparse attention,
     the previous window of rate entries that the next one overlaps."""
     hd, w, n = spec.head_size, min(tokens, spec.sliding_window or tokens), spec.num_hidden_layers
-    b = f"{bits / 8:g}"
-    plain = n - spec.csa_layers - spec.hca_layers
+    plain, compressed = n - spec.csa_layers - spec.hca_layers, spec.csa_layers + spec.hca_layers
+    window = "head_dim*min(tokens, sliding_window)"
     out = []
     if plain:
         note = f"sliding window of {spec.sliding_window:,} tokens, keys and values apart"
+        layers = (plain, "sliding_layers")
         out.append(
-            _kv_node(
-                "kv_cache/sliding",
-                plain,
-                "sliding_layers",
-                2 * hd * w,
-                "2*head_dim*min(tokens, sliding_window)",
-                batch,
-                bits,
-                b,
-                note,
-            )
+            _kv_node("kv_cache/sliding", layers, 2 * hd * w, f"2*{window}", f"2×{w}×{hd}×{batch}", batch, bits, note)
         )
-    if spec.csa_layers + spec.hca_layers:
+    if compressed:
         note = "the compressed layers' window: one tensor, the keys being the values"
-        out.append(
-            _kv_node(
-                "kv_cache/window",
-                spec.csa_layers + spec.hca_layers,
-                "(csa_layers + hca_layers)",
-                hd * w,
-                "head_dim*min(tokens, sliding_window)",
-                batch,
-                bits,
-                b,
-                note,
-            )
-        )
+        layers = (compressed, "(csa_layers + hca_layers)")
+        out.append(_kv_node("kv_cache/window", layers, hd * w, window, f"{w}×{hd}×{batch}", batch, bits, note))
     if spec.hca_layers:
         m = spec.hca_rate
         per = (tokens // m) * hd + 2 * (tokens % m) * hd
         expr = "(tokens//hca_rate + 2*(tokens mod hca_rate))*head_dim"
         note = "one entry per hca_rate tokens, and the key/value and gate of the tokens since the last"
-        out.append(_kv_node("kv_cache/hca", spec.hca_layers, "hca_layers", per, expr, batch, bits, b, note))
+        out.append(
+            _kv_node("kv_cache/hca", (spec.hca_layers, "hca_layers"), per, expr, f"{per}×{batch}", batch, bits, note)
+        )
     if spec.csa_layers:
         m, i = spec.csa_rate, spec.index_head_dim
         per = (tokens // m) * (hd + i) + (tokens % m) * 2 * (2 * hd + 2 * i) + (2 * m * (hd + i) if tokens >= m else 0)
-        expr = (
-            "(tokens//csa_rate)*(head_dim + index_head_dim) + 4*(tokens mod csa_rate)*(head_dim + index_head_dim)"
-            " + 2*csa_rate*(head_dim + index_head_dim)"
-        )
+        expr = "(tokens//csa_rate + 4*(tokens mod csa_rate) + 2*csa_rate)*(head_dim + index_head_dim)"
         note = "one entry per csa_rate tokens with the indexer's key, the tokens since the last, the overlapped window"
-        out.append(_kv_node("kv_cache/csa", spec.csa_layers, "csa_layers", per, expr, batch, bits, b, note))
+        out.append(
+            _kv_node("kv_cache/csa", (spec.csa_layers, "csa_layers"), per, expr, f"{per}×{batch}", batch, bits, note)
+        )
     return out
 
 
 def _kv_node(
-    path: str, layers: int, layers_expr: str, per: int, expr: str, batch: int, bits: int, b: str, note: str
+    path: str, layers: tuple[int, str], elements: int, expr: str, shape: str, batch: int, bits: int, note: str
 ) -> Node:
+    """The cache of ``layers`` (how many, and that count by name) keeping ``elements`` each per sequence."""
+    n, name = layers
     return Node(
         path,
-        _nbytes(layers * per * batch, bits),
-        f"{expr}*batch*{b} B",
-        repeat=layers,
-        repeat_name=layers_expr,
-        shape=f"{per}×{batch}",
+        _nbytes(n * elements * batch, bits),
+        f"{expr}*batch*{bits / 8:g} B",
+        repeat=n,
+        repeat_name=name,
+        shape=shape,
         note=note,
     )
 
