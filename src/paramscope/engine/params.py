@@ -601,11 +601,11 @@ def layer_stack(prefix: str, spec: Spec, layers: int, layers_expr: str, cross: b
         parts.append(repeated(moe(f"{prefix}/moe", spec), kinds.moe, kinds.expr("moe")))
     if spec.per_layer_input:
         parts.append(repeated(per_layer_input(prefix, spec), copies, layers_expr))
-    for n, expr, sparse in ((spec.csa_layers, "csa_layers", True), (spec.hca_layers, "hca_layers", False)):
-        if n and not cross:
-            path = f"{prefix}/{'csa' if sparse else 'hca'}_compressor"
-            parts.append(repeated(compressor(path, spec, sparse), n, expr))
-    if spec.hc_mult and not cross:
+    if spec.csa_layers:
+        parts.append(repeated(compressor(f"{prefix}/csa_compressor", spec, True), spec.csa_layers, "csa_layers"))
+    if spec.hca_layers:
+        parts.append(repeated(compressor(f"{prefix}/hca_compressor", spec, False), spec.hca_layers, "hca_layers"))
+    if spec.hc_mult:
         parts.append(repeated(hyper_connections(prefix, spec), copies, layers_expr))
     if spec.recurrent_units:
         parts.append(repeated(recurrent(f"{prefix}/recurrent", spec), copies, layers_expr))
