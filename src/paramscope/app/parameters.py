@@ -109,21 +109,23 @@ def component_table(spec: Spec, summary: Summary) -> None:
 
 
 def downloads(model: Model, summary: Summary) -> None:
+    """The breakdown and the config as files, made when a button is clicked (not on every move of a control)."""
     stem = (model.preset or model.model_type) + ("-edited" if model.edits else "")
     a, b, c = st.columns(3)
     a.download_button(
-        "Breakdown (CSV)", charts.breakdown_csv(summary), f"{stem}-params.csv", "text/csv", on_click="ignore"
+        "Breakdown (CSV)", lambda: charts.breakdown_csv(summary), f"{stem}-params.csv", "text/csv", on_click="ignore"
     )
+    link = ui_explore.upload_link(model)  # reads the session: made here, not in the click's thread
     b.download_button(
         "Breakdown (JSON)",
-        charts.breakdown_json(summary, model.preset, ui_explore.upload_link(model)),
+        lambda: charts.breakdown_json(summary, model.preset, link),
         f"{stem}-params.json",
         "application/json",
         on_click="ignore",
     )
     c.download_button(
         "config.json (Hugging Face)",
-        json.dumps(model.config, indent=2),
+        lambda: json.dumps(model.config, indent=2),
         f"{stem}-config.json",
         "application/json",
         on_click="ignore",
