@@ -46,7 +46,9 @@ def page() -> None:
     tab = dict(zip(TABS, tabs, strict=True))
     with st.sidebar:
         preset_picker()
-        shown = st.session_state.model.cost_spec is not None and any(tab[name].open for name in RUN_TABS)
+        picked: Model = st.session_state.model
+        uses = RUN_TABS if picked.has_formulas else ("Memory", "Compute")  # a multimodal model's costs only
+        shown = picked.cost_spec is not None and any(tab[name].open for name in uses)
         settings = run_controls(shown=shown)
     model_view(tab, messages, link_slot, settings)
     model: Model = st.session_state.model

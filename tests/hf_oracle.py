@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import warnings
 
 import torch
@@ -23,7 +24,7 @@ def hf_build(config: dict) -> tuple[object, int]:
 
     from paramscope.families import architecture_class, read
 
-    cfg_dict = dict(config)
+    cfg_dict = copy.deepcopy(dict(config))  # some config classes write into nested dicts (DeepSeek-V4's rates)
     model_type = cfg_dict.pop("model_type")
     spec = read(config).spec
     cls_name = architecture_class(model_type, spec.architecture)

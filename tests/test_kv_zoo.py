@@ -285,3 +285,13 @@ def test_gemma4_31b_at_256k() -> None:
     sliding = 50 * 2 * 16 * 256 * 1024 * 2
     full = 10 * 2 * 4 * 512 * 262_144 * 2
     assert sliding + full == kv_cache(preset("gemma-4-31b-it").spec, 262_144, 1, "bf16").count
+
+
+def test_gemma4_31b_tensor_parallel_splits_each_layer_kind_by_its_own_heads() -> None:
+    """Over 8 tensor-parallel GPUs each holds 2 of the 16 KV heads of a sliding layer but a whole one of the 4 heads
+    of a full-attention layer (heads are not split): 838,860,800 x 2/16 + 21,474,836,480 x 1/4 bytes at 262,144
+    tokens."""
+    from paramscope.engine.memory import Layout
+
+    cache = kv_cache(preset("gemma-4-31b-it").spec, 262_144, 1, "bf16", Layout(tp=8))
+    assert 838_860_800 * 2 // 16 + 21_474_836_480 // 4 == cache.count

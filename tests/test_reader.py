@@ -42,6 +42,12 @@ CANNOT_BUILD = {
     "hunyuan MoE without head_dim": (dict(model_type="hunyuan_v1_moe", num_experts=4, moe_topk=2, **SMALL), "head_dim"),
     "ministral without head_dim": (dict(model_type="ministral", **SMALL), "head_dim"),
     "internlm3 with qkv_bias apart from bias": (dict(model_type="internlm3", qkv_bias=True, **SMALL), "qkv_bias"),
+    "deepseek_v4 without a window": (dict(model_type="deepseek_v4", sliding_window=None, **SMALL), "sliding_window"),
+    "deepseek_v4 without output groups": (dict(model_type="deepseek_v4", o_groups=0, **SMALL), "o_groups"),
+    "gemma4 sliding layers without a window": (
+        dict(model_type="gemma4_text", sliding_window=None, **SMALL),
+        "sliding_window",
+    ),
     "hunyuan MoE with experts per layer": (
         dict(model_type="hunyuan_v1_moe", num_experts=[4, 4, 4], moe_topk=2, head_dim=8, **SMALL),
         "num_experts",
@@ -107,3 +113,11 @@ def test_zamba2_names_its_layers_in_layers_block_type() -> None:
     config = {"model_type": "zamba2", "num_hidden_layers": 4, "layer_types": ["mamba", "hybrid", "hybrid", "mamba"]}
     with pytest.raises(SpecError, match="layer_types: Zamba2 reads layers_block_type"):
         read(config)
+
+
+def test_a_compress_rate_of_0_is_refused() -> None:
+    """DeepSeek-V4 with a compress rate of 0: transformers builds the class (the position bias is empty) but no forward
+    pass can run (it divides the tokens by the rate), nor can a cache or FLOPs be sized: refused naming the key."""
+    rates = {"compressed_sparse_attention": 0, "heavily_compressed_attention": 4}
+    with pytest.raises(SpecError, match="^compress_rates: a compress rate must be at least 1"):
+        read(dict(model_type="deepseek_v4", compress_rates=rates, **SMALL))

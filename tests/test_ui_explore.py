@@ -297,3 +297,22 @@ def test_gemma4_layer_kinds_are_its_layers(case: str, kinds: list[str]) -> None:
     shown = layer_kinds(summarize(read(CASES[case]).spec))
     assert kinds == [name for name, _, _ in shown]
     assert sorted(own.values()) == sorted(sum(n for _, n in parts) for _, _, parts in shown)
+
+
+def test_deepseek_v4_layer_kinds_are_its_layers() -> None:
+    """The layer chart shows DeepSeek-V4's plain sliding layer, its compressed sparse layer and its heavily compressed
+    layer, each with what one such layer of DeepseekV4ForCausalLM holds on the meta device."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    from test_engine_vs_hf import DEEPSEEK_V4
+
+    from paramscope import read
+    from paramscope.app.charts import layer_kinds
+
+    config = {k: v for k, v in DEEPSEEK_V4.items() if k != "model_type"}
+    with torch.device("meta"):
+        model = transformers.DeepseekV4ForCausalLM(transformers.DeepseekV4Config(**config))
+    own = [sum(p.numel() for p in layer.parameters()) for layer in model.model.layers]  # sliding, CSA, HCA
+    shown = layer_kinds(summarize(read(DEEPSEEK_V4).spec))
+    assert ["Sliding layer", "Compressed sparse layer", "Heavily compressed layer"] == [name for name, _, _ in shown]
+    assert own == [sum(n for _, n in parts) for _, _, parts in shown]

@@ -17,7 +17,7 @@ from types import MappingProxyType
 import plotly.graph_objects as go
 
 from paramscope.engine.components import colour, components, label
-from paramscope.engine.spec import Spec, short, validate
+from paramscope.engine.spec import ATTENTION_GROUPS, Spec, short, validate
 from paramscope.engine.tree import Node, Summary
 
 # ------------------------------------------------------------------------------------------ components
@@ -303,17 +303,20 @@ def bars(summary: Summary) -> go.Figure:
 
 
 #: Gemma 4's groups of attention layers (Spec.attention_groups), each a kind of layer of its own.
-ATTENTION_GROUPS = {
-    "attention": "sliding ",
-    "full_attention": "full-attention ",
-    "shared_kv_attention": "sliding, shared-KV ",
-    "shared_kv_full_attention": "full-attention, shared-KV ",
-}
+GROUP_KINDS = dict(
+    zip(
+        ATTENTION_GROUPS,
+        ("sliding ", "full-attention ", "sliding, shared-KV ", "full-attention, shared-KV "),
+        strict=True,
+    )
+)
+#: DeepSeek-V4's compressors, each making its layers a kind of their own.
+COMPRESSORS = {"csa_compressor": "compressed sparse ", "hca_compressor": "heavily compressed "}
 
 
 def layer_kinds(summary: Summary) -> list[tuple[str, int, list[tuple[str, int]]]]:
-    """Each kind of layer (dense, MoE, encoder, decoder, Gemma 4's sliding and full-attention): (name, how many,
-    [(component, params in one layer)])."""
+    """Each kind of layer (dense, MoE, encoder, decoder, Gemma 4's sliding and full-attention, DeepSeek-V4's plain
+    and compressed): (name, how many, [(component, params in one layer)])."""
     out = []
     for stack in summary.tree.walk():
         if stack.name != "layers" or not stack.children:
@@ -321,25 +324,29 @@ def layer_kinds(summary: Summary) -> list[tuple[str, int, list[tuple[str, int]]]
         prefix = stack.path.rsplit("/", 1)[0] + " " if "/" in stack.path else ""
         kids = {c.name: c for c in stack.children}
         layers = max(c.repeat for c in stack.children)
-        variants = [("", [c for c in stack.children])]
-        groups = [c for c in stack.children if c.name in ATTENTION_GROUPS]
+        variants: list[tuple[str, int | None, list[Node]]] = [("", None, list(stack.children))]
+        groups = [c for c in stack.children if c.name in GROUP_KINDS]
+        compressors = [c for c in stack.children if c.name in COMPRESSORS]
         if len(groups) > 1:  # the KV-sharing layers hold the wide MLPs, the others the plain ones
-            others = [c for c in stack.children if c.name not in ATTENTION_GROUPS]
+            others = [c for c in stack.children if c.name not in GROUP_KINDS]
             variants = []
             for g in groups:
-                wide = g.name.startswith("shared_kv") and "wide_mlp" in kids
-                skip = "mlp" if wide else "wide_mlp"
-                variants.append((ATTENTION_GROUPS[g.name], [g, *[c for c in others if c.name != skip]]))
+                skip = "mlp" if g.name.startswith("shared_kv") and "wide_mlp" in kids else "wide_mlp"
+                variants.append((GROUP_KINDS[g.name], g.repeat, [g, *[c for c in others if c.name != skip]]))
+        elif compressors:  # a layer holds one compressor or none
+            others = [c for c in stack.children if c.name not in COMPRESSORS]
+            plain = layers - sum(c.repeat for c in compressors)
+            variants = [("sliding ", plain, others)] if plain else []
+            variants += [(COMPRESSORS[c.name], c.repeat, [*others, c]) for c in compressors]
         elif "mlp" in kids and "moe" in kids and kids["mlp"].repeat + kids["moe"].repeat <= layers:
             variants = [
-                ("dense ", [c for c in stack.children if c.name != "moe"]),
-                ("MoE ", [c for c in stack.children if c.name != "mlp"]),
+                ("dense ", None, [c for c in stack.children if c.name != "moe"]),
+                ("MoE ", None, [c for c in stack.children if c.name != "mlp"]),
             ]
-        for kind, parts in variants:
+        for kind, n, parts in variants:
             parts = [c for c in parts if c.count]
             if not parts:
                 continue
-            n = parts[0].repeat if parts[0].name in ATTENTION_GROUPS and len(groups) > 1 else None
             n = n or next((c.repeat for c in parts if c.name in ("mlp", "moe")), parts[0].repeat)
             name = f"{prefix}{kind}layer"
             out.append((name[0].upper() + name[1:], n, [(c.path, c.count // max(c.repeat, 1)) for c in parts]))

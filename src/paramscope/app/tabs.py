@@ -55,7 +55,7 @@ def other_tabs(model: Model, tab: dict, settings: object) -> None:
                     ui_hub.render_costs_of_towers(model)
                 cost_tab(render, spec, settings)
     if not model.has_formulas:
-        needs_formulas(model, tab, ("Compare", "Architecture", "Why so big?") if spec else TABS)
+        needs_formulas(model, tab, ("Compare", "Architecture", "Why so big?") if spec is not None else TABS)
         return
     if tab["Compare"].open:
         with tab["Compare"]:

@@ -87,7 +87,7 @@ def render_checkpoint(model: Model) -> None:
 def render_costs_of_towers(model: Model) -> None:
     """What the costs of a multimodal model counted by transformers are made of (``Model.cost_spec``)."""
     spec = model.cost_spec
-    if spec is None:
+    if spec is None or model.has_formulas:
         return
     language = dict(model.towers)["language model"]
     config = model.config

@@ -261,7 +261,7 @@ def _stack(spec: Spec, prefix: str, layers: int, layers_expr: str, seq: int, cau
             ]
             parts.append(group(f"{prefix}/cross_attention", ckids))
     for n, sparse in ((spec.csa_layers, True), (spec.hca_layers, False)):
-        if n and not cross:
+        if n:
             parts.append(_compressed(spec, prefix, n, seq, causal, sparse))
     n_dense, n_moe, moe_expr = kinds.mlp, kinds.moe, kinds.expr("moe")
     if n_dense:

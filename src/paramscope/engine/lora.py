@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 
 from paramscope.engine.params import count
-from paramscope.engine.spec import Spec
+from paramscope.engine.spec import ATTENTION_GROUPS, Spec
 from paramscope.engine.tree import Node, group
 
 TARGETS = ("all-linear", "attn")
@@ -26,8 +26,14 @@ TARGETS = ("all-linear", "attn")
 #: MiniMax's, under ``self_attn``; full and shared_kv: Gemma 4's groups of attention layers; the compressors:
 #: DeepSeek-V4's, under ``self_attn``
 _ATTENTION = re.compile(
-    r"(^|/)((cross_|linear_|full_|shared_kv_|shared_kv_full_)?attention|time_mixing|lightning|csa_compressor|hca_compressor)/"
+    "(^|/)({})/".format(
+        "|".join(
+            (*ATTENTION_GROUPS, "cross_attention", "linear_attention", "time_mixing", "lightning")
+            + ("csa_compressor", "hca_compressor")
+        )
+    )
 )
+
 #: The routed experts' stacked 3-D tensors (transformers 5; JetMoE's attention experts too): not nn.Linear modules
 _EXPERTS = re.compile(r"(^|/)(moe|attention)/experts/")
 #: dense MLPs and shared experts: their layers share the transformers 4 names of the expert layers

@@ -214,9 +214,16 @@ def kv_cache(spec: Spec, tokens: int, batch: int, kv_dtype: str, layout: Layout 
         if not whole.count:
             return whole
         layers = spec.num_decoder_layers if spec.is_encoder_decoder else spec.num_hidden_layers
-        heads = 1 if spec.is_mla else spec.kv_heads
-        share = (_ceil_div(layers, layout.pp) * _ceil_div(heads, layout.tp), layers * heads)
-        kids = tuple(k._replace(count=-(-k.count * share[0] // share[1]), children=()) for k in whole.children)
+
+        def share(path: str) -> tuple[int, int]:  # Gemma 4's full layers have heads of their own
+            heads = 1 if spec.is_mla or spec.shared_kv_head else spec.kv_heads
+            if path == "kv_cache/self" and spec.global_kv_heads:
+                heads = spec.global_kv_heads
+            return _ceil_div(layers, layout.pp) * _ceil_div(heads, layout.tp), layers * heads
+
+        kids = tuple(
+            k._replace(count=-(-k.count * share(k.path)[0] // share(k.path)[1]), children=()) for k in whole.children
+        )
         how = f"per GPU: ceil(layers/{layout.pp}) layers"
         how += "" if spec.is_mla else f", ceil(kv heads/{layout.tp}) heads"
         return Node("kv_cache", sum(k.count for k in kids), f"{whole.formula}, {how}", kids, note=how)
@@ -285,7 +292,7 @@ def _compressed_cache(spec: Spec, tokens: int, batch: int, bits: int) -> list[No
     out = []
     if plain:
         note = f"sliding window of {spec.sliding_window:,} tokens, keys and values apart"
-        layers = (plain, "sliding_layers")
+        layers = (plain, f"sliding_attention_layers={plain}")
         out.append(
             _kv_node("kv_cache/sliding", layers, 2 * hd * w, f"2*{window}", f"2×{w}×{hd}×{batch}", batch, bits, note)
         )
@@ -304,7 +311,8 @@ def _compressed_cache(spec: Spec, tokens: int, batch: int, bits: int) -> list[No
     if spec.csa_layers:
         m, i = spec.csa_rate, spec.index_head_dim
         per = (tokens // m) * (hd + i) + (tokens % m) * 2 * (2 * hd + 2 * i) + (2 * m * (hd + i) if tokens >= m else 0)
-        expr = "(tokens//csa_rate + 4*(tokens mod csa_rate) + 2*csa_rate)*(head_dim + index_head_dim)"
+        overlap = " + 2*csa_rate" if tokens >= m else ""  # the window the next entry overlaps, once there is one
+        expr = f"(tokens//csa_rate + 4*(tokens mod csa_rate){overlap})*(head_dim + index_head_dim)"
         note = "one entry per csa_rate tokens with the indexer's key, the tokens since the last, the overlapped window"
         out.append(
             _kv_node("kv_cache/csa", (spec.csa_layers, "csa_layers"), per, expr, f"{per}×{batch}", batch, bits, note)

@@ -459,12 +459,18 @@ class Spec:
             kv_projections=1 if self.global_k_eq_v else 2,
         )
         names = (("head_dim", "global_head_dim"),) if self.global_head_dim else ()
-        names += (("num_key_value_heads", "global_kv_heads"),) if self.global_kv_heads else ()
-        groups = (
-            ("attention", local, sliding - shared_sliding, True, ()),
-            ("full_attention", wide, full - shared_full, False, names),
-            ("shared_kv_attention", dataclasses.replace(local, kv_projections=0), shared_sliding, True, ()),
-            ("shared_kv_full_attention", dataclasses.replace(wide, kv_projections=0), shared_full, False, names),
+        names += (("num_key_value_heads", "num_global_key_value_heads"),) if self.global_kv_heads else ()
+        reused_local, reused_wide = (
+            dataclasses.replace(local, kv_projections=0),
+            dataclasses.replace(wide, kv_projections=0),
+        )
+        groups = zip(
+            ATTENTION_GROUPS,
+            (local, wide, reused_local, reused_wide),
+            (sliding - shared_sliding, full - shared_full, shared_sliding, shared_full),
+            (True, False, True, False),
+            ((), names, (), names),
+            strict=True,
         )
         return tuple(
             AttentionGroup(
@@ -546,6 +552,11 @@ class Stack(NamedTuple):
         return f"{_COUNT_NAMES[kind]}={n}"
 
 
+#: The groups of attention layers (:meth:`Spec.attention_groups`), each a path under its stack: sliding (or every
+#: layer where all are alike), full-attention, and those two reusing an earlier layer's keys and values.
+ATTENTION_GROUPS = ("attention", "full_attention", "shared_kv_attention", "shared_kv_full_attention")
+
+
 class AttentionGroup(NamedTuple):
     """Attention layers built alike: their path under the stack (``attention``, ``full_attention``, ...), the spec
     they are built with, how many there are, how many of them slide, that count by name, and the names their formulas
@@ -572,6 +583,25 @@ def resolve(spec: Spec) -> Spec:
     if spec.intermediate_size is None:
         changes["intermediate_size"] = 4 * spec.hidden_size
     return dataclasses.replace(spec, **changes) if changes else spec
+
+
+def _check_layer_groups(spec: Spec) -> None:
+    """Counts of layers of one kind stay within the stack; the compressed layers have their rates, one key/value head
+    a window and output groups; a layer has 0, 1 or 2 key/value projections."""
+    layers = spec.num_hidden_layers
+    for name in ("csa_layers", "hca_layers", "kv_shared_layers", "kv_shared_sliding", "wide_mlp_layers"):
+        if getattr(spec, name) > layers:
+            raise SpecError(name, f"{getattr(spec, name):,} is more than the {layers:,} layers")
+    if spec.csa_layers + spec.hca_layers > layers:
+        raise SpecError("hca_layers", f"with csa_layers, more than the {layers:,} layers")
+    if spec.kv_projections > 2:
+        raise SpecError("kv_projections", "0 (reused), 1 (values from the keys) or 2 (keys and values)")
+    for n, rate in (("csa_layers", "csa_rate"), ("hca_layers", "hca_rate")):
+        if getattr(spec, n) and getattr(spec, rate) < 1:
+            raise SpecError(rate, "a compressed layer needs a rate of at least 1")
+    if spec.shared_kv_head and (not spec.sliding_window or spec.o_groups < 1):
+        what = "sliding_window" if not spec.sliding_window else "o_groups"
+        raise SpecError(what, "one key/value head (shared_kv_head) attends within a window through at least 1 group")
 
 
 def validate(spec: Spec) -> Spec:
@@ -603,6 +633,7 @@ def validate(spec: Spec) -> Spec:
     _choice(spec.position_embedding, POSITION_EMBEDDINGS, "position_embedding")
     _choice(spec.qk_norm, QK_NORMS, "qk_norm")
     _choice(spec.lora_moe, LORA_MOE, "lora_moe")
+    _check_layer_groups(spec)
     if spec.hidden_size < 1:
         raise SpecError("hidden_size", "must be at least 1")
     if spec.has_attention and spec.num_hidden_layers + spec.num_decoder_layers > 0:

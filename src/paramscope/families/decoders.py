@@ -573,7 +573,10 @@ MINICPM3 = DEEPSEEK_V2.but(
     ),
     defaults=dict(num_shared_experts=None, first_k_dense_replace=None, tie_word_embeddings=True),
     derive=dict(
-        v_head_dim=Rule("hidden_size // num_attention_heads", lambda d: d["hidden_size"] // d["num_attention_heads"])
+        v_head_dim=Rule(
+            "hidden_size // num_attention_heads",
+            lambda d: d["hidden_size"] // d["num_attention_heads"] if d["num_attention_heads"] else None,
+        )
     ),
     fixed=dict(lora_moe=None),
 )

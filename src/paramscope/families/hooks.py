@@ -76,7 +76,9 @@ def gemma4_layers(c: Cfg, d: Values) -> None:
     d["sliding_window_layers"] = types.count("sliding_attention")
     if not d["sliding_window_layers"]:
         d["sliding_window"] = None
-    elif c.get("use_bidirectional_attention") == "all" and d["sliding_window"]:
+    elif not d["sliding_window"]:
+        raise SpecError("sliding_window", "Gemma 4's sliding layers need a window: state one")
+    elif c.get("use_bidirectional_attention") == "all":
         d["sliding_window"] = d["sliding_window"] // 2 + 1  # a window each side
     k_eq_v = bool(d["global_k_eq_v"])
     if not k_eq_v:
@@ -122,7 +124,7 @@ V4_KINDS = {0: "sliding_attention", 4: "compressed_sparse_attention", 128: "heav
 
 def deepseek_v4_layers(c: Cfg, d: Values) -> None:
     """DeepSeek-V4, as DeepseekV4Config fills it in: ``layer_types``, else the legacy ``compress_ratios`` (0, 4 or 128
-    per layer), else two heavily compressed layers, then compressed sparse and heavily compressed in turn; the rates
+    per layer), else two heavily compressed layers, then heavily compressed and compressed sparse in turn; the rates
     from ``compress_rates`` (or the legacy ``compress_rate_csa`` / ``compress_rate_hca``)."""
     n = d["num_hidden_layers"]
     types = per_layer(c, n, tuple(V4_KINDS.values()))
@@ -136,15 +138,20 @@ def deepseek_v4_layers(c: Cfg, d: Values) -> None:
         types = ["heavily_compressed_attention"] * min(n, 2) + rest
     d["csa_layers"] = types.count("compressed_sparse_attention")
     d["hca_layers"] = types.count("heavily_compressed_attention")
+    if not d["sliding_window"]:
+        raise SpecError("sliding_window", "DeepSeek-V4 attends within a window in every layer: state one")
+    if not d["o_groups"] or d["o_groups"] < 1:
+        raise SpecError("o_groups", "the output projection needs at least 1 group")
     rates = c.get("compress_rates")
     rates = rates if isinstance(rates, Mapping) else {}
     for field, legacy, kind, default in (
         ("csa_rate", "compress_rate_csa", "compressed_sparse_attention", 4),
         ("hca_rate", "compress_rate_hca", "heavily_compressed_attention", 128),
     ):
-        d[field] = as_int(
-            legacy if c.get(legacy) is not None else "compress_rates", c.get(legacy, default=rates.get(kind, default))
-        )
+        where = legacy if c.get(legacy) is not None else "compress_rates"
+        d[field] = as_int(where, c.get(legacy, default=rates.get(kind, default)))
+        if d[field] < 1:
+            raise SpecError(where, f"a compress rate must be at least 1 (got {d[field]})")
 
 
 def v4_buffers(config: Mapping[str, Any], spec: Spec, tree: Node) -> str | None:
@@ -202,8 +209,11 @@ def cohere2_moe_layers(c: Cfg, d: Values) -> None:
     d["first_k_dense_replace"] = 0
     if per_layer(c, n, ("sliding_attention", "full_attention")) is None:
         prefix, rest = (
-            c.get(k, default=v) for k, v in (("prefix_dense_sliding_window_pattern", 1), ("sliding_window_pattern", 4))
+            as_int(k, c.get(k, default=v))
+            for k, v in (("prefix_dense_sliding_window_pattern", 1), ("sliding_window_pattern", 4))
         )
+        if prefix < 1 or rest < 1:
+            raise SpecError("sliding_window_pattern", "a pattern of full-attention layers must be at least 1")
         sliding = sum(1 for i in range(first) if (i + 1) % prefix) + sum(1 for i in range(n - first) if (i + 1) % rest)
         d["sliding_window_layers"] = sliding
         if not sliding:
