@@ -525,3 +525,17 @@ def test_gpus_needed_for_training_ignores_the_layout_in_the_settings() -> None:
     plain, staged = (gpus_needed(spec, s, 80 * 10**9) for s in (base, dataclasses.replace(base, pp=4, ep=2)))
     assert plain is not None and staged is not None
     assert (plain.gpus, plain.tp, plain.dp, 1) == (staged.gpus, staged.tp, staged.dp, staged.pp)
+
+
+def test_gemma4_activations_keep_each_layer_kinds_own_widths() -> None:
+    """Training Gemma 4 31B on 1,024 tokens (bf16): a full-attention layer keeps q at 32 heads and its one key
+    projection at 4 heads, all 512 wide, and a context of 32 x 512 (2 bytes each); a sliding layer q, k and v at
+    32 + 2 x 16 heads of 256."""
+    from paramscope.engine.memory import activations
+
+    tree = activations(presets.load("gemma-4-31b-it"), RunSettings(mode="training"), 1024)
+    full, sliding = tree.find("activations/layers/full_attention"), tree.find("activations/layers/attention")
+    assert (10, 50) == (full.repeat, sliding.repeat)
+    assert 1024 * 2 * (32 + 4) * 512 == full.find("activations/layers/full_attention/qkv").per_copy
+    assert 1024 * 2 * 32 * 512 == full.find("activations/layers/full_attention/context").per_copy
+    assert 1024 * 2 * (32 + 2 * 16) * 256 == sliding.find("activations/layers/attention/qkv").per_copy

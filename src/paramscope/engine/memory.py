@@ -560,12 +560,14 @@ def _attention_terms(
         ctx, ctx_expr = heads * vd, "num_attention_heads*v_head_dim"
     else:
         hd, kv = spec.head_size, spec.kv_heads
-        qkv = (heads + 2 * kv) * hd
-        expr = (
-            "3*num_attention_heads*head_dim"
-            if kv == heads
-            else "(num_attention_heads + 2*num_key_value_heads)*head_dim"
-        )
+        n = 1 if spec.shared_kv_head else spec.kv_projections  # keys and values this layer projects
+        qkv = (heads + n * kv) * hd
+        if not n:
+            expr = "num_attention_heads*head_dim"
+        elif kv == heads:
+            expr = f"{1 + n}*num_attention_heads*head_dim"
+        else:
+            expr = f"(num_attention_heads + {n}*num_key_value_heads)*head_dim".replace(" 1*", " ")
         out.append(("qkv", e * qkv, f"{e}*{expr}"))
         ctx, ctx_expr = heads * hd, "num_attention_heads*head_dim"
     if store_scores:
@@ -667,10 +669,11 @@ def _stack(
     store_scores = not settings.flash and settings.recompute != "selective"
     parts: list[Node] = []
     kinds = spec.stack(layers, expr)
+    for g in spec.attention_groups(kinds):  # Gemma 4: each group at its own widths
+        att = _attention_terms(g.spec, e, seq, store_scores, dropout, cross=False, skip_input=False)
+        terms = tuple((name, b, rename(f, g.renames)) for name, b, f in att)
+        parts.append(repeated(_Act(terms).node(f"{prefix}/{g.path}", tokens, tp, sp), g.layers, g.expr))
     if kinds.attention:
-        att = _attention_terms(spec, e, seq, store_scores, dropout, cross=False, skip_input=False)
-        node = _Act(tuple(att)).node(f"{prefix}/attention", tokens, tp, sp)
-        parts.append(repeated(node, kinds.attention, kinds.expr("attention")))
         if cross:
             catt = _attention_terms(spec, e, seq, store_scores, dropout, cross=True, skip_input=False)
             parts.append(repeated(_Act(tuple(catt)).node(f"{prefix}/cross_attention", tokens, tp, sp), layers, expr))
@@ -681,9 +684,14 @@ def _stack(
             parts.append(repeated(node, getattr(kinds, kind), kinds.expr(kind)))
     shared_input = spec.parallel_attn and spec.has_attention
     n_moe, moe_expr, n_dense, dense_expr = kinds.moe, kinds.expr("moe"), kinds.mlp, kinds.expr("mlp")
-    if n_dense:
+    wide = min(spec.wide_mlp_layers, n_dense)  # Gemma 4: the KV-sharing layers' MLPs are twice as wide
+    if n_dense > wide:
         mlp = _mlp_terms(spec, e, spec.ffn_size, "intermediate_size", dropout, skip_input=shared_input)
-        parts.append(repeated(_Act(tuple(mlp)).node(f"{prefix}/mlp", tokens, tp, sp), n_dense, dense_expr))
+        expr = f"({dense_expr} - wide_mlp_layers)" if wide else dense_expr
+        parts.append(repeated(_Act(tuple(mlp)).node(f"{prefix}/mlp", tokens, tp, sp), n_dense - wide, expr))
+    if wide:
+        mlp = _mlp_terms(spec, e, 2 * spec.ffn_size, "2*intermediate_size", dropout, skip_input=shared_input)
+        parts.append(repeated(_Act(tuple(mlp)).node(f"{prefix}/wide_mlp", tokens, tp, sp), wide, "wide_mlp_layers"))
     if n_moe:
         terms: list[tuple[str, int, str]] = []
         if not shared_input:
