@@ -245,6 +245,23 @@ DEEPSEEK_V4 = dict(
     compress_rates={"compressed_sparse_attention": 2, "heavily_compressed_attention": 4},
 )
 
+#: MiMo-V2-Flash, small: values narrower than keys, sliding layers with twice the KV heads and sinks, experts.
+MIMO = dict(
+    model_type="mimo_v2_flash",
+    vocab_size=101,
+    hidden_size=32,
+    num_hidden_layers=4,
+    num_attention_heads=4,
+    num_key_value_heads=1,
+    head_dim=12,
+    v_head_dim=8,
+    intermediate_size=48,
+    moe_intermediate_size=16,
+    n_routed_experts=4,
+    num_experts_per_tok=2,
+    sliding_window=16,
+)
+
 #: Gemma 4, small: sliding and full layers in turn, the full ones twice as wide, per-layer inputs.
 GEMMA4 = dict(
     model_type="gemma4_text",
@@ -1068,6 +1085,15 @@ CASES = {
         **SMALL,
     ),
     "vaultgemma-two-norms": dict(model_type="vaultgemma", head_dim=8, pad_token_id=0, **SMALL),
+    "mimo_v2_flash-default-pattern": dict(MIMO),
+    "mimo_v2_flash-layer-types-biases-tied": dict(
+        MIMO,
+        num_hidden_layers=3,
+        attention_bias=True,
+        tie_word_embeddings=True,
+        layer_types=["sliding_attention", "full_attention", "sliding_attention"],
+        mlp_layer_types=["sparse", "dense", "sparse"],
+    ),
     "gemma4_text-per-layer-inputs-wide-full-layers": dict(GEMMA4, tie_word_embeddings=False),
     "gemma4_text-k-eq-v-shared-kv-double-wide": dict(GEMMA4, attention_bias=True, **GEMMA4_SHARED_KV),
     "gemma4_text-moe-beside-mlp-no-per-layer-inputs": dict(
@@ -1503,6 +1529,9 @@ STRATEGIES = {
     "mixtral": _decoder("mixtral", num_local_experts=3, num_experts_per_tok=2),
     "granite": _decoder("granite", attention_bias=True),
     "vaultgemma": _decoder("vaultgemma", head_dim=4),
+    "mimo_v2_flash": _decoder(
+        "mimo_v2_flash", head_dim=6, v_head_dim=4, n_routed_experts=3, num_experts_per_tok=2, sliding_window=8
+    ),
     "deepseek_v4": st.builds(
         lambda layers, hc, tied, groups: (
             DEEPSEEK_V4

@@ -325,3 +325,25 @@ def test_deepseek_v4_forward_reads_its_windows_and_compressed_entries() -> None:
     indexer = 2 * 2 * 4 * seq * (seq // 2)
     expected = 2 * seq * (linear + 3 * (experts + router)) + attention + indexer
     assert expected == forward(from_config({"model_type": "deepseek_v4", **config}).spec, seq).count
+
+
+def test_mimo_v2_flash_values_are_narrower_than_keys() -> None:
+    """MiMo-V2-Flash (bidirectional count, 12 tokens within the 16-token window): 2 x seq x every nn.Linear of
+    MiMoV2FlashForCausalLM on the meta device, its routers and 2 of 4 experts on the 3 expert layers, and per (query,
+    key) pair 2 x heads x 12 for the scores but 2 x heads x 8 for the values (v_head_dim)."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    from test_engine_vs_hf import MIMO
+
+    from paramscope import from_config
+    from paramscope.engine.flops import forward
+
+    config = {k: v for k, v in MIMO.items() if k != "model_type"}
+    seq = 12
+    with torch.device("meta"):
+        model = transformers.MiMoV2FlashForCausalLM(transformers.MiMoV2FlashConfig(**config))
+    linear = sum(m.in_features * m.out_features for m in model.modules() if isinstance(m, torch.nn.Linear))
+    experts_and_routers = 3 * (3 * 32 * 16 * 2 + 4 * 32)
+    attention = 4 * seq * seq * (2 * 4 * 12 + 2 * 4 * 8)
+    expected = 2 * seq * (linear + experts_and_routers) + attention
+    assert expected == forward(from_config(MIMO).spec, seq).count

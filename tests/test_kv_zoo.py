@@ -15,6 +15,7 @@ from test_engine_vs_hf import (
     GRANITE_HYBRID,
     HYBRID,
     JAMBA,
+    MIMO,
     NEMOTRON_H,
     T5GEMMA_STACK,
     WHISPER,
@@ -159,6 +160,8 @@ CACHES = {
     # DeepSeek-V4: one key/value head in a sliding window (apart, or one tensor on compressed layers), compressed
     # entries every 2 or 4 tokens, the tokens since the last entry, the overlapped window and the indexer's keys
     "deepseek_v4": dict(DEEPSEEK_V4, index_topk=2, sliding_window=16, hc_mult=2),
+    # MiMo-V2-Flash: keys 12 wide and values 8, twice the KV heads on the sliding layers
+    "mimo_v2_flash": dict(MIMO),
     # Gemma 4: full-attention layers twice as wide with one KV head (values from the keys' projection, still cached
     # apart), the last two layers reusing keys and values (nothing cached)
     "gemma4_text": dict(GEMMA4, sliding_window=32, **GEMMA4_SHARED_KV),

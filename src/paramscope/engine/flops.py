@@ -87,8 +87,9 @@ def _score_nodes(spec: Spec, prefix: str, pairs: int, pairs_expr: str) -> list[N
         qk_expr = "num_attention_heads*(qk_nope_head_dim + qk_rope_head_dim)"
         v_expr = "num_attention_heads*v_head_dim"
     else:
-        qk = vd = spec.head_size
-        qk_expr = v_expr = "num_attention_heads*head_dim"
+        qk, vd = spec.head_size, spec.value_size
+        qk_expr = "num_attention_heads*head_dim"
+        v_expr = "num_attention_heads*v_head_dim" if vd != qk else qk_expr
     return [
         Node(f"{prefix}/scores", 2 * heads * qk * pairs, f"2*{qk_expr}*{pairs_expr}", note="Q·Kᵀ"),
         Node(f"{prefix}/values", 2 * heads * vd * pairs, f"2*{v_expr}*{pairs_expr}", note="softmax(Q·Kᵀ)·V"),

@@ -44,8 +44,9 @@ def _modules(path: str, n_in: int, n_out: int, spec: Spec) -> list[tuple[int, in
     """The ``(in, out)`` of each linear module a tree leaf stands for (a fused leaf may be several modules)."""
     name = path.rsplit("/", 1)[-1]
     if name == "qkv" and "qkv" not in spec.fused:  # q: the rest (with its output gate, if any)
-        kv, n = spec.kv_heads * spec.head_size, spec.kv_projections
-        return [(n_in, n_out - n * kv), *[(n_in, kv)] * n]
+        k, v = spec.kv_heads * spec.head_size, spec.kv_heads * spec.value_size
+        outs = (k, v)[: spec.kv_projections]
+        return [(n_in, n_out - sum(outs)), *[(n_in, o) for o in outs]]
     if name == "in_qkvz" and "in_qkvz" not in spec.fused:  # Qwen3.5: in_proj_qkv and in_proj_z
         z = spec.linear_num_value_heads * spec.linear_value_head_dim
         return [(n_in, n_out - z), (n_in, z)]

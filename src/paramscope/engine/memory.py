@@ -215,10 +215,12 @@ def kv_cache(spec: Spec, tokens: int, batch: int, kv_dtype: str, layout: Layout 
             return whole
         layers = spec.num_decoder_layers if spec.is_encoder_decoder else spec.num_hidden_layers
 
-        def share(path: str) -> tuple[int, int]:  # Gemma 4's full layers have heads of their own
+        def share(path: str) -> tuple[int, int]:  # Gemma 4's full, MiMo's sliding layers have heads of their own
             heads = 1 if spec.is_mla or spec.shared_kv_head else spec.kv_heads
             if path == "kv_cache/self" and spec.global_kv_heads:
                 heads = spec.global_kv_heads
+            if path == "kv_cache/sliding" and spec.sliding_kv_heads:
+                heads = spec.sliding_kv_heads
             return _ceil_div(layers, layout.pp) * _ceil_div(heads, layout.tp), layers * heads
 
         kids = tuple(
@@ -339,7 +341,10 @@ def _kv_node(
 def _per_token(spec: Spec) -> tuple[int, str, str]:
     """Elements one attention layer caches per token: its keys and values (or MLA's latent), by name, and a note."""
     if not spec.is_mla:
-        return 2 * spec.kv_heads * spec.head_size, "2*num_key_value_heads*head_dim", ""
+        kv, hd, vd = spec.kv_heads, spec.head_size, spec.value_size
+        if vd != hd:  # MiMo-V2-Flash: values narrower than keys
+            return kv * (hd + vd), "num_key_value_heads*(head_dim + v_head_dim)", ""
+        return 2 * kv * hd, "2*num_key_value_heads*head_dim", ""
     per_token = (spec.kv_lora_rank or 0) + (spec.qk_rope_head_dim or 0)
     per_token += spec.index_head_dim if spec.index_n_heads else 0
     per_expr = "(kv_lora_rank + qk_rope_head_dim" + (" + index_head_dim)" if spec.index_n_heads else ")")
@@ -559,17 +564,20 @@ def _attention_terms(
         out.append(("latent", e * latent, f"{e}*(kv_lora_rank + q_lora_rank)"))
         ctx, ctx_expr = heads * vd, "num_attention_heads*v_head_dim"
     else:
-        hd, kv = spec.head_size, spec.kv_heads
+        hd, kv, vd = spec.head_size, spec.kv_heads, spec.value_size
         n = 1 if spec.shared_kv_head else spec.kv_projections  # keys and values this layer projects
         qkv = (heads + n * kv) * hd
         if not n:
             expr = "num_attention_heads*head_dim"
+        elif vd != hd and n == 2:  # MiMo-V2-Flash: values narrower than keys
+            qkv = (heads + kv) * hd + kv * vd
+            expr = "((num_attention_heads + num_key_value_heads)*head_dim + num_key_value_heads*v_head_dim)"
         elif kv == heads:
             expr = f"{1 + n}*num_attention_heads*head_dim"
         else:
             expr = f"(num_attention_heads + {n}*num_key_value_heads)*head_dim".replace(" 1*", " ")
         out.append(("qkv", e * qkv, f"{e}*{expr}"))
-        ctx, ctx_expr = heads * hd, "num_attention_heads*head_dim"
+        ctx, ctx_expr = heads * vd, "num_attention_heads*" + ("v_head_dim" if vd != hd else "head_dim")
     if store_scores:
         per = e + (1 + e if dropout else 0)
         expr = f"({e} + 1 + {e})" if dropout else f"{e}"

@@ -77,10 +77,13 @@ def attention(prefix: str, spec: Spec) -> Node:
         return _one_kv_head(prefix, spec)
     q = 2 if spec.attn_output_gate else 1  # with an output gate (Qwen3-Next), q_proj also emits one per query
     n = spec.kv_projections  # Gemma 4: 1 where the values are the keys' projection, 0 where both are reused
-    qkv_out = (q * heads + n * kv) * hd
+    vd = spec.value_size  # MiMo-V2-Flash: values narrower than queries and keys
+    qkv_out = (q * heads + n * kv) * hd if vd == hd or n < 2 else (q * heads + kv) * hd + kv * vd
     q_expr = "2*num_attention_heads" if q == 2 else "num_attention_heads"
     if not n:
         out_expr = f"{q_expr}*head_dim"
+    elif vd != hd and n == 2:
+        out_expr = f"({q_expr} + num_key_value_heads)*head_dim + num_key_value_heads*v_head_dim"
     elif kv == heads:
         out_expr = f"{q + n}*num_attention_heads*head_dim"
     else:
@@ -91,7 +94,8 @@ def attention(prefix: str, spec: Spec) -> Node:
     if spec.attention_bias and spec.key_bias is False:  # Whisper: biases on q and v, none on k
         biases, bias_expr = (q * heads + kv) * hd, "(num_attention_heads + num_key_value_heads)*head_dim"
         qkv = qkv._replace(count=h * qkv_out + biases, formula=f"hidden_size*{paren(out_expr)} + {bias_expr}")
-    parts = [qkv, linear(f"{prefix}/o", heads * hd, "num_attention_heads*head_dim", h, "hidden_size", spec.out_bias)]
+    o_expr = "num_attention_heads*v_head_dim" if vd != hd else "num_attention_heads*head_dim"
+    parts = [qkv, linear(f"{prefix}/o", heads * vd, o_expr, h, "hidden_size", spec.out_bias)]
     qk_bias = spec.qk_norm_bias
     if spec.qk_norm == "head":  # a q norm and, where the layer projects its own keys, a k norm
         copies = 2 if n else 1

@@ -309,6 +309,9 @@ class Spec:
     # sliding) reuse an earlier layer's keys and values: no k/v projections, nothing cached
     global_head_dim: int | None = None
     global_kv_heads: int | None = None
+    # MiMo-V2-Flash: the sliding layers' own KV heads (twice the full layers'), and a learned sink per head on them
+    sliding_kv_heads: int | None = None
+    sliding_sinks: bool = False
     global_k_eq_v: bool = False
     kv_shared_layers: int = 0
     kv_shared_sliding: int = 0
@@ -369,6 +372,12 @@ class Spec:
     @property
     def out_bias(self) -> bool:
         return self.attention_bias if self.attention_out_bias is None else self.attention_out_bias
+
+    @property
+    def value_size(self) -> int:
+        """The width of one value head: ``v_head_dim`` where the attention states one (MLA, MiMo-V2-Flash), else the
+        head width."""
+        return self.v_head_dim if self.v_head_dim is not None else self.head_size
 
     @property
     def is_mla(self) -> bool:
@@ -442,22 +451,36 @@ class Spec:
     def attention_groups(self, kinds: Stack) -> tuple[AttentionGroup, ...]:
         """The attention layers of a stack by how they are built: one group where every layer is alike; Gemma 4's
         sliding and full-attention layers (global_head_dim wide), each with keys and values of its own or reusing an
-        earlier layer's. Parameters, the KV cache and FLOPs all read these groups."""
+        earlier layer's; MiMo-V2-Flash's sliding layers with KV heads and sinks of their own. Parameters, the KV cache,
+        activations, FLOPs and LoRA all read these groups."""
         layers, sliding = kinds.attention, kinds.sliding
-        if not (self.global_head_dim or self.global_kv_heads or self.global_k_eq_v or self.kv_shared_layers):
+        differ = self.global_head_dim or self.global_kv_heads or self.global_k_eq_v or self.kv_shared_layers
+        if not (differ or self.sliding_kv_heads or self.sliding_sinks):
             return (AttentionGroup("attention", self, layers, sliding, kinds.expr("attention")),) if layers else ()
         full = layers - sliding
         shared_sliding = min(self.kv_shared_sliding, sliding)
         shared_full = min(self.kv_shared_layers - self.kv_shared_sliding, full)
+        base = dataclasses.replace(
+            self,
+            global_head_dim=None,
+            global_kv_heads=None,
+            global_k_eq_v=False,
+            kv_shared_layers=0,
+            sliding_kv_heads=None,
+            sliding_sinks=False,
+        )
         local = dataclasses.replace(
-            self, global_head_dim=None, global_kv_heads=None, global_k_eq_v=False, kv_shared_layers=0
+            base,
+            num_key_value_heads=self.sliding_kv_heads or self.kv_heads,
+            attention_sinks=self.attention_sinks or self.sliding_sinks,
         )
         wide = dataclasses.replace(
-            local,
+            base,
             head_dim=self.global_head_dim or self.head_size,
             num_key_value_heads=self.global_kv_heads or self.kv_heads,
             kv_projections=1 if self.global_k_eq_v else 2,
         )
+        local_names = (("num_key_value_heads", "sliding_kv_heads"),) if self.sliding_kv_heads else ()
         names = (("head_dim", "global_head_dim"),) if self.global_head_dim else ()
         names += (("num_key_value_heads", "num_global_key_value_heads"),) if self.global_kv_heads else ()
         reused_local, reused_wide = (
@@ -469,7 +492,7 @@ class Spec:
             (local, wide, reused_local, reused_wide),
             (sliding - shared_sliding, full - shared_full, shared_sliding, shared_full),
             (True, False, True, False),
-            ((), names, (), names),
+            (local_names, names, local_names, names),
             strict=True,
         )
         return tuple(

@@ -559,6 +559,26 @@ HY_V3 = QWEN3.but(
     extra_hooks=[hooks.mlp_layer_types],
     notes=(hooks.router_bias_buffers,),
 )
+MIMO_V2_FLASH = LLAMA.but(
+    model_type="mimo_v2_flash",
+    class_prefix="MiMoV2Flash",
+    source=f"{TF}/mimo_v2_flash/modeling_mimo_v2_flash.py",
+    # values narrower than queries and keys (v_head_dim); the sliding layers have twice the KV heads and a sink per
+    # head; routed experts (no shared one) after the dense layers mlp_layer_types names (by default the first)
+    keys=dict(
+        mlp_bias=None,
+        v_head_dim=("v_head_dim",),
+        num_experts=("n_routed_experts", "num_local_experts"),
+        num_experts_per_tok=("num_experts_per_tok",),
+        moe_intermediate_size=("moe_intermediate_size",),
+    ),
+    derive=dict(
+        sliding_kv_heads=Rule("2*num_key_value_heads", lambda d: 2 * (d["num_key_value_heads"] or 0), always=True)
+    ),
+    fixed=dict(sliding_sinks=True, attention_out_bias=False, first_k_dense_replace=1),
+    hooks=(hooks.sliding_window, hooks.mimo_layers, hooks.mlp_layer_types),
+    notes=(hooks.router_bias_buffers,),
+)
 MINICPM3 = DEEPSEEK_V2.but(
     model_type="minicpm3",
     class_prefix="MiniCPM3",
@@ -1210,6 +1230,7 @@ ROWS = (
     GLM4_MOE_LITE,
     DEEPSEEK_V4,
     MINICPM3,
+    MIMO_V2_FLASH,
     HY_V3,
     EXAONE_MOE,
     FLEX_OLMO,

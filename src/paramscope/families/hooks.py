@@ -174,6 +174,23 @@ def v4_buffers(config: Mapping[str, Any], spec: Spec, tree: Node) -> str | None:
     )
 
 
+def mimo_layers(c: Cfg, d: Values) -> None:
+    """MiMo-V2-Flash: ``layer_types`` (by default the first layer and every sixth full, the rest sliding, as
+    MiMoV2FlashConfig fills it in); ``sliding_window_size`` is the window less the query's own token."""
+    n = d["num_hidden_layers"]
+    types = per_layer(c, n, ("sliding_attention", "full_attention"))
+    if types is None:
+        types = ["full_attention" if i == 0 or not (i + 1) % 6 else "sliding_attention" for i in range(n)]
+    size = c.get("sliding_window_size")
+    if size is not None:
+        d["sliding_window"] = as_int("sliding_window_size", size) + 1
+    d["sliding_window_layers"] = types.count("sliding_attention")
+    if not d["sliding_window_layers"]:
+        d["sliding_window"] = None
+    elif not d["sliding_window"]:
+        raise SpecError("sliding_window", "MiMo-V2-Flash's sliding layers need a window: state one")
+
+
 def head_dim_stated(c: Cfg, d: Values) -> None:
     """The attention reads ``head_dim`` without a fallback (HunYuan MoE, Ministral): it must be stated."""
     if c.get("head_dim") is None:
