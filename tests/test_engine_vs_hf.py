@@ -1086,6 +1086,29 @@ CASES = {
     ),
     "vaultgemma-two-norms": dict(model_type="vaultgemma", head_dim=8, pad_token_id=0, **SMALL),
     "mimo_v2_flash-default-pattern": dict(MIMO),
+    "afmoe-gated-attention-dense-first-shared": dict(
+        model_type="afmoe",
+        head_dim=8,
+        moe_intermediate_size=16,
+        num_experts=4,
+        num_experts_per_tok=2,
+        num_shared_experts=1,
+        num_dense_layers=1,
+        pad_token_id=0,
+        **SMALL,
+    ),
+    "afmoe-biases-tied-every-2nd-full": dict(
+        model_type="afmoe",
+        head_dim=8,
+        moe_intermediate_size=16,
+        num_experts=4,
+        num_experts_per_tok=2,
+        attention_bias=True,
+        tie_word_embeddings=True,
+        global_attn_every_n_layers=2,
+        pad_token_id=0,
+        **SMALL,
+    ),
     "mimo_v2_flash-layer-types-biases-tied": dict(
         MIMO,
         num_hidden_layers=3,
@@ -1529,6 +1552,9 @@ STRATEGIES = {
     "mixtral": _decoder("mixtral", num_local_experts=3, num_experts_per_tok=2),
     "granite": _decoder("granite", attention_bias=True),
     "vaultgemma": _decoder("vaultgemma", head_dim=4),
+    "afmoe": _decoder(
+        "afmoe", head_dim=4, num_experts=3, num_experts_per_tok=2, moe_intermediate_size=6, num_shared_experts=1
+    ),
     "mimo_v2_flash": _decoder(
         "mimo_v2_flash", head_dim=6, v_head_dim=4, n_routed_experts=3, num_experts_per_tok=2, sliding_window=8
     ),

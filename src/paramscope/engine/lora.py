@@ -111,8 +111,10 @@ def lora_params(spec: Spec, rank: int, targets: str = "all-linear") -> Node:
             continue
         if spec.is_moe and leaf.path.endswith("moe/router") and spec.lora_moe == "frozen":
             continue  # a router module holding its weight as a parameter, not a linear layer
-        if spec.lora_moe == "tensors" and _MLP.search(leaf.path):
-            continue  # PEFT's conversion retargets gate_proj, up_proj and down_proj to the expert tensors
+        if spec.lora_moe == "tensors" and (_MLP.search(leaf.path) or leaf.path.endswith("attention/gate")):
+            # PEFT's conversion retargets gate_proj, up_proj and down_proj to the expert tensors (AFMoE's attention
+            # gate is a gate_proj too)
+            continue
         if leaf.path.endswith("/up") and "gate_up" in spec.fused:
             continue  # counted with gate: one gate_up_proj layer
         n_in, n_out, _ = m

@@ -106,6 +106,8 @@ def attention(prefix: str, spec: Spec) -> Node:
         parts.append(Node(f"{prefix}/qk_norm", q.count + k.count, f"{q.formula} + {k.formula}"))
     if spec.attention_sinks:
         parts.append(Node(f"{prefix}/sinks", heads, "num_attention_heads", shape=str(heads)))
+    if spec.attention_gate_proj:
+        parts.append(linear(f"{prefix}/gate", h, "hidden_size", heads * hd, "num_attention_heads*head_dim", False))
     for name, on in (("position_key", spec.position_key_proj), ("position_query", spec.position_query_proj)):
         if on:  # DeBERTa: the relative-position table mapped to keys (c2p) or queries (p2c), with a bias
             parts.append(linear(f"{prefix}/{name}", h, "hidden_size", heads * hd, "num_attention_heads*head_dim", True))
@@ -475,6 +477,10 @@ def moe(prefix: str, spec: Spec) -> Node:
         parts.append(mlp(f"{prefix}/shared_experts", spec, spec.shared_expert_size, expr))
         if spec.shared_expert_gate:
             parts.append(linear(f"{prefix}/shared_expert_gate", h, "hidden_size", 1, "1", False))
+    if spec.expert_score_bias:
+        e = spec.num_experts
+        note = "added to the router's scores to balance the experts; a parameter, kept frozen"
+        parts.append(Node(f"{prefix}/expert_bias", e, "num_experts", shape=str(e), note=note))
     if spec.router_scales:
         e = spec.num_experts
         note = "the router's scale per input channel and per expert"

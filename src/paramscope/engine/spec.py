@@ -309,6 +309,10 @@ class Spec:
     # sliding) reuse an earlier layer's keys and values: no k/v projections, nothing cached
     global_head_dim: int | None = None
     global_kv_heads: int | None = None
+    # AFMoE: the attention output gated by a projection of its own (hidden_size to heads x head_dim, no bias), and a
+    # learned bias per expert added to the router's scores (a parameter, frozen)
+    attention_gate_proj: bool = False
+    expert_score_bias: bool = False
     # MiMo-V2-Flash: the sliding layers' own KV heads (twice the full layers'), and a learned sink per head on them
     sliding_kv_heads: int | None = None
     sliding_sinks: bool = False

@@ -579,6 +579,24 @@ MIMO_V2_FLASH = LLAMA.but(
     hooks=(hooks.sliding_window, hooks.mimo_layers, hooks.mlp_layer_types),
     notes=(hooks.router_bias_buffers,),
 )
+AFMOE = LLAMA.but(
+    model_type="afmoe",
+    class_prefix="Afmoe",
+    source=f"{TF}/afmoe/modeling_afmoe.py",
+    # q/k norms per head and a gate projection on the attention output; four norms a layer; after num_dense_layers
+    # dense layers, routed experts with a learned score bias beside num_shared_experts x moe_intermediate_size shared
+    keys=dict(
+        mlp_bias=None,
+        num_experts=("num_experts",),
+        num_experts_per_tok=("num_experts_per_tok",),
+        moe_intermediate_size=("moe_intermediate_size",),
+        num_shared_experts=("num_shared_experts",),
+        first_k_dense_replace=("num_dense_layers",),
+    ),
+    defaults=dict(num_shared_experts=0, first_k_dense_replace=0),
+    fixed=dict(qk_norm="head", norms_per_layer=4, attention_gate_proj=True, expert_score_bias=True, lora_moe="tensors"),
+    hooks=(hooks.sliding_window, hooks.sliding_every(4, key="global_attn_every_n_layers")),
+)
 MINICPM3 = DEEPSEEK_V2.but(
     model_type="minicpm3",
     class_prefix="MiniCPM3",
@@ -1230,6 +1248,7 @@ ROWS = (
     GLM4_MOE_LITE,
     DEEPSEEK_V4,
     MINICPM3,
+    AFMOE,
     MIMO_V2_FLASH,
     HY_V3,
     EXAONE_MOE,

@@ -38,11 +38,12 @@ def per_layer(c: Cfg, n: int, allowed: tuple[str, ...], *keys: str) -> list[str]
     return types[:n]
 
 
-def sliding_every(period: int, first_full: bool = False) -> Hook:
+def sliding_every(period: int, first_full: bool = False, key: str = "sliding_window_pattern") -> Hook:
     """Sliding and full attention layers: ``layer_types`` names them; without it every ``period``-th layer
     (``sliding_window_pattern`` where the config states one) attends fully and the others slide, as the config
     classes fill ``layer_types`` in (Gemma 2 and gpt-oss every 2nd, Command-R 2, OLMo 3 and EXAONE 4 every 4th,
-    Gemma 3 every 6th); with ``first_full`` the full layers are the first of each period (Granite SWA: 0, 4, 8 ...)."""
+    Gemma 3 every 6th); with ``first_full`` the full layers are the first of each period (Granite SWA: 0, 4, 8 ...);
+    ``key`` names the config's period (AFMoE: ``global_attn_every_n_layers``)."""
 
     def hook(c: Cfg, d: Values) -> None:
         n = d["num_hidden_layers"]
@@ -50,7 +51,7 @@ def sliding_every(period: int, first_full: bool = False) -> Hook:
         if types is not None:
             sliding = types.count("sliding_attention")
         else:
-            every = c.get("sliding_window_pattern", default=period)
+            every = c.get(key, default=period)
             every = every if isinstance(every, int) and not isinstance(every, bool) and every > 0 else period
             sliding = sum(1 for i in range(n) if (i + (not first_full)) % every)
         d["sliding_window_layers"] = sliding
