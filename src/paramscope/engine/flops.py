@@ -79,7 +79,10 @@ def _pairs_expr(causal: bool, window: bool) -> str:
     return "seq^2" if not causal else "seq*(seq + 1)/2"
 
 
-def _score_nodes(spec: Spec, prefix: str, pairs: int, pairs_expr: str) -> list[Node]:
+def _score_nodes(
+    spec: Spec, prefix: str, pairs: int, pairs_expr: str, renames: tuple[tuple[str, str], ...] = ()
+) -> list[Node]:
+    """Q·Kᵀ and softmax·V over ``pairs`` (query, key) pairs, the formulas in the model's own names (``renames``)."""
     heads = spec.num_attention_heads
     if spec.is_mla:
         qk = (spec.qk_nope_head_dim or 0) + (spec.qk_rope_head_dim or 0)
@@ -88,8 +91,8 @@ def _score_nodes(spec: Spec, prefix: str, pairs: int, pairs_expr: str) -> list[N
         v_expr = "num_attention_heads*v_head_dim"
     else:
         qk, vd = spec.head_size, spec.value_size
-        qk_expr = "num_attention_heads*head_dim"
-        v_expr = "num_attention_heads*v_head_dim" if vd != qk else qk_expr
+        qk_expr = P.rename("num_attention_heads*head_dim", renames)
+        v_expr = P.rename(P.values_width(spec)[1], renames)
     return [
         Node(f"{prefix}/scores", 2 * heads * qk * pairs, f"2*{qk_expr}*{pairs_expr}", note="Q·Kᵀ"),
         Node(f"{prefix}/values", 2 * heads * vd * pairs, f"2*{v_expr}*{pairs_expr}", note="softmax(Q·Kᵀ)·V"),
@@ -227,18 +230,18 @@ def _stack(spec: Spec, prefix: str, layers: int, layers_expr: str, seq: int, cau
                 repeated(n, g.layers, g.expr)
                 for n in _expert_matmuls(att, seq, spec.num_experts_per_tok, spec.attention_experts)
             ]
-            full, sliding = g.layers - g.sliding, g.sliding
+            full, sliding, path = g.layers - g.sliding, g.sliding, f"{prefix}/{g.path}"
             if full:
                 pairs = attention_pairs(seq, self_causal)
                 expr = g.expr if not sliding else f"full_layers={full}"
                 kids += [
-                    repeated(n._replace(formula=P.rename(n.formula, g.renames)), full, expr)
-                    for n in _score_nodes(g.spec, f"{prefix}/{g.path}", pairs, _pairs_expr(self_causal, False))
+                    repeated(n, full, expr)
+                    for n in _score_nodes(g.spec, path, pairs, _pairs_expr(self_causal, False), g.renames)
                 ]
             if sliding:
                 pairs = attention_pairs(seq, self_causal, spec.sliding_window)
                 expr = g.expr if not full else f"sliding_window_layers={sliding}"
-                for n in _score_nodes(g.spec, f"{prefix}/{g.path}", pairs, _pairs_expr(self_causal, True)):
+                for n in _score_nodes(g.spec, path, pairs, _pairs_expr(self_causal, True), g.renames):
                     kids.append(
                         repeated(
                             Node(

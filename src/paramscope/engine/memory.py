@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from paramscope.engine.components import EMBEDDING_PATHS
-from paramscope.engine.params import count, paren, rename
+from paramscope.engine.params import count, paren, qkv_width, rename, values_width
 from paramscope.engine.run import (
     MAX_BATCH,
     MAX_SEQ,
@@ -214,18 +214,18 @@ def kv_cache(spec: Spec, tokens: int, batch: int, kv_dtype: str, layout: Layout 
         if not whole.count:
             return whole
         layers = spec.num_decoder_layers if spec.is_encoder_decoder else spec.num_hidden_layers
-
-        def share(path: str) -> tuple[int, int]:  # Gemma 4's full, MiMo's sliding layers have heads of their own
-            heads = 1 if spec.is_mla or spec.shared_kv_head else spec.kv_heads
-            if path == "kv_cache/self" and spec.global_kv_heads:
-                heads = spec.global_kv_heads
-            if path == "kv_cache/sliding" and spec.sliding_kv_heads:
-                heads = spec.sliding_kv_heads
-            return _ceil_div(layers, layout.pp) * _ceil_div(heads, layout.tp), layers * heads
-
-        kids = tuple(
-            k._replace(count=-(-k.count * share(k.path)[0] // share(k.path)[1]), children=()) for k in whole.children
-        )
+        heads_of: dict[str, int] = {}  # each group's cache split by its own KV heads (Gemma 4's full, MiMo's sliding)
+        for g in spec.attention_groups(_decoder_stack(spec)):
+            if g.spec.kv_projections and g.layers > g.sliding:
+                heads_of["kv_cache/self"] = g.spec.kv_heads
+            if g.spec.kv_projections and g.sliding:
+                heads_of["kv_cache/sliding"] = g.spec.kv_heads
+        one = spec.is_mla or spec.shared_kv_head  # one latent, or one key/value head: not split by heads
+        kids = []
+        for k in whole.children:
+            heads = 1 if one else heads_of.get(k.path, spec.kv_heads)
+            share, of = _ceil_div(layers, layout.pp) * _ceil_div(heads, layout.tp), layers * heads
+            kids.append(k._replace(count=-(-k.count * share // of), children=()))
         how = f"per GPU: ceil(layers/{layout.pp}) layers"
         how += "" if spec.is_mla else f", ceil(kv heads/{layout.tp}) heads"
         return Node("kv_cache", sum(k.count for k in kids), f"{whole.formula}, {how}", kids, note=how)
@@ -564,20 +564,10 @@ def _attention_terms(
         out.append(("latent", e * latent, f"{e}*(kv_lora_rank + q_lora_rank)"))
         ctx, ctx_expr = heads * vd, "num_attention_heads*v_head_dim"
     else:
-        hd, kv, vd = spec.head_size, spec.kv_heads, spec.value_size
-        n = 1 if spec.shared_kv_head else spec.kv_projections  # keys and values this layer projects
-        qkv = (heads + n * kv) * hd
-        if not n:
-            expr = "num_attention_heads*head_dim"
-        elif vd != hd and n == 2:  # MiMo-V2-Flash: values narrower than keys
-            qkv = (heads + kv) * hd + kv * vd
-            expr = "((num_attention_heads + num_key_value_heads)*head_dim + num_key_value_heads*v_head_dim)"
-        elif kv == heads:
-            expr = f"{1 + n}*num_attention_heads*head_dim"
-        else:
-            expr = f"(num_attention_heads + {n}*num_key_value_heads)*head_dim".replace(" 1*", " ")
-        out.append(("qkv", e * qkv, f"{e}*{expr}"))
-        ctx, ctx_expr = heads * vd, "num_attention_heads*" + ("v_head_dim" if vd != hd else "head_dim")
+        # DeepSeek-V4's one key/value head is one projection
+        qkv, expr = qkv_width(spec, projections=1 if spec.shared_kv_head else None)
+        out.append(("qkv", e * qkv, f"{e}*{paren(expr)}"))
+        ctx, ctx_expr = values_width(spec)
     if store_scores:
         per = e + (1 + e if dropout else 0)
         expr = f"({e} + 1 + {e})" if dropout else f"{e}"

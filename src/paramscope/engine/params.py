@@ -76,29 +76,17 @@ def attention(prefix: str, spec: Spec) -> Node:
     if spec.shared_kv_head:
         return _one_kv_head(prefix, spec)
     q = 2 if spec.attn_output_gate else 1  # with an output gate (Qwen3-Next), q_proj also emits one per query
-    n = spec.kv_projections  # Gemma 4: 1 where the values are the keys' projection, 0 where both are reused
-    vd = spec.value_size  # MiMo-V2-Flash: values narrower than queries and keys
-    qkv_out = (q * heads + n * kv) * hd if vd == hd or n < 2 else (q * heads + kv) * hd + kv * vd
-    q_expr = "2*num_attention_heads" if q == 2 else "num_attention_heads"
-    if not n:
-        out_expr = f"{q_expr}*head_dim"
-    elif vd != hd and n == 2:
-        out_expr = f"({q_expr} + num_key_value_heads)*head_dim + num_key_value_heads*v_head_dim"
-    elif kv == heads:
-        out_expr = f"{q + n}*num_attention_heads*head_dim"
-    else:
-        out_expr = f"({q_expr} + {n}*num_key_value_heads)*head_dim".replace(" 1*", " ")
+    qkv_out, out_expr = qkv_width(spec, q)
     # Zamba2's shared blocks attend over the hidden state and the input embeddings side by side
     a, a_expr = (2 * h, "2*hidden_size") if spec.shared_blocks else (h, "hidden_size")
     qkv = linear(f"{prefix}/qkv", a, a_expr, qkv_out, out_expr, spec.attention_bias)
     if spec.attention_bias and spec.key_bias is False:  # Whisper: biases on q and v, none on k
         biases, bias_expr = (q * heads + kv) * hd, "(num_attention_heads + num_key_value_heads)*head_dim"
         qkv = qkv._replace(count=h * qkv_out + biases, formula=f"hidden_size*{paren(out_expr)} + {bias_expr}")
-    o_expr = "num_attention_heads*v_head_dim" if vd != hd else "num_attention_heads*head_dim"
-    parts = [qkv, linear(f"{prefix}/o", heads * vd, o_expr, h, "hidden_size", spec.out_bias)]
+    parts = [qkv, linear(f"{prefix}/o", *values_width(spec), h, "hidden_size", spec.out_bias)]
     qk_bias = spec.qk_norm_bias
     if spec.qk_norm == "head":  # a q norm and, where the layer projects its own keys, a k norm
-        copies = 2 if n else 1
+        copies = 2 if spec.kv_projections else 1
         parts.append(norm(f"{prefix}/qk_norm", spec, hd, "head_dim", copies, str(copies), qk_bias))
     elif spec.qk_norm == "full":
         q = norm(f"{prefix}/q_norm", spec, heads * hd, "num_attention_heads*head_dim", bias=qk_bias)
@@ -114,6 +102,31 @@ def attention(prefix: str, spec: Spec) -> Node:
     if spec.sub_norms:
         parts.append(norm(f"{prefix}/sub_norm", spec, h, "hidden_size"))
     return group(prefix, parts)
+
+
+def qkv_width(spec: Spec, queries: int = 1, projections: int | None = None) -> tuple[int, str]:
+    """The outputs of a layer's q, k and v projections together, and their formula: ``queries`` x heads of queries (2
+    with an output gate), then the keys and values the layer projects (``projections``, by default
+    ``Spec.kv_projections``: 2 keys and values, 1 keys that give the values too, 0 none); values ``v_head_dim`` wide
+    where they differ from the keys."""
+    heads, kv, hd, vd = spec.num_attention_heads, spec.kv_heads, spec.head_size, spec.value_size
+    n = spec.kv_projections if projections is None else projections
+    q_expr = "2*num_attention_heads" if queries == 2 else "num_attention_heads"
+    if not n:
+        return queries * heads * hd, f"{q_expr}*head_dim"
+    if vd != hd and n == 2:  # MiMo-V2-Flash: values narrower than queries and keys
+        width = (queries * heads + kv) * hd + kv * vd
+        return width, f"({q_expr} + num_key_value_heads)*head_dim + num_key_value_heads*v_head_dim"
+    if kv == heads:
+        return (queries + n) * heads * hd, f"{queries + n}*num_attention_heads*head_dim"
+    return (queries * heads + n * kv) * hd, f"({q_expr} + {n}*num_key_value_heads)*head_dim".replace(" 1*", " ")
+
+
+def values_width(spec: Spec) -> tuple[int, str]:
+    """The width of all heads' values (the output projection's input), and its formula."""
+    if spec.value_size != spec.head_size:
+        return spec.num_attention_heads * spec.value_size, "num_attention_heads*v_head_dim"
+    return spec.num_attention_heads * spec.head_size, "num_attention_heads*head_dim"
 
 
 def _moa(prefix: str, spec: Spec) -> Node:
@@ -705,6 +718,20 @@ def _image_input(spec: Spec) -> list[Node]:
     return out
 
 
+def _merger(path: str, spec: Spec, norm_width: int, norm_expr: str) -> Node:
+    """Qwen's patch merger: a norm (of ``norm_width``), then an MLP with biases from merge_size^2 x hidden_size to the
+    same width and on to merger_out."""
+    w, w_expr = spec.merge_size**2 * spec.hidden_size, "merge_size^2*hidden_size"
+    return group(
+        path,
+        [
+            norm(f"{path}/norm", spec, norm_width, norm_expr),
+            linear(f"{path}/fc1", w, w_expr, w, w_expr, True),
+            linear(f"{path}/fc2", w, w_expr, spec.merger_out, "merger_out", True),
+        ],
+    )
+
+
 def _attention_pool(spec: Spec) -> Node:
     """SigLIP's pooling head: a learned probe attends to every patch (``nn.MultiheadAttention``: one in-projection
     of 3 × hidden with a bias, the out-projection with a bias), then a LayerNorm and an MLP with biases."""
@@ -839,22 +866,11 @@ def _count(spec: Spec) -> Node:
     if spec.attention_pool:
         head.append(_attention_pool(spec))
     if spec.merge_size:
-        w, o = spec.merge_size**2 * h, spec.merger_out
-        merger = [
-            norm("head/merger/norm", spec, h, "hidden_size"),
-            linear("head/merger/fc1", w, "merge_size^2*hidden_size", w, "merge_size^2*hidden_size", True),
-            linear("head/merger/fc2", w, "merge_size^2*hidden_size", o, "merger_out", True),
-        ]
-        head.append(group("head/merger", merger, note="merge_size × merge_size patches into one token of merger_out"))
-    if spec.deepstack_mergers:
-        w, o = spec.merge_size**2 * h, spec.merger_out
-        w_expr = "merge_size^2*hidden_size"
-        deep = [
-            norm("head/deepstack_merger/norm", spec, w, w_expr),
-            linear("head/deepstack_merger/fc1", w, w_expr, w, w_expr, True),
-            linear("head/deepstack_merger/fc2", w, w_expr, o, "merger_out", True),
-        ]
-        head.append(repeated(group("head/deepstack_merger", deep), spec.deepstack_mergers, "deepstack_mergers"))
+        note = "merge_size × merge_size patches into one token of merger_out"
+        head.append(_merger("head/merger", spec, h, "hidden_size")._replace(note=note))
+    if spec.deepstack_mergers:  # they normalise the merged patches, not each patch
+        deep = _merger("head/deepstack_merger", spec, spec.merge_size**2 * h, "merge_size^2*hidden_size")
+        head.append(repeated(deep, spec.deepstack_mergers, "deepstack_mergers"))
     if spec.adapter_width:
         i, a, o = spec.ffn_size, spec.adapter_width, spec.adapter_out
         adapter = [
@@ -905,11 +921,20 @@ def active_params(spec: Spec, tree: Node) -> int:
     """Parameters that touch one token: all but the routed experts (of the feed-forward blocks and, in a mixture of
     attention heads, of the attention) not chosen for it, and a multimodal model's other towers."""
     idle = tree.get("layers/moe/zero_experts") + tree.get("towers")  # never computed; no text token reads a tower
+    for experts, n in routed_experts(spec, tree):  # one expert repeated n times in each layer that holds them
+        idle += (n - spec.num_experts_per_tok) * (experts.repeat // n) * experts.per_copy
+    return tree.count - idle
+
+
+def routed_experts(spec: Spec, tree: Node) -> list[tuple[Node, int]]:
+    """The tree's routed experts, each node with how many experts it holds per layer: the feed-forward experts and,
+    in a mixture of attention heads (JetMoE), the attention's."""
+    out = []
     for path, n in (("layers/moe/experts", spec.num_experts), ("layers/attention/experts", spec.attention_experts)):
         experts = tree.find(path) if n else None
-        if experts is not None:  # one expert repeated n times in each layer that holds them
-            idle += (n - spec.num_experts_per_tok) * (experts.repeat // n) * experts.per_copy
-    return tree.count - idle
+        if experts is not None:
+            out.append((experts, n))
+    return out
 
 
 def summarize(spec: Spec) -> Summary:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from paramscope.engine.flops import forward
 from paramscope.engine.hardware import Accelerator
 from paramscope.engine.memory import BITS, QUANT, kv_cache, weight_bytes
-from paramscope.engine.params import count
+from paramscope.engine.params import count, routed_experts
 from paramscope.engine.spec import Spec, validate
 
 
@@ -113,12 +113,10 @@ def speed(
     read -= tree.get("towers") * keep_bits // 8  # a multimodal model's other towers run on images, not per token
     touched = float(spec.num_experts)
     # routed experts (and JetMoE's attention experts) are read only when some sequence's token is sent to them
-    for path, n in (("layers/moe/experts", spec.num_experts), ("layers/attention/experts", spec.attention_experts)):
-        experts = tree.find(path) if n else None
-        if experts is not None:
-            used = expected_experts(n, spec.num_experts_per_tok, batch)
-            read -= round(experts.count * BITS[dtype] / 8 * (1 - used / n))
-            touched = used if path == "layers/moe/experts" else touched
+    for experts, n in routed_experts(spec, tree):
+        used = expected_experts(n, spec.num_experts_per_tok, batch)
+        read -= round(experts.count * BITS[dtype] / 8 * (1 - used / n))
+        touched = used if experts.path == "layers/moe/experts" else touched
 
     prefill_flops = batch * forward(spec, prompt, causal=True).count
     prefill_bytes = weights + kv_cache(spec, prompt, batch, kv_dtype).count
