@@ -89,17 +89,23 @@ def test_deepseek_v3_mla_caches_the_latent(q_lora_rank: int | None, layers: int)
     assert layers * (512 + 64) * 2 * 4096 == kv_cache(from_config(config).spec, 4096, 1, "bf16").count
 
 
-@pytest.mark.parametrize("model_type", ["gemma2", "gemma3_text", "gpt_oss", "cohere2", "olmo3", "exaone4"])
+SLIDING_TYPES = ["gemma2", "gemma3_text", "gpt_oss", "cohere2", "olmo3", "exaone4"]
+SLIDING_TYPES += ["cohere2_moe", "exaone_moe", "granite_swa", "vaultgemma", "afmoe", "mimo_v2_flash", "gemma4_text"]
+
+
+@pytest.mark.parametrize("model_type", SLIDING_TYPES)
 @pytest.mark.parametrize("layers", [1, 5, 6, 12, 13])
 def test_sliding_layers_follow_the_config_class(model_type: str, layers: int) -> None:
     """Without ``layer_types`` in the file, the layers that slide are those the transformers config class fills in
-    (every 2nd, 4th or 6th layer full, by family): counted from ``AutoConfig.for_model(...).layer_types``."""
+    (every 2nd, 4th or 6th layer full, by family), and so are they when the file states the list as transformers
+    writes it: counted from ``AutoConfig.for_model(...).layer_types``."""
     from transformers import AutoConfig
 
     config = {"model_type": model_type, "num_hidden_layers": layers, "sliding_window": 512, "pad_token_id": 0}
     hf = AutoConfig.for_model(model_type, **{k: v for k, v in config.items() if k != "model_type"})
     expected = sum(1 for t in hf.layer_types if t == "sliding_attention")
-    assert expected == from_config(config).spec.sliding_window_layers
+    written = {**config, "layer_types": list(hf.layer_types)}
+    assert (expected, expected) == tuple(from_config(c).spec.sliding_window_layers for c in (config, written))
 
 
 #: Small models whose cache is checked against transformers': hybrids (Gated DeltaNet, lightning attention, short

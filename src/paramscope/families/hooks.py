@@ -38,6 +38,16 @@ def per_layer(c: Cfg, n: int, allowed: tuple[str, ...], *keys: str) -> list[str]
     return types[:n]
 
 
+def slide(d: Values, sliding: int, needs_window: str = "") -> None:
+    """``sliding`` of the layers attend within the window; with none there is no window at all (0 would mean every
+    layer, Mistral style). ``needs_window`` names a family whose sliding layers cannot run without one."""
+    d["sliding_window_layers"] = sliding
+    if not sliding:
+        d["sliding_window"] = None
+    elif needs_window and not d["sliding_window"]:
+        raise SpecError("sliding_window", f"{needs_window}'s sliding layers need a window: state one")
+
+
 def sliding_every(period: int, first_full: bool = False, key: str = "sliding_window_pattern") -> Hook:
     """Sliding and full attention layers: ``layer_types`` names them; without it every ``period``-th layer
     (``sliding_window_pattern`` where the config states one) attends fully and the others slide, as the config
@@ -54,9 +64,7 @@ def sliding_every(period: int, first_full: bool = False, key: str = "sliding_win
             every = c.get(key, default=period)
             every = every if isinstance(every, int) and not isinstance(every, bool) and every > 0 else period
             sliding = sum(1 for i in range(n) if (i + (not first_full)) % every)
-        d["sliding_window_layers"] = sliding
-        if sliding == 0:  # 0 would mean "every layer" (Mistral style): no layer slides here
-            d["sliding_window"] = None
+        slide(d, sliding)
 
     hook.__name__ = hook.__qualname__ = f"sliding_every_{period}" + ("_first" if first_full else "")
     return hook
@@ -74,12 +82,8 @@ def gemma4_layers(c: Cfg, d: Values) -> None:
     if types is None:
         types = ["sliding_attention" if (i + 1) % 6 else "full_attention" for i in range(n)]
     types = [*types[:-1], "full_attention"] if types else []
-    d["sliding_window_layers"] = types.count("sliding_attention")
-    if not d["sliding_window_layers"]:
-        d["sliding_window"] = None
-    elif not d["sliding_window"]:
-        raise SpecError("sliding_window", "Gemma 4's sliding layers need a window: state one")
-    elif c.get("use_bidirectional_attention") == "all":
+    slide(d, types.count("sliding_attention"), "Gemma 4")
+    if d["sliding_window"] and c.get("use_bidirectional_attention") == "all":
         d["sliding_window"] = d["sliding_window"] // 2 + 1  # a window each side
     k_eq_v = bool(d["global_k_eq_v"])
     if not k_eq_v:
@@ -185,11 +189,7 @@ def mimo_layers(c: Cfg, d: Values) -> None:
     size = c.get("sliding_window_size")
     if size is not None:
         d["sliding_window"] = as_int("sliding_window_size", size) + 1
-    d["sliding_window_layers"] = types.count("sliding_attention")
-    if not d["sliding_window_layers"]:
-        d["sliding_window"] = None
-    elif not d["sliding_window"]:
-        raise SpecError("sliding_window", "MiMo-V2-Flash's sliding layers need a window: state one")
+    slide(d, types.count("sliding_attention"), "MiMo-V2-Flash")
 
 
 def head_dim_stated(c: Cfg, d: Values) -> None:
@@ -211,9 +211,7 @@ def sliding_layer_types(c: Cfg, d: Values) -> None:
     set (as MinistralConfig fills the list in)."""
     types = per_layer(c, d["num_hidden_layers"], ("sliding_attention", "full_attention"))
     if types is not None:
-        d["sliding_window_layers"] = types.count("sliding_attention")
-        if not d["sliding_window_layers"]:
-            d["sliding_window"] = None
+        slide(d, types.count("sliding_attention"))
 
 
 def cohere2_moe_layers(c: Cfg, d: Values) -> None:
@@ -221,21 +219,22 @@ def cohere2_moe_layers(c: Cfg, d: Values) -> None:
     dense MLP; without ``layer_types`` the dense prefix slides by ``prefix_dense_sliding_window_pattern`` and the rest
     by ``sliding_window_pattern``; the norm is an RMSNorm when ``rms_norm_eps`` is set (a weight either way)."""
     n = d["num_hidden_layers"]
-    types = per_layer(c, n, ("dense", "sparse"), "mlp_layer_types")
+    mlp_types = per_layer(c, n, ("dense", "sparse"), "mlp_layer_types")
     first = min(d["first_k_dense_replace"] or 0, n)
-    d["mlp_only_layers"] = tuple(i for i, t in enumerate(types) if t == "dense") if types else tuple(range(first))
+    dense = tuple(i for i, t in enumerate(mlp_types) if t == "dense") if mlp_types else tuple(range(first))
+    d["mlp_only_layers"] = dense
     d["first_k_dense_replace"] = 0
-    if per_layer(c, n, ("sliding_attention", "full_attention")) is None:
+    types = per_layer(c, n, ("sliding_attention", "full_attention"))
+    if types is not None:
+        slide(d, types.count("sliding_attention"))
+    else:
         prefix, rest = (
             as_int(k, c.get(k, default=v))
             for k, v in (("prefix_dense_sliding_window_pattern", 1), ("sliding_window_pattern", 4))
         )
         if prefix < 1 or rest < 1:
             raise SpecError("sliding_window_pattern", "a pattern of full-attention layers must be at least 1")
-        sliding = sum(1 for i in range(first) if (i + 1) % prefix) + sum(1 for i in range(n - first) if (i + 1) % rest)
-        d["sliding_window_layers"] = sliding
-        if not sliding:
-            d["sliding_window"] = None
+        slide(d, sum(1 for i in range(first) if (i + 1) % prefix) + sum(1 for i in range(n - first) if (i + 1) % rest))
     if c.get("rms_norm_eps") is not None:
         d["norm_type"] = "rmsnorm"
 
