@@ -1,0 +1,219 @@
+"""Predicted memory against real CUDA memory: small models built by transformers on one GPU, random weights.
+
+Needs a CUDA GPU with torch and transformers (no weights are downloaded: each model is built from its preset's
+config.json). For each preset it measures, with ``torch.cuda.memory_allocated`` (exact bytes of live tensors):
+
+* **weights**: the model in bf16 on the GPU, against ``memory.weight_bytes``;
+* **KV cache**: a prefill of ``batch × seq`` tokens with transformers' own cache, then one decode step; the
+  bytes of every storage the cache holds after each, against ``memory.kv_cache``; and the prefill's peak against
+  weights + KV cache (the transient buffers of the forward pass are not in the inference estimate);
+* **training** (bf16 weights and gradients, an fp32 master copy and AdamW's fp32 moments, as Megatron and
+  DeepSpeed keep them, 16 bytes per parameter): the states before the step, the bytes the forward pass keeps for
+  the backward pass (``memory.activations``, FlashAttention through SDPA, no dropout), the gradients, and the
+  peak of forward + backward against the predicted total, without and with full recomputation;
+* **runtime**: what the process holds on the GPU with no model or data (the CUDA context, kernel images, cuBLAS's
+  workspace), against the ``runtime_mib`` assumption; every other figure leaves it out.
+
+Run on the GPU machine: python bench/gpu_memory.py [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import warnings
+from pathlib import Path
+
+import torch
+import transformers
+from transformers import AutoConfig
+
+from paramscope import from_config
+from paramscope.engine.memory import activations, kv_cache, memory, parts, weight_bytes
+from paramscope.engine.run import RunSettings
+
+ROOT = Path(__file__).resolve().parents[1]
+GIB = 2**30
+#: preset, inference (batch, seq), training (batch, seq)
+CASES = [
+    ("gpt2", (8, 1023), (8, 1024)),  # a decode step after 1,023 tokens fills the 1,024 positions
+    ("qwen3-0.6b", (8, 4096), (4, 2048)),
+    ("llama-3.2-1b", (8, 4096), (4, 2048)),
+    ("gemma-3-1b-pt", (8, 4096), (4, 2048)),
+]
+NO_DROPOUT = ("resid_pdrop", "embd_pdrop", "attn_pdrop", "attention_dropout", "hidden_dropout", "dropout")
+
+
+def _config(name: str) -> dict:
+    config = json.loads((ROOT / "presets" / f"{name}.json").read_text())["config"]
+    for key in NO_DROPOUT:  # the estimate's default: modern LLMs train without dropout
+        if key in config:
+            config[key] = 0.0
+    return config
+
+
+def _build(config: dict) -> torch.nn.Module:
+    cfg = dict(config)
+    model_type = cfg.pop("model_type")
+    cls = getattr(transformers, cfg["architectures"][0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        hf_cfg = AutoConfig.for_model(model_type, **cfg)
+        hf_cfg._attn_implementation = "sdpa"
+        torch.set_default_dtype(torch.bfloat16)
+        with torch.device("cuda"):
+            model = cls(hf_cfg)
+        torch.set_default_dtype(torch.float32)
+    return model
+
+
+def _allocated() -> int:
+    torch.cuda.synchronize()
+    return torch.cuda.memory_allocated()
+
+
+def _cache_bytes(cache: object) -> int:
+    """Every tensor the cache object holds (its layers' keys and values), each storage once."""
+    seen: dict[int, int] = {}
+
+    def walk(obj: object, depth: int) -> None:
+        if isinstance(obj, torch.Tensor):
+            seen[obj.untyped_storage().data_ptr()] = obj.untyped_storage().nbytes()
+        elif depth < 4 and isinstance(obj, list | tuple):
+            for item in obj:
+                walk(item, depth + 1)
+        elif depth < 4 and hasattr(obj, "__dict__"):
+            for item in vars(obj).values():
+                walk(item, depth + 1)
+
+    walk(cache, 0)
+    return sum(seen.values())
+
+
+def _runtime_mib() -> float:
+    """GPU memory the process holds with no model or data: the CUDA context and loaded kernels beyond PyTorch's
+    allocator, and the workspaces inside it (cuBLAS's), in MiB."""
+    torch.cuda.synchronize()
+    free, total = torch.cuda.mem_get_info()
+    return (total - free - torch.cuda.memory_reserved() + torch.cuda.memory_allocated()) / 2**20
+
+
+def _inference(name: str, config: dict, batch: int, seq: int) -> dict:
+    spec = from_config(config).cost_spec
+    settings = RunSettings(batch=batch, seq=seq, runtime_mib=0)
+    floor = _allocated()  # what the allocator already holds (cuBLAS's workspace): counted under runtime
+    model = _build(config).eval()
+    weights = _allocated() - floor
+    ids = torch.randint(0, spec.vocab_size, (batch, seq), device="cuda")
+    torch.cuda.reset_peak_memory_stats()
+    with torch.no_grad():
+        out = model(input_ids=ids, use_cache=True, logits_to_keep=1)
+    peak = torch.cuda.max_memory_allocated() - floor
+    kv_prefill = _cache_bytes(out.past_key_values)
+    with torch.no_grad():  # one decode step: transformers' sliding layers keep a view of the whole prompt until then
+        nxt = torch.randint(0, spec.vocab_size, (batch, 1), device="cuda")
+        out = model(input_ids=nxt, past_key_values=out.past_key_values, use_cache=True, logits_to_keep=1)
+    kv = _cache_bytes(out.past_key_values)
+    predicted = parts(memory(spec, settings))
+    row = {
+        "model": name,
+        "transformers_params": sum(p.numel() for p in model.parameters()),
+        "paramscope_params": from_config(config).summary.total,
+        "batch": batch,
+        "seq": seq,
+        "weights": (weight_bytes(spec, "bf16").count, weights),
+        "kv_after_prefill": (kv_cache(spec, seq, batch, "bf16").count, kv_prefill),
+        "kv_cache": (kv_cache(spec, seq + 1, batch, "bf16").count, kv),
+        "peak": (predicted["total"], peak),
+    }
+    del out, model, ids, nxt
+    torch.cuda.empty_cache()
+    return row
+
+
+def _training(name: str, config: dict, batch: int, seq: int, recompute: str) -> dict:
+    spec = from_config(config).cost_spec
+    settings = RunSettings(mode="training", batch=batch, seq=seq, recompute=recompute, runtime_mib=0)
+    predicted = parts(memory(spec, settings))
+    floor = _allocated()
+    model = _build(config).train()
+    if recompute == "full":
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    params = [p for p in model.parameters() if p.requires_grad]
+    master = [p.detach().float() for p in params]
+    optimizer = torch.optim.AdamW(master, lr=1e-6, fused=True)
+    for m in master:  # one step with zero gradients creates the moments
+        m.grad = torch.zeros_like(m)
+    optimizer.step()
+    for m in master:
+        m.grad = None
+    states = _allocated() - floor
+    ids = torch.randint(0, spec.vocab_size, (batch, seq), device="cuda")
+    base = _allocated() - floor
+    torch.cuda.reset_peak_memory_stats()
+    loss = model(input_ids=ids, labels=ids, use_cache=False).loss
+    kept = _allocated() - floor - base
+    loss.backward()
+    peak = torch.cuda.max_memory_allocated() - floor - (base - states)
+    grads = sum(p.grad.untyped_storage().nbytes() for p in params if p.grad is not None)
+    row = {
+        "model": name,
+        "recompute": recompute,
+        "batch": batch,
+        "seq": seq,
+        "states": (predicted["weights"] + predicted["optimizer"], states),
+        "activations": (activations(spec, settings, seq).count, kept),
+        "gradients": (predicted["gradients"], grads),
+        "peak": (predicted["total"], peak),
+    }
+    del loss, model, params, master, optimizer, ids
+    torch.cuda.empty_cache()
+    return row
+
+
+def _line(label: str, pair: tuple[int, int]) -> str:
+    predicted, measured = pair
+    ratio = measured / predicted
+    return f"  {label:<16} predicted {predicted / GIB:9.3f} GiB  measured {measured / GIB:9.3f} GiB  ratio {ratio:6.3f}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", type=Path, help="write every measurement here")
+    args = parser.parse_args()
+    if not torch.cuda.is_available():
+        sys.exit("needs a CUDA GPU")
+    torch.ones(1, device="cuda") @ torch.ones(1, 1, device="cuda")
+    report: dict = {
+        "device": torch.cuda.get_device_name(),
+        "torch": torch.__version__,
+        "transformers": transformers.__version__,
+        "runtime_mib_start": _runtime_mib(),
+        "inference": [],
+        "training": [],
+    }
+    print(f"{report['device']}, torch {report['torch']}, transformers {report['transformers']}")
+    for name, (ib, iseq), (tb, tseq) in CASES:
+        config = _config(name)
+        row = _inference(name, config, ib, iseq)
+        report["inference"].append(row)
+        counts = f"params {row['transformers_params']:,} (paramscope {row['paramscope_params']:,})"
+        print(f"{name}: inference, batch {ib} x {iseq} tokens, {counts}")
+        for key in ("weights", "kv_after_prefill", "kv_cache", "peak"):
+            print(_line(key, row[key]))
+        for recompute in ("none", "full"):
+            row = _training(name, config, tb, tseq, recompute)
+            report["training"].append(row)
+            print(f"{name}: training, recompute {recompute}, batch {tb} x {tseq} tokens")
+            for key in ("states", "activations", "gradients", "peak"):
+                print(_line(key, row[key]))
+    report["runtime_mib_end"] = _runtime_mib()
+    start, end = report["runtime_mib_start"], report["runtime_mib_end"]
+    print(f"runtime (context, kernels, workspaces): {start:.0f} MiB at start, {end:.0f} MiB at the end (assumed: 768)")
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1))
+
+
+if __name__ == "__main__":
+    main()
