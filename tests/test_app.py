@@ -554,6 +554,7 @@ def test_a_whole_model_in_the_link_is_shown_and_kept():
     assert f"{summarize(five).total:,}" == total(at)
     assert PARAMSCOPE_MODEL == decode_config(at.query_params["x_spec"]).config
     assert "5" == at.query_params["num_hidden_layers"]
+    assert "preset" not in at.query_params  # the model started from no preset
     assert f"{summarize(five).total:,}" == total(fresh(dict(at.query_params)))
 
 

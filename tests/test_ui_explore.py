@@ -247,12 +247,13 @@ def test_an_upload_is_its_own_config() -> None:
 
 
 def test_upload_link_carries_the_config_and_the_edits() -> None:
-    """An edited upload links as its encoded config plus the edited keys; the link rebuilds the edited model."""
+    """An edited upload links as its encoded config plus the edited keys (no preset: it started from none); the link
+    rebuilds the edited model."""
     from paramscope.io import link
 
     model = model_from_upload(json.dumps(TINYLLAMA)).edit(num_hidden_layers=4)
     q = upload_link(model)
-    assert {"preset", "x_spec", "num_hidden_layers"} == set(q)
+    assert {"x_spec", "num_hidden_layers"} == set(q)
     back, warnings = link.edits_from_query(explore_from_query(q).model, q, [])
     assert ([], model.spec) == (warnings, back.spec)  # the link keeps the keys that count, not token ids
 

@@ -235,13 +235,15 @@ def _text(value: object) -> str:
 
 def query_from_model(model: Model) -> dict[str, str]:
     """``{"preset": name}`` (``{"hf": ORG/NAME, "revision": REV}`` for a Hub model, the revision only when not
-    main) plus the edited keys, in key order (a field's name where a key states one)."""
+    main; nothing for a model from neither, such as an upload) plus the edited keys, in key order (a field's name
+    where a key states one)."""
+    out: dict[str, str] = {}
     if model.hub_id:
-        out = {HUB_KEY: model.hub_id}
+        out[HUB_KEY] = model.hub_id
         if model.revision != "main":
             out[REVISION_KEY] = model.revision
-    else:
-        out = {PRESET_KEY: model.preset or DEFAULT_PRESET}
+    elif model.preset:
+        out[PRESET_KEY] = model.preset
     edits = model.edits
     follow = model.has_formulas and model.family.key_for("num_hidden_layers", model.base) in edits
     for key, value in sorted(edits.items()):
