@@ -13,6 +13,7 @@ when missing, as transformers does, by :func:`resolve`.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -464,33 +465,10 @@ class Spec:
         full = layers - sliding
         shared_sliding = min(self.kv_shared_sliding, sliding)
         shared_full = min(self.kv_shared_layers - self.kv_shared_sliding, full)
-        base = dataclasses.replace(
-            self,
-            global_head_dim=None,
-            global_kv_heads=None,
-            global_k_eq_v=False,
-            kv_shared_layers=0,
-            sliding_kv_heads=None,
-            sliding_sinks=False,
-        )
-        local = dataclasses.replace(
-            base,
-            num_key_value_heads=self.sliding_kv_heads or self.kv_heads,
-            attention_sinks=self.attention_sinks or self.sliding_sinks,
-        )
-        wide = dataclasses.replace(
-            base,
-            head_dim=self.global_head_dim or self.head_size,
-            num_key_value_heads=self.global_kv_heads or self.kv_heads,
-            kv_projections=1 if self.global_k_eq_v else 2,
-        )
+        local, wide, reused_local, reused_wide = _group_specs(self)
         local_names = (("num_key_value_heads", "sliding_kv_heads"),) if self.sliding_kv_heads else ()
         names = (("head_dim", "global_head_dim"),) if self.global_head_dim else ()
         names += (("num_key_value_heads", "num_global_key_value_heads"),) if self.global_kv_heads else ()
-        reused_local, reused_wide = (
-            dataclasses.replace(local, kv_projections=0),
-            dataclasses.replace(wide, kv_projections=0),
-        )
         groups = zip(
             ATTENTION_GROUPS,
             (local, wide, reused_local, reused_wide),
@@ -598,6 +576,34 @@ class AttentionGroup(NamedTuple):
 
 
 FIELDS: dict[str, dataclasses.Field] = {f.name: f for f in dataclasses.fields(Spec) if f.name != "extra"}
+
+
+@functools.lru_cache(maxsize=256)
+def _group_specs(spec: Spec) -> tuple[Spec, Spec, Spec, Spec]:
+    """The Specs each attention group is built with (:meth:`Spec.attention_groups`): sliding layers, full-attention
+    layers, and each of those reusing an earlier layer's keys and values. Cached: a Spec copy costs microseconds and
+    every tree (parameters, memory, FLOPs, LoRA) asks."""
+    base = dataclasses.replace(
+        spec,
+        global_head_dim=None,
+        global_kv_heads=None,
+        global_k_eq_v=False,
+        kv_shared_layers=0,
+        sliding_kv_heads=None,
+        sliding_sinks=False,
+    )
+    local = dataclasses.replace(
+        base,
+        num_key_value_heads=spec.sliding_kv_heads or spec.kv_heads,
+        attention_sinks=spec.attention_sinks or spec.sliding_sinks,
+    )
+    wide = dataclasses.replace(
+        base,
+        head_dim=spec.global_head_dim or spec.head_size,
+        num_key_value_heads=spec.global_kv_heads or spec.kv_heads,
+        kv_projections=1 if spec.global_k_eq_v else 2,
+    )
+    return local, wide, dataclasses.replace(local, kv_projections=0), dataclasses.replace(wide, kv_projections=0)
 
 
 def resolve(spec: Spec) -> Spec:
