@@ -1485,6 +1485,118 @@ CASES = {
         attention_bias=True,
         **LLAMA4,
     ),
+    "iquestcoder": dict(model_type="iquestcoder", head_dim=8, **SMALL),
+    "iquestcoder-biases-tied": dict(
+        model_type="iquestcoder", head_dim=None, attention_bias=True, mlp_bias=True, tie_word_embeddings=True, **SMALL
+    ),
+    "cwm-every-fourth-full": dict(model_type="cwm", head_dim=8, mlp_bias=True, **{**SMALL, "num_hidden_layers": 5}),
+    "cwm-layer-types": dict(
+        model_type="cwm", head_dim=8, layer_types=["sliding_attention", "full_attention", "sliding_attention"], **SMALL
+    ),
+    "hyperclovax-post-norms": dict(model_type="hyperclovax", head_dim=8, attention_bias=True, **SMALL),
+    "hyperclovax-no-post-norms-tied": dict(
+        model_type="hyperclovax", head_dim=None, use_post_norm=False, tie_word_embeddings=True, **SMALL
+    ),
+    "nanochat": dict(model_type="nanochat", **SMALL),
+    "nanochat-bias-tied": dict(model_type="nanochat", attention_bias=True, tie_word_embeddings=True, **SMALL),
+    "jais2": dict(model_type="jais2", head_dim=8, **SMALL),
+    "jais2-no-biases-tied": dict(
+        model_type="jais2", head_dim=None, attention_bias=False, mlp_bias=False, tie_word_embeddings=True, **SMALL
+    ),
+    "youtu-latent-dense-tied": dict(
+        MLA_MOE, architectures=["YoutuForCausalLM"], model_type="youtu", q_lora_rank=12, tie_word_embeddings=True
+    ),
+    "youtu-no-q-lora-bias-untied": dict(
+        MLA_MOE,
+        architectures=["YoutuForCausalLM"],
+        model_type="youtu",
+        q_lora_rank=None,
+        attention_bias=True,
+        tie_word_embeddings=False,
+    ),
+    "glm_moe_dsa-mlp-layer-types": dict(
+        MLA_MOE,
+        architectures=["GlmMoeDsaForCausalLM"],
+        model_type="glm_moe_dsa",
+        num_hidden_layers=4,
+        q_lora_rank=12,
+        n_shared_experts=1,
+        mlp_layer_types=["dense", "sparse", "dense", "sparse"],
+        index_n_heads=2,
+        index_head_dim=4,
+    ),
+    "glm_moe_dsa-first-dense-tied": dict(
+        MLA_MOE,
+        architectures=["GlmMoeDsaForCausalLM"],
+        model_type="glm_moe_dsa",
+        q_lora_rank=12,
+        n_shared_experts=2,
+        first_k_dense_replace=2,
+        mlp_layer_types=None,
+        index_n_heads=3,
+        index_head_dim=6,
+        tie_word_embeddings=True,
+    ),
+    "mellum-dense-and-sliding-layers": dict(
+        model_type="mellum",
+        head_dim=8,
+        num_local_experts=4,
+        num_experts_per_tok=2,
+        moe_intermediate_size=16,
+        mlp_layer_types=["dense", "sparse", "sparse"],
+        layer_types=["sliding_attention", "full_attention", "sliding_attention"],
+        **SMALL,
+    ),
+    "mellum-every-layer-sparse-tied": dict(
+        model_type="mellum",
+        head_dim=8,
+        num_local_experts=3,
+        num_experts_per_tok=1,
+        moe_intermediate_size=8,
+        tie_word_embeddings=True,
+        **SMALL,
+    ),
+    "flint-dense-first-sinks": dict(
+        model_type="flint",
+        head_dim=8,
+        num_experts=4,
+        num_experts_per_tok=2,
+        moe_intermediate_size=16,
+        shared_expert_intermediate_size=24,
+        **{**SMALL, "num_hidden_layers": 6},
+    ),
+    "flint-sparse-step-bias-tied": dict(
+        model_type="flint",
+        head_dim=8,
+        num_experts=3,
+        num_experts_per_tok=1,
+        moe_intermediate_size=8,
+        shared_expert_intermediate_size=0,
+        decoder_sparse_step=2,
+        mlp_only_layers=[],
+        attention_bias=True,
+        tie_word_embeddings=True,
+        **SMALL,
+    ),
+    "solar_open-shared-experts": dict(
+        model_type="solar_open",
+        head_dim=8,
+        n_routed_experts=4,
+        num_experts_per_tok=2,
+        moe_intermediate_size=16,
+        n_shared_experts=2,
+        **SMALL,
+    ),
+    "solar_open-qkv-bias-tied": dict(
+        model_type="solar_open",
+        head_dim=8,
+        n_routed_experts=3,
+        num_experts_per_tok=1,
+        moe_intermediate_size=8,
+        attention_bias=True,
+        tie_word_embeddings=True,
+        **SMALL,
+    ),
 }
 
 
@@ -1735,6 +1847,14 @@ STRATEGIES = {
         _decoder("nemotron_h", **{k: v for k, v in NEMOTRON_H.items() if k.startswith(("mamba", "n_", "ssm", "conv"))}),
         st.text("M*-E", min_size=1, max_size=6),
     ),
+    "iquestcoder": _decoder("iquestcoder", attention_bias=True),
+    "cwm": _decoder("cwm", mlp_bias=True),
+    "hyperclovax": _decoder("hyperclovax", attention_bias=True),
+    "nanochat": _decoder("nanochat", attention_bias=True),
+    "jais2": _decoder("jais2"),
+    "mellum": _decoder("mellum", num_local_experts=3, num_experts_per_tok=2, moe_intermediate_size=6),
+    "flint": _decoder("flint", num_experts=3, num_experts_per_tok=2, moe_intermediate_size=6, attention_bias=True),
+    "solar_open": _decoder("solar_open", n_routed_experts=3, num_experts_per_tok=2, moe_intermediate_size=6),
 }
 
 

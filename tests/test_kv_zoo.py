@@ -91,6 +91,7 @@ def test_deepseek_v3_mla_caches_the_latent(q_lora_rank: int | None, layers: int)
 
 SLIDING_TYPES = ["gemma2", "gemma3_text", "gpt_oss", "cohere2", "olmo3", "exaone4"]
 SLIDING_TYPES += ["cohere2_moe", "exaone_moe", "granite_swa", "vaultgemma", "afmoe", "mimo_v2_flash", "gemma4_text"]
+SLIDING_TYPES += ["cwm", "flint", "mellum"]
 
 
 @pytest.mark.parametrize("model_type", SLIDING_TYPES)
@@ -171,6 +172,56 @@ CACHES = {
     # Gemma 4: full-attention layers twice as wide with one KV head (values from the keys' projection, still cached
     # apart), the last two layers reusing keys and values (nothing cached)
     "gemma4_text": dict(GEMMA4, sliding_window=32, **GEMMA4_SHARED_KV),
+    # GLM-5 and Youtu-LLM cache the latent (kv_lora_rank + qk_rope_head_dim), GLM-5 its indexer's keys beside it
+    "glm_moe_dsa": dict(
+        model_type="glm_moe_dsa",
+        num_hidden_layers=4,
+        n_routed_experts=4,
+        num_experts_per_tok=2,
+        moe_intermediate_size=8,
+        q_lora_rank=12,
+        kv_lora_rank=8,
+        qk_nope_head_dim=4,
+        qk_rope_head_dim=2,
+        v_head_dim=4,
+        index_n_heads=2,
+        index_head_dim=4,
+        index_topk=4,
+        num_key_value_heads=4,
+        mlp_layer_types=["dense", "sparse", "sparse", "sparse"],
+    ),
+    "youtu": dict(
+        model_type="youtu",
+        num_hidden_layers=3,
+        q_lora_rank=12,
+        kv_lora_rank=8,
+        qk_nope_head_dim=4,
+        qk_rope_head_dim=2,
+        v_head_dim=4,
+        num_key_value_heads=4,
+        head_dim=None,
+    ),
+    # sliding layers (a window wider than the tokens): CWM's every fourth layer full, Flint's with sinks, Mellum's
+    "cwm": dict(model_type="cwm", sliding_window=16, num_hidden_layers=5),
+    "flint": dict(
+        model_type="flint",
+        num_experts=4,
+        num_experts_per_tok=2,
+        moe_intermediate_size=8,
+        shared_expert_intermediate_size=12,
+        sliding_window=16,
+        num_hidden_layers=6,
+    ),
+    "mellum": dict(
+        model_type="mellum",
+        num_hidden_layers=4,
+        num_local_experts=4,
+        num_experts_per_tok=2,
+        moe_intermediate_size=8,
+        sliding_window=16,
+        layer_types=["sliding_attention", "full_attention", "sliding_attention", "full_attention"],
+        mlp_layer_types=["dense", "sparse", "sparse", "sparse"],
+    ),
     "qwen3_5_text-layer-types": dict(
         model_type="qwen3_5_text",
         num_hidden_layers=3,

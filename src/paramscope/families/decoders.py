@@ -185,6 +185,28 @@ INTERNLM3 = LLAMA.but(
     extra_hooks=[hooks.same_biases],
     checks_width=True,
 )
+IQUESTCODER = LLAMA.but(
+    model_type="iquestcoder",
+    class_prefix="IQuestCoder",
+    source=f"{TF}/iquestcoder/configuration_iquestcoder.py",
+    # IQuestCoderConfig builds transformers' Llama classes
+    class_names=dict(causal_lm="LlamaForCausalLM", base="LlamaModel"),
+    checks_width=True,
+)
+CWM = LLAMA.but(
+    model_type="cwm",
+    class_prefix="Cwm",
+    source=f"{TF}/cwm/modeling_cwm.py",
+    # Llama's layers without attention biases; layer_types, else every fourth layer full from the first
+    keys=dict(attention_bias=None),
+    extra_hooks=[hooks.sliding_every(4, first_full=True)],
+)
+HYPERCLOVAX = GRANITE.but(
+    model_type="hyperclovax",
+    class_prefix="HyperCLOVAX",
+    source=f"{TF}/hyperclovax/modeling_hyperclovax.py",
+    extra_hooks=[hooks.post_norms],  # Granite's layers with an RMSNorm after attention and after the MLP
+)
 SMOLLM3 = LLAMA.but(model_type="smollm3", class_prefix="SmolLM3", source=f"{TF}/smollm3/modeling_smollm3.py")
 OLMO2 = LLAMA.but(
     model_type="olmo2",
@@ -364,6 +386,14 @@ OLMO = LLAMA.but(
     # OlmoLayerNorm: a LayerNorm without weight or bias, so no norm holds a parameter
     fixed=dict(norm_type="layernorm", norm_bias=False, norms_per_layer=0, final_norm=False),
 )
+NANOCHAT = OLMO.but(
+    model_type="nanochat",
+    class_prefix="NanoChat",
+    source=f"{TF}/nanochat/modeling_nanochat.py",
+    # every norm (the layers', the final one, q and k's) is a parameter-free RMSNorm; the MLP is fc1 and fc2 (ReLU²)
+    fixed=dict(mlp_gated=False),
+    hooks=(),
+)
 STABLELM = LLAMA.but(
     model_type="stablelm",
     class_prefix="StableLm",
@@ -380,6 +410,13 @@ NEMOTRON = LLAMA.but(
     # LayerNorm1P: a LayerNorm with weight and bias; the MLP is up and down only (ReLU²)
     fixed=dict(norm_type="layernorm", norm_bias=True, mlp_gated=False),
     hooks=(hooks.kv_heads_stated,),
+)
+JAIS2 = NEMOTRON.but(
+    model_type="jais2",
+    class_prefix="Jais2",
+    source=f"{TF}/jais2/modeling_jais2.py",
+    # LayerNorms with biases, biases on q, k, v and o, an up and down MLP (ReLU²) with biases
+    hooks=(),
 )
 APERTUS = LLAMA.but(
     model_type="apertus",
@@ -484,6 +521,16 @@ QWEN2_MOE = QWEN2.but(
     fixed=dict(attention_bias=None),
     extra_hooks=[hooks.sparse_step, hooks.shared_expert_gate],
 )
+FLINT = QWEN2_MOE.but(
+    model_type="flint",
+    class_prefix="Flint",
+    source=f"{TF}/flint/modeling_flint.py",
+    # Qwen3-MoE's attention (q/k norms) with a learned sink per head; a shared expert without Qwen2-MoE's gate
+    keys=dict(attention_bias=("attention_bias",)),
+    defaults=dict(attention_bias=False),
+    fixed=dict(attention_out_bias=None, qk_norm="head", attention_sinks=True),  # PEFT leaves its experts frozen
+    hooks=(hooks.flint_layers,),
+)
 DEEPSEEK_V2 = LLAMA.but(
     model_type="deepseek_v2",
     class_prefix="DeepseekV2",
@@ -530,6 +577,13 @@ DEEPSEEK_V32 = DEEPSEEK_V3.but(
     source=f"{TF}/deepseek_v32/modeling_deepseek_v32.py",
     keys=dict(index_n_heads=("index_n_heads",), index_head_dim=("index_head_dim",)),
     extra_hooks=[hooks.mlp_layer_types],
+)
+GLM_MOE_DSA = DEEPSEEK_V32.but(
+    model_type="glm_moe_dsa",
+    class_prefix="GlmMoeDsa",
+    source=f"{TF}/glm_moe_dsa/modeling_glm_moe_dsa.py",
+    # GLM-5: DeepSeek-V3.2's latent attention with its indexer, dense first layers (mlp_layer_types), shared experts
+    extra_hooks=[hooks.glm5_indexers],
 )
 GLM4_MOE_LITE = DEEPSEEK_V3.but(
     model_type="glm4_moe_lite",
@@ -618,6 +672,13 @@ MINICPM3 = DEEPSEEK_V2.but(
     ),
     fixed=dict(lora_moe=None),
 )
+YOUTU = MINICPM3.but(
+    model_type="youtu",
+    class_prefix="Youtu",
+    source=f"{TF}/youtu/modeling_youtu.py",
+    # DeepSeek-V3's latent attention over a dense MLP in every layer, tied embeddings
+    derive=dict(v_head_dim=None),
+)
 DEEPSEEK_V4 = Family(
     model_type="deepseek_v4",
     class_prefix="DeepseekV4",
@@ -666,6 +727,14 @@ QWEN3_MOE = QWEN3.but(
     ),
     extra_hooks=[hooks.sparse_step],
     fixed=dict(lora_moe="tensors"),
+)
+MELLUM = QWEN3_MOE.but(
+    model_type="mellum",
+    class_prefix="Mellum",
+    source=f"{TF}/mellum/modeling_mellum.py",
+    # Qwen3-MoE's layers; dense layers where mlp_layer_types says, sliding ones where layer_types says
+    keys=dict(num_experts=("num_local_experts", "num_experts")),
+    hooks=(hooks.sliding_window, hooks.mlp_layer_types, hooks.named_sliding_layers),
 )
 OLMOE = OLMO2.but(
     model_type="olmoe",
@@ -721,6 +790,16 @@ DOTS1 = GLM4_MOE.but(
     source=f"{TF}/dots1/modeling_dots1.py",
     fixed=dict(attention_out_bias=None, qk_norm="head"),
     hooks=(hooks.sliding_window,),
+)
+SOLAR_OPEN = GLM4_MOE.but(
+    model_type="solar_open",
+    class_prefix="SolarOpen",
+    source=f"{TF}/solar_open/modeling_solar_open.py",
+    # GLM-4.5's routed and shared experts in every layer, Llama's attention with no bias on o_proj, no q/k norms
+    keys=dict(first_k_dense_replace=None, intermediate_size=None),
+    defaults=dict(first_k_dense_replace=None),
+    hooks=(),
+    notes=(hooks.router_bias_buffers,),
 )
 GRANITEMOE = MIXTRAL.but(
     model_type="granitemoe",
@@ -1194,6 +1273,15 @@ ROWS = (
     GRANITE,
     GRANITE_SWA,
     INTERNLM3,
+    IQUESTCODER,
+    CWM,
+    HYPERCLOVAX,
+    NANOCHAT,
+    JAIS2,
+    YOUTU,
+    GLM_MOE_DSA,
+    MELLUM,
+    SOLAR_OPEN,
     SMOLLM3,
     OLMO2,
     GEMMA3_TEXT,
@@ -1203,6 +1291,7 @@ ROWS = (
     JETMOE,
     LONGCAT_FLASH,
     QWEN2_MOE,
+    FLINT,
     DEEPSEEK_V2,
     DEEPSEEK_V3,
     MISTRAL4,

@@ -214,6 +214,57 @@ def sliding_layer_types(c: Cfg, d: Values) -> None:
         slide(d, types.count("sliding_attention"))
 
 
+def named_sliding_layers(c: Cfg, d: Values) -> None:
+    """Mellum: ``layer_types`` names the sliding layers; without it none slide (MellumConfig fills the list with
+    full attention)."""
+    types = per_layer(c, d["num_hidden_layers"], ("sliding_attention", "full_attention"))
+    slide(d, types.count("sliding_attention") if types is not None else 0)
+
+
+def glm5_indexers(c: Cfg, d: Values) -> None:
+    """GLM-5: every layer runs its own DeepSeek-V3.2 indexer unless ``indexer_types`` (or ``index_topk_pattern``, or
+    ``index_topk_freq`` with ``index_skip_topk_offset``) makes some layers reuse the previous layer's choice; those
+    layers have no indexer, which no row describes yet."""
+    n = d["num_hidden_layers"]
+    types = per_layer(c, n, ("full", "shared"), "indexer_types")
+    if types is None:
+        pattern = c.get("index_topk_pattern")
+        if isinstance(pattern, str):
+            types = ["shared" if ch == "S" else "full" for ch in pattern[:n]]
+        else:
+            freq = max(c.int("index_topk_freq", default=1), 1)
+            offset = c.int("index_skip_topk_offset", default=2)
+            types = ["full" if max(i - offset + 1, 0) % freq == 0 else "shared" for i in range(n)]
+    if "shared" in types:
+        raise BeyondRow(
+            c.stated("indexer_types", "index_topk_pattern", "index_topk_freq") or "indexer_types",
+            f"{types.count('shared')} layer(s) reuse the previous layer's indexer (no indexer of their own)",
+        )
+
+
+def flint_layers(c: Cfg, d: Values) -> None:
+    """Flint, as FlintConfig fills it in: ``layer_types``, else full attention on the first two layers, on every
+    fourth from the second and on the last, sliding elsewhere; ``mlp_only_layers`` (by default the first two) and the
+    layers ``decoder_sparse_step`` skips hold a dense MLP, the others routed experts beside an ungated shared expert."""
+    n = d["num_hidden_layers"]
+    types = per_layer(c, n, ("sliding_attention", "full_attention"))
+    if types is None:
+        types = ["full_attention" if i < 2 or i % 4 == 1 or i == n - 1 else "sliding_attention" for i in range(n)]
+    slide(d, types.count("sliding_attention"))
+    only = c.get("mlp_only_layers")
+    dense = set(as_indices("mlp_only_layers", only)) if only is not None else {0, 1}
+    step = c.int("decoder_sparse_step", default=1)
+    if step < 1:
+        raise SpecError("decoder_sparse_step", f"must be at least 1 (got {step})")
+    d["mlp_only_layers"] = tuple(i for i in range(n) if i in dense or (i + 1) % step)
+    d["num_shared_experts"] = 1 if d.get("shared_expert_intermediate_size") else 0
+
+
+def post_norms(c: Cfg, d: Values) -> None:
+    """HyperCLOVA X: ``use_post_norm`` adds an RMSNorm after attention and after the MLP (four norms a layer)."""
+    d["norms_per_layer"] = 4 if c.bool("use_post_norm", default=True) else 2
+
+
 def cohere2_moe_layers(c: Cfg, d: Values) -> None:
     """Command A MoE: ``mlp_layer_types`` ("dense" / "sparse") or the first ``first_k_dense_replace`` layers hold a
     dense MLP; without ``layer_types`` the dense prefix slides by ``prefix_dense_sliding_window_pattern`` and the rest
