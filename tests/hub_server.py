@@ -111,14 +111,14 @@ TINY_LLAMA_TENSORS: list[Tensor] = [
     ("lm_head.weight", "BF16", (64, 16)),
 ]
 #: A model type with no family row: counted by transformers itself (the long tail).
-TINY_GPT_NEO = {
-    "model_type": "gpt_neo",
-    "architectures": ["GPTNeoForCausalLM"],
+TINY_BIOGPT = {
+    "model_type": "biogpt",
+    "architectures": ["BioGptForCausalLM"],
     "vocab_size": 64,
     "hidden_size": 16,
-    "num_layers": 2,
-    "num_heads": 2,
-    "attention_types": [[["global", "local"], 1]],
+    "num_hidden_layers": 2,
+    "num_attention_heads": 2,
+    "intermediate_size": 32,
     "max_position_embeddings": 32,
 }
 
@@ -207,7 +207,7 @@ def build_repos() -> dict[str, FixtureRepo]:
         "fixture/tiny-llama": FixtureRepo(
             {"config.json": _json(TINY_LLAMA), "model.safetensors": safetensors_file(TINY_LLAMA_TENSORS)[0]}
         ),
-        "fixture/tiny-gpt-neo": FixtureRepo({"config.json": _json(TINY_GPT_NEO)}),
+        "fixture/tiny-biogpt": FixtureRepo({"config.json": _json(TINY_BIOGPT)}),
         "fixture/tiny-gemma3": FixtureRepo({"config.json": _json(TINY_GEMMA3)}),
         "fixture/llama": FixtureRepo({"config.json": llama}),
         "fixture/sharded": FixtureRepo(

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import streamlit as st
 from hf_oracle import hf_count
-from hub_server import TINY_GEMMA3, TINY_GPT_NEO, TINY_LLAMA, HubServer
+from hub_server import TINY_BIOGPT, TINY_GEMMA3, TINY_LLAMA, HubServer
 from streamlit.testing.v1 import AppTest
 
 from paramscope.io import presets
@@ -120,15 +120,15 @@ def test_checkpoint_beside_the_count(page_hub: HubServer) -> None:
 def test_model_type_without_a_row(page_hub: HubServer) -> None:
     """A Hub model whose type has no row is counted by transformers; other tabs say what they need."""
     import torch
-    from transformers import GPTNeoConfig, GPTNeoForCausalLM
+    from transformers import BioGptConfig, BioGptForCausalLM
 
-    config = {k: v for k, v in TINY_GPT_NEO.items() if k not in ("model_type", "architectures")}
+    config = {k: v for k, v in TINY_BIOGPT.items() if k not in ("model_type", "architectures")}
     with torch.device("meta"):
-        expected = sum(p.numel() for p in GPTNeoForCausalLM(GPTNeoConfig(**config)).parameters())
-    at = fresh({"hf": "fixture/tiny-gpt-neo"})
+        expected = sum(p.numel() for p in BioGptForCausalLM(BioGptConfig(**config)).parameters())
+    at = fresh({"hf": "fixture/tiny-biogpt"})
     assert f"{expected:,}" == total(at)
     assert any("counted by transformers, no formulas" in i.value for i in at.info)
-    at = fresh({"hf": "fixture/tiny-gpt-neo", "tab": "Memory"})
+    at = fresh({"hf": "fixture/tiny-biogpt", "tab": "Memory"})
     assert any("needs the formulas of a family row" in i.value for i in at.info)
 
 

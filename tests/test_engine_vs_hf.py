@@ -1485,6 +1485,47 @@ CASES = {
         attention_bias=True,
         **LLAMA4,
     ),
+    "gpt_neo-global-and-local": dict(
+        model_type="gpt_neo",
+        hidden_size=32,
+        num_layers=4,
+        num_heads=4,
+        attention_types=[[["global", "local"], 2]],
+        vocab_size=101,
+        max_position_embeddings=64,
+    ),
+    "gpt_neo-groups-untied-wide": dict(
+        model_type="gpt_neo",
+        hidden_size=32,
+        num_layers=3,
+        num_heads=4,
+        attention_types=[[["local"], 1], [["global", "local"], 1]],
+        intermediate_size=80,
+        tie_word_embeddings=False,
+        vocab_size=101,
+        window_size=8,
+    ),
+    "gpt_neo-stated-attention-layers-win": dict(
+        model_type="gpt_neo",
+        hidden_size=32,
+        num_layers=2,
+        num_heads=4,
+        attention_types=[[["global"], 2]],
+        attention_layers=["local", "global"],
+        vocab_size=101,
+    ),
+    "olmo_hybrid": dict(HYBRID, model_type="olmo_hybrid", pad_token_id=0),
+    "olmo_hybrid-derived-widths-last-full": dict(
+        model_type="olmo_hybrid", pad_token_id=0, linear_conv_kernel_dim=3, **{**SMALL, "num_hidden_layers": 2}
+    ),
+    "olmo_hybrid-layer-types-bias-tied": dict(
+        HYBRID,
+        model_type="olmo_hybrid",
+        pad_token_id=0,
+        attention_bias=True,
+        tie_word_embeddings=True,
+        layer_types=["full_attention", "linear_attention", "linear_attention", "full_attention"],
+    ),
     "iquestcoder": dict(model_type="iquestcoder", head_dim=8, **SMALL),
     "iquestcoder-biases-tied": dict(
         model_type="iquestcoder", head_dim=None, attention_bias=True, mlp_bias=True, tie_word_embeddings=True, **SMALL
@@ -1578,6 +1619,25 @@ CASES = {
         tie_word_embeddings=True,
         **SMALL,
     ),
+    "kolibri1-shared-expert": dict(
+        model_type="kolibri1",
+        head_dim=8,
+        num_experts=4,
+        num_experts_per_tok=2,
+        moe_intermediate_size=16,
+        shared_expert_intermediate_size=24,
+        **{**SMALL, "num_hidden_layers": 6},
+    ),
+    "kolibri1-no-shared-tied": dict(
+        model_type="kolibri1",
+        head_dim=8,
+        num_experts=3,
+        num_experts_per_tok=1,
+        moe_intermediate_size=8,
+        shared_expert_intermediate_size=0,
+        tie_word_embeddings=True,
+        **SMALL,
+    ),
     "solar_open-shared-experts": dict(
         model_type="solar_open",
         head_dim=8,
@@ -1648,6 +1708,13 @@ def _decoder(model_type: str, **fixed: object):
         return cfg
 
     return build()
+
+
+def _gpt_neo(cfg: dict, kinds: list[str]) -> dict:
+    """A decoder config as GPT-Neo names it: num_layers, one attention type per layer, no KV heads."""
+    layers = cfg.pop("num_hidden_layers")
+    del cfg["num_key_value_heads"]
+    return cfg | {"num_layers": layers, "attention_types": [[kinds[:layers], 1]]}
 
 
 STRATEGIES = {
@@ -1742,6 +1809,9 @@ STRATEGIES = {
         expert_layer_offset=0,
     ),
     "phimoe": _decoder("phimoe", num_local_experts=3, num_experts_per_tok=2, attention_bias=True),
+    "gpt_neo": st.builds(
+        _gpt_neo, _decoder("gpt_neo"), st.lists(st.sampled_from(["global", "local"]), min_size=4, max_size=4)
+    ),
     "lfm2_moe": st.builds(
         lambda cfg, kinds: cfg | {"layer_types": kinds[: cfg["num_hidden_layers"]]},
         _decoder("lfm2_moe", num_experts=3, num_experts_per_tok=2, moe_intermediate_size=6, num_dense_layers=1),
@@ -1854,6 +1924,7 @@ STRATEGIES = {
     "jais2": _decoder("jais2"),
     "mellum": _decoder("mellum", num_local_experts=3, num_experts_per_tok=2, moe_intermediate_size=6),
     "flint": _decoder("flint", num_experts=3, num_experts_per_tok=2, moe_intermediate_size=6, attention_bias=True),
+    "kolibri1": _decoder("kolibri1", num_experts=3, num_experts_per_tok=2, moe_intermediate_size=6),
     "solar_open": _decoder("solar_open", n_routed_experts=3, num_experts_per_tok=2, moe_intermediate_size=6),
 }
 

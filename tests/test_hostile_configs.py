@@ -80,7 +80,7 @@ CASES = {
     "negative": ('{"model_type": "llama", "num_hidden_layers": -1}', "num_hidden_layers: must not be negative"),
     "string width": ('{"model_type": "gpt2", "n_embd": "wide"}', "n_embd: expected a whole number"),
     "list width": ('{"model_type": "gpt2", "n_embd": [768]}', "n_embd: expected a whole number"),
-    "unknown type": ('{"model_type": "gpt_neo"}', "model_type: 'gpt_neo' is not supported; supported: afmoe, albert"),
+    "unknown type": ('{"model_type": "biogpt"}', "model_type: 'biogpt' is not supported; supported: afmoe, albert"),
     "missing type": ('{"foo": 1}', "model_type: missing is not supported"),
     "zero sparse step": ('{"model_type": "qwen2_moe", "decoder_sparse_step": 0}', "decoder_sparse_step"),
     "bad architecture": ('{"model_type": "bert", "architectures": ["BertForQuestionAnswering"]}', "architectures"),

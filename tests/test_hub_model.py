@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from hf_oracle import hf_count
-from hub_server import GRANTED_TOKEN, TINY_GPT_NEO, TINY_LLAMA, TINY_LLAMA_TENSORS, HubServer
+from hub_server import GRANTED_TOKEN, TINY_BIOGPT, TINY_LLAMA, TINY_LLAMA_TENSORS, HubServer
 
 import paramscope
 from paramscope.io import presets
@@ -23,14 +23,14 @@ def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     )
 
 
-def gpt_neo_count() -> int:
-    """GPTNeoForCausalLM built by transformers from TINY_GPT_NEO on the meta device."""
+def biogpt_count() -> int:
+    """BioGptForCausalLM built by transformers from TINY_BIOGPT on the meta device."""
     import torch
-    from transformers import GPTNeoConfig, GPTNeoForCausalLM
+    from transformers import BioGptConfig, BioGptForCausalLM
 
-    config = {k: v for k, v in TINY_GPT_NEO.items() if k not in ("model_type", "architectures")}
+    config = {k: v for k, v in TINY_BIOGPT.items() if k not in ("model_type", "architectures")}
     with torch.device("meta"):
-        model = GPTNeoForCausalLM(GPTNeoConfig(**config))
+        model = BioGptForCausalLM(BioGptConfig(**config))
     return sum(p.numel() for p in model.parameters())
 
 
@@ -56,8 +56,8 @@ def test_from_hub_at_a_revision(hub: HubServer) -> None:
 
 def test_from_hub_without_a_row_is_counted_by_transformers(hub: HubServer) -> None:
     """A model type with no family row is counted by transformers on the meta device, without formulas."""
-    model = paramscope.from_hub("fixture/tiny-gpt-neo")
-    assert (False, gpt_neo_count()) == (model.has_formulas, paramscope.summarize(model).total)
+    model = paramscope.from_hub("fixture/tiny-biogpt")
+    assert (False, biogpt_count()) == (model.has_formulas, paramscope.summarize(model).total)
 
 
 @pytest.mark.parametrize(
@@ -124,10 +124,10 @@ def test_cli_no_checkpoint_sends_no_safetensors_request(hub: HubServer, tmp_path
 
 def test_cli_count_without_a_row(hub: HubServer, tmp_path: Path) -> None:
     """A Hub model with no family row: counted by transformers, labelled so, shapes instead of formulas."""
-    out = run("count", "fixture/tiny-gpt-neo", "--json", cwd=tmp_path)
+    out = run("count", "fixture/tiny-biogpt", "--json", cwd=tmp_path)
     assert 0 == out.returncode, out.stderr
     doc = json.loads(out.stdout)
-    assert (gpt_neo_count(), "transformers") == (doc["total"], doc["counted_by"])
+    assert (biogpt_count(), "transformers") == (doc["total"], doc["counted_by"])
     assert any("no formulas" in note for note in doc["notes"])
 
 
@@ -152,7 +152,7 @@ def test_cli_costs_of_a_hub_id(hub: HubServer, tmp_path: Path, command: str) -> 
         (("count", "fixture/gpt2", "--revision", "nope"), "revision"),
         (("count", "fixture/gpt2", "--revision", "../x"), "revision: '../x'"),
         (("count", "fixture/malformed"), "is not valid JSON (line 1"),
-        (("memory", "fixture/tiny-gpt-neo"), "counted by transformers only"),
+        (("memory", "fixture/tiny-biogpt"), "counted by transformers only"),
     ],
 )
 def test_cli_hub_errors_exit_2_with_one_line(

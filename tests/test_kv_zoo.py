@@ -91,7 +91,7 @@ def test_deepseek_v3_mla_caches_the_latent(q_lora_rank: int | None, layers: int)
 
 SLIDING_TYPES = ["gemma2", "gemma3_text", "gpt_oss", "cohere2", "olmo3", "exaone4"]
 SLIDING_TYPES += ["cohere2_moe", "exaone_moe", "granite_swa", "vaultgemma", "afmoe", "mimo_v2_flash", "gemma4_text"]
-SLIDING_TYPES += ["cwm", "flint", "mellum"]
+SLIDING_TYPES += ["cwm", "flint", "mellum", "kolibri1"]
 
 
 @pytest.mark.parametrize("model_type", SLIDING_TYPES)
@@ -107,6 +107,24 @@ def test_sliding_layers_follow_the_config_class(model_type: str, layers: int) ->
     expected = sum(1 for t in hf.layer_types if t == "sliding_attention")
     written = {**config, "layer_types": list(hf.layer_types)}
     assert (expected, expected) == tuple(from_config(c).spec.sliding_window_layers for c in (config, written))
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"num_layers": 24},
+        {"num_layers": 3, "attention_types": [[["local"], 1], [["global", "local"], 1]], "window_size": 8},
+        {"num_layers": 2, "attention_types": [[["global"], 2]], "attention_layers": ["local", "global"]},
+    ],
+)
+def test_gpt_neo_local_layers_are_those_transformers_builds(config: dict) -> None:
+    """GPT-Neo's local layers (sliding, within window_size) are those transformers' config lists in
+    ``attention_layers``: expanded from ``attention_types``, or as the file states the list itself."""
+    from transformers import AutoConfig
+
+    hf = AutoConfig.for_model("gpt_neo", **config)
+    spec = from_config({"model_type": "gpt_neo", **config}).spec
+    assert (hf.attention_layers.count("local"), hf.window_size) == (spec.sliding_window_layers, spec.sliding_window)
 
 
 #: Small models whose cache is checked against transformers': hybrids (Gated DeltaNet, lightning attention, short
@@ -212,6 +230,15 @@ CACHES = {
         sliding_window=16,
         num_hidden_layers=6,
     ),
+    "kolibri1": dict(
+        model_type="kolibri1",
+        num_experts=4,
+        num_experts_per_tok=2,
+        moe_intermediate_size=8,
+        shared_expert_intermediate_size=12,
+        sliding_window=16,
+        num_hidden_layers=6,
+    ),
     "mellum": dict(
         model_type="mellum",
         num_hidden_layers=4,
@@ -222,6 +249,8 @@ CACHES = {
         layer_types=["sliding_attention", "full_attention", "sliding_attention", "full_attention"],
         mlp_layer_types=["dense", "sparse", "sparse", "sparse"],
     ),
+    # OLMo Hybrid: Gated DeltaNet layers (their convolution window and fp32 state) and one attention layer in four
+    "olmo_hybrid": dict(model_type="olmo_hybrid", num_hidden_layers=4, pad_token_id=0),
     "qwen3_5_text-layer-types": dict(
         model_type="qwen3_5_text",
         num_hidden_layers=3,

@@ -26,9 +26,11 @@ def _one_per_type() -> list[str]:
 def small(config: dict) -> dict:
     """The preset with at most two layers of each stack (and per-layer lists to match): quick to build and adapt."""
     out = {k: (min(v, 2) if k in LAYER_KEYS and isinstance(v, int) else v) for k, v in config.items()}
-    for key in ("layer_types", "no_rope_layers"):
+    for key in ("layer_types", "no_rope_layers", "attention_layers"):
         if isinstance(out.get(key), list):
             out[key] = out[key][:2]
+    if isinstance(out.get("attention_types"), list):  # GPT-Neo's (types, times) groups
+        out["attention_types"] = [[out.get("attention_layers", ["global", "local"]), 1]]
     if "first_k_dense_replace" in out:
         out["first_k_dense_replace"] = 1
     # hybrids keep one layer of each kind: LFM2 and Jamba an attention layer beside the other mixer, Nemotron-H each

@@ -110,20 +110,20 @@ def test_unsupported_model_type_is_explained() -> None:
 
 
 def test_type_without_a_row_is_counted_by_transformers() -> None:
-    """A model type transformers knows but no row reads (GPT-Neo) is counted by transformers on the meta device."""
+    """A model type transformers knows but no row reads (BioGPT) is counted by transformers on the meta device."""
     import torch
-    from transformers import GPTNeoConfig, GPTNeoForCausalLM
+    from transformers import BioGptConfig, BioGptForCausalLM
 
     with torch.device("meta"):
-        config = GPTNeoConfig(hidden_size=64, num_layers=2, num_heads=2, attention_types=[[["global", "local"], 1]])
-        expected = sum(p.numel() for p in GPTNeoForCausalLM(config).parameters())
+        config = BioGptConfig(hidden_size=64, num_hidden_layers=2, num_attention_heads=2, intermediate_size=128)
+        expected = sum(p.numel() for p in BioGptForCausalLM(config).parameters())
     at = _app(UPLOAD_SCRIPT)
     at.text_area(key="x_paste").input(
-        '{"model_type": "gpt_neo", "hidden_size": 64, "num_layers": 2, "num_heads": 2, '
-        '"attention_types": [[["global", "local"], 1]]}'
+        '{"model_type": "biogpt", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2, '
+        '"intermediate_size": 128}'
     ).run()
     assert not at.exception
-    assert (f"{expected:,}", "gpt_neo") == (at.metric[1].value, at.session_state["returned"])
+    assert (f"{expected:,}", "biogpt") == (at.metric[1].value, at.session_state["returned"])
     assert "counted by transformers" in at.caption[0].value
 
 

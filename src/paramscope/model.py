@@ -220,17 +220,28 @@ class Model:
 #: Config keys holding one entry per layer (Gemma 3's and gpt-oss's attention pattern, SmolLM3's NoPE layers,
 #: Nemotron-H's blocks, also as one letter per layer): transformers refuses a list whose length is not the layer
 #: count, and Nemotron-H takes its depth from the list.
-PER_LAYER_LISTS = ("layer_types", "layers_block_type", "no_rope_layers", "hybrid_override_pattern")
+PER_LAYER_LISTS = ("layer_types", "layers_block_type", "no_rope_layers", "hybrid_override_pattern", "attention_layers")
+GROUPED_LAYER_TYPES = "attention_types"
+#: Every key an edit of the layer count rewrites (a link leaves them out: the layer-count edit rebuilds them).
+FOLLOW_LAYERS = (*PER_LAYER_LISTS, GROUPED_LAYER_TYPES)
 
 
 def _follow_layer_count(config: dict[str, Any], old: int, new: int) -> None:
     """Per-layer lists follow an edit of the layer count, repeating their pattern (``[s, s, s, s, s, f]`` at 6 layers
-    is ``[s, s, s, s, s, f, s, s]`` at 8), so that the edited config still builds."""
+    is ``[s, s, s, s, s, f, s, s]`` at 8), so that the edited config still builds; a list of (types, times) groups
+    (``attention_types``) is written out as one group of the repeated pattern."""
     for key in PER_LAYER_LISTS:
         values = config.get(key)
         if isinstance(values, (list, str)) and values and len(values) == old and new >= 0:
             longer = [values[i % len(values)] for i in range(new)]
             config[key] = "".join(longer) if isinstance(values, str) else longer
+    groups = config.get(GROUPED_LAYER_TYPES)  # GPT-Neo's [[["global", "local"], 12]]: (kinds, times) pairs
+    if isinstance(groups, list) and all(
+        isinstance(g, list) and len(g) == 2 and isinstance(g[0], list) and type(g[1]) is int for g in groups
+    ):
+        values = [kind for kinds, times in groups for kind in kinds * times]
+        if values and len(values) == old and new >= 0:
+            config[GROUPED_LAYER_TYPES] = [[[values[i % len(values)] for i in range(new)], 1]] if new else []
 
 
 def _canonical(config: Mapping[str, Any]) -> str:
@@ -334,4 +345,4 @@ def field_of_key(family: Family, key: str) -> str:
     return next((name for name, keys in family.keys.items() if key in keys), key)
 
 
-__all__ = ["DELETED", "PER_LAYER_LISTS", "Model", "field_of_key"]
+__all__ = ["DELETED", "FOLLOW_LAYERS", "Model", "field_of_key"]

@@ -47,10 +47,13 @@ def _modules(path: str, n_in: int, n_out: int, spec: Spec) -> list[tuple[int, in
         k, v = spec.kv_heads * spec.head_size, spec.kv_heads * spec.value_size
         outs = (k, v)[: spec.kv_projections]
         return [(n_in, n_out - sum(outs)), *[(n_in, o) for o in outs]]
-    if name == "in_qkvz" and "in_qkvz" not in spec.fused:  # Qwen3.5: in_proj_qkv and in_proj_z
+    if name == "in_qkvz" and "in_qkvz" not in spec.fused:
         z = spec.linear_num_value_heads * spec.linear_value_head_dim
-        return [(n_in, n_out - z), (n_in, z)]
-    if name == "in_ba" and "in_ba" not in spec.fused:  # Qwen3.5: in_proj_b and in_proj_a
+        if "in_qkv" in spec.fused:  # Qwen3.5: in_proj_qkv and in_proj_z
+            return [(n_in, n_out - z), (n_in, z)]
+        key = (n_out - 2 * z) // 2  # OLMo Hybrid: q_proj, k_proj, v_proj and g_proj
+        return [(n_in, key), (n_in, key), (n_in, z), (n_in, z)]
+    if name == "in_ba" and "in_ba" not in spec.fused:  # Qwen3.5, OLMo Hybrid: b and a apart
         return [(n_in, n_out // 2), (n_in, n_out // 2)]
     return [(n_in, n_out)]
 

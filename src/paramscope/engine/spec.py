@@ -136,7 +136,8 @@ class Spec:
     sub_norms: bool = False  # BitNet: a norm on the attention output (hidden_size) and on the MLP's inner width
     attention_sinks: bool = False  # gpt-oss: one learned logit per query head ("sinks"), in every layer
     encoder_only: bool = False  # a bidirectional encoder (BERT and kin): nothing is generated, no KV cache
-    fused: tuple[str, ...] = ()  # projections built as one linear layer: qkv (c_attn), gate_up, in_qkvz, in_ba
+    fused: tuple[str, ...] = ()  # projections built as one linear layer: qkv (c_attn), gate_up, in_qkvz, in_ba,
+    # in_qkv (a Gated DeltaNet's q, k and v as one, its output gate z apart)
     # multi-head latent attention (DeepSeek-V2); all None for ordinary attention
     q_lora_rank: int | None = None
     kv_lora_rank: int | None = None

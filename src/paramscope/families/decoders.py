@@ -66,6 +66,23 @@ GPTJ = GPT2.but(
     ),
     class_names=dict(causal_lm=None),
 )
+GPT_NEO = GPT2.but(
+    model_type="gpt_neo",
+    class_prefix="GPTNeo",
+    source=f"{TF}/gpt_neo/modeling_gpt_neo.py",
+    keys=dict(
+        hidden_size=("hidden_size",),
+        num_hidden_layers=("num_layers", "num_hidden_layers"),
+        num_attention_heads=("num_heads", "num_attention_heads"),
+        intermediate_size=("intermediate_size",),
+        max_position_embeddings=("max_position_embeddings",),
+    ),
+    # GPT-2's layout with q, k and v apart and unbiased (the output projection keeps its bias); global and local
+    # (sliding) layers by attention_types
+    fixed=dict(fused=(), attention_bias=False, attention_out_bias=True),
+    hooks=(hooks.gpt_neo_layers,),
+    class_names=dict(causal_lm=None),
+)
 
 # ----------------------------------------------------------------------------------- Llama and kin
 LLAMA = Family(
@@ -529,7 +546,7 @@ FLINT = QWEN2_MOE.but(
     keys=dict(attention_bias=("attention_bias",)),
     defaults=dict(attention_bias=False),
     fixed=dict(attention_out_bias=None, qk_norm="head", attention_sinks=True),  # PEFT leaves its experts frozen
-    hooks=(hooks.flint_layers,),
+    hooks=(hooks.flint_layers, hooks.ungated_shared_expert),
 )
 DEEPSEEK_V2 = LLAMA.but(
     model_type="deepseek_v2",
@@ -736,6 +753,21 @@ MELLUM = QWEN3_MOE.but(
     keys=dict(num_experts=("num_local_experts", "num_experts")),
     hooks=(hooks.sliding_window, hooks.mlp_layer_types, hooks.named_sliding_layers),
 )
+KOLIBRI1 = QWEN3_MOE.but(
+    model_type="kolibri1",
+    class_prefix="Kolibri1",
+    source=f"{TF}/kolibri1/modeling_kolibri1.py",
+    # Qwen3-MoE's experts in every layer beside one ungated shared expert, EXAONE 4's attention (q/k norms, no
+    # biases), GLM-4's four norms a layer; every fifth layer full, the others sliding (or as layer_types says)
+    keys=dict(
+        attention_bias=None,
+        intermediate_size=None,
+        shared_expert_intermediate_size=("shared_expert_intermediate_size",),
+    ),
+    fixed=dict(norms_per_layer=4, lora_moe="frozen"),  # PEFT leaves its stacked experts frozen
+    hooks=(hooks.sliding_window, hooks.sliding_every(5), hooks.ungated_shared_expert),
+    notes=(hooks.router_bias_buffers,),
+)
 OLMOE = OLMO2.but(
     model_type="olmoe",
     class_prefix="Olmoe",
@@ -891,8 +923,9 @@ QWEN3_5_TEXT = QWEN3.but(
     class_prefix="Qwen3_5",
     source=f"{TF}/qwen3_5/modeling_qwen3_5.py",
     keys=LINEAR_ATTENTION_KEYS,
-    # three Gated DeltaNet layers to one attention layer whose q_proj also emits an output gate
-    fixed=dict(attn_output_gate=True),
+    # three Gated DeltaNet layers to one attention layer whose q_proj also emits an output gate; the Gated DeltaNet's
+    # q, k and v are one projection (in_proj_qkv), z, b and a one each
+    fixed=dict(attn_output_gate=True, fused=("in_qkv",)),
     extra_hooks=[hooks.linear_attention_layers],
 )
 QWEN3_5_MOE_TEXT = QWEN3_5_TEXT.but(
@@ -914,6 +947,26 @@ QWEN3_NEXT = QWEN3_5_MOE_TEXT.but(
     extra_hooks=[hooks.sparse_step],  # and decoder_sparse_step / mlp_only_layers keep dense MLPs,
     # the Gated DeltaNet's input projections are two layers (in_proj_qkvz, in_proj_ba), four in Qwen3.5
     fixed=dict(lora_moe="tensors", fused=("in_qkvz", "in_ba")),
+)
+OLMO_HYBRID = OLMO2.but(
+    model_type="olmo_hybrid",
+    class_prefix="OlmoHybrid",
+    source=f"{TF}/olmo_hybrid/modeling_olmo_hybrid.py",
+    keys=LINEAR_ATTENTION_KEYS,
+    # OLMo 2's attention layers (q/k norms over the full width, norms after attention and after the MLP) between
+    # Gated DeltaNet layers (q, k, v, g, b and a projections apart; norms before attention and before the MLP)
+    derive=dict(
+        linear_num_key_heads=Rule("num_attention_heads", lambda d: d["num_attention_heads"]),
+        linear_num_value_heads=Rule("num_attention_heads", lambda d: d["num_attention_heads"]),
+        linear_key_head_dim=Rule(
+            "int(0.75*hidden_size / linear_num_key_heads)",
+            lambda d: int(0.75 * d["hidden_size"] / d["linear_num_key_heads"]) if d["linear_num_key_heads"] else None,
+        ),
+        linear_value_head_dim=Rule(
+            "2*linear_key_head_dim", lambda d: 2 * d["linear_key_head_dim"] if d["linear_key_head_dim"] else None
+        ),
+    ),
+    extra_hooks=[hooks.olmo_hybrid_layers],
 )
 
 # ---------------------------------------------------------------------------------- state-space models
@@ -1255,6 +1308,7 @@ ROWS = (
     GPT2,
     GPT_BIGCODE,
     GPTJ,
+    GPT_NEO,
     LLAMA,
     MISTRAL,
     QWEN2,
@@ -1281,9 +1335,11 @@ ROWS = (
     YOUTU,
     GLM_MOE_DSA,
     MELLUM,
+    KOLIBRI1,
     SOLAR_OPEN,
     SMOLLM3,
     OLMO2,
+    OLMO_HYBRID,
     GEMMA3_TEXT,
     GEMMA4_TEXT,
     MIXTRAL,

@@ -245,7 +245,7 @@ def glm5_indexers(c: Cfg, d: Values) -> None:
 def flint_layers(c: Cfg, d: Values) -> None:
     """Flint, as FlintConfig fills it in: ``layer_types``, else full attention on the first two layers, on every
     fourth from the second and on the last, sliding elsewhere; ``mlp_only_layers`` (by default the first two) and the
-    layers ``decoder_sparse_step`` skips hold a dense MLP, the others routed experts beside an ungated shared expert."""
+    layers ``decoder_sparse_step`` skips hold a dense MLP, the others routed experts."""
     n = d["num_hidden_layers"]
     types = per_layer(c, n, ("sliding_attention", "full_attention"))
     if types is None:
@@ -257,7 +257,49 @@ def flint_layers(c: Cfg, d: Values) -> None:
     if step < 1:
         raise SpecError("decoder_sparse_step", f"must be at least 1 (got {step})")
     d["mlp_only_layers"] = tuple(i for i in range(n) if i in dense or (i + 1) % step)
+
+
+def ungated_shared_expert(c: Cfg, d: Values) -> None:
+    """Flint, Kolibri: one shared expert ``shared_expert_intermediate_size`` wide beside the routed ones, added in
+    full (no gate), whenever it has a width."""
     d["num_shared_experts"] = 1 if d.get("shared_expert_intermediate_size") else 0
+
+
+def gpt_neo_layers(c: Cfg, d: Values) -> None:
+    """GPT-Neo: ``attention_types`` (``[[["global", "local"], 12]]`` by default) expands to one type per layer, as
+    GPTNeoConfig expands it, unless the file states that list itself (``attention_layers``, which transformers then
+    keeps); the local layers attend within ``window_size`` tokens."""
+    n = d["num_hidden_layers"]
+    stated = c.get("attention_layers")  # the expanded list, as config.json files also hold it: it wins
+    if isinstance(stated, list):
+        if len(stated) != n:
+            raise SpecError("attention_layers", f"holds {len(stated)} layers; num_layers is {n}")
+        types = per_layer(c, n, ("global", "local"), "attention_layers") or []
+    else:
+        spec = c.get("attention_types")
+        spec = [[["global", "local"], 12]] if spec is None else spec
+        types = []
+        for item in spec if isinstance(spec, list) else [None]:
+            kinds, times = item if isinstance(item, list) and len(item) == 2 else (None, None)
+            if not isinstance(kinds, list) or any(k not in ("global", "local") for k in kinds):
+                raise SpecError("attention_types", 'expected [[["global", "local"], times], ...]')
+            types += kinds * as_int("attention_types", times)
+        if len(types) != n:
+            raise SpecError("attention_types", f"expands to {len(types)} layers; num_layers is {n}")
+    d["sliding_window"] = c.int("window_size")
+    slide(d, types.count("local"), needs_window="GPT-Neo")
+
+
+def olmo_hybrid_layers(c: Cfg, d: Values) -> None:
+    """OLMo Hybrid, as OlmoHybridConfig fills it in: ``layer_types``, else every fourth layer full attention and the
+    others Gated DeltaNet, the last layer full where that leaves none."""
+    n = d["num_hidden_layers"]
+    types = per_layer(c, n, ("linear_attention", "full_attention"))
+    if types is None:
+        types = ["full_attention" if i % 4 == 3 else "linear_attention" for i in range(n)]
+        if n and "full_attention" not in types:
+            types[-1] = "full_attention"
+    d["linear_attention_layers"] = types.count("linear_attention")
 
 
 def post_norms(c: Cfg, d: Values) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 from paramscope.engine.spec import FIELDS, SpecError
 from paramscope.families import hf_defaults
 from paramscope.io import presets
-from paramscope.model import DELETED, PER_LAYER_LISTS, Model, field_of_key
+from paramscope.model import DELETED, FOLLOW_LAYERS, Model, field_of_key
 
 DEFAULT_PRESET = "gpt2"
 PRESET_KEY = "preset"
@@ -247,7 +247,7 @@ def query_from_model(model: Model) -> dict[str, str]:
     edits = model.edits
     follow = model.has_formulas and model.family.key_for("num_hidden_layers", model.base) in edits
     for key, value in sorted(edits.items()):
-        if follow and key in PER_LAYER_LISTS:
+        if follow and key in FOLLOW_LAYERS:
             continue  # rebuilt from the layer-count edit, as Model.edit writes it
         out[link_key(model, key)] = format_value(value)
     return out
