@@ -133,13 +133,27 @@ def test_experts_of_types_without_a_preset_match_peft(case: str) -> None:
 
 
 @pytest.mark.parametrize("rank", [4, 16])
-def test_zamba2_attention_adapters_match_peft(rank: int) -> None:
-    """Zamba2's shared attention is adapted once per shared block (PEFT wraps a shared module once), and so is each
-    use's own q/k/v adapter pair (two linear layers each, inside the attention module); the MLP adapters are not
-    attention."""
+@pytest.mark.parametrize(
+    ("kinds", "blocks"),
+    [("mhmh", 1), ("mhmh", 2), ("hhmhhh", 1), ("hhmhhh", 2), ("hhmhhh", 3)],
+)
+def test_zamba2_attention_adapters_match_peft(rank: int, kinds: str, blocks: int) -> None:
+    """Zamba2's shared attention is adapted once per use, as PEFT does (each use is a module of its own, its weights
+    tied to the block's); each such module holds the q/k/v adapter pairs of all its block's uses, so a block used u
+    times adapts u × u pairs: one block for all hybrid layers, one each, or uses spread round-robin over the blocks.
+    The MLP adapters are not attention."""
     from test_engine_vs_hf import ZAMBA2
 
-    config = dict(ZAMBA2, num_mem_blocks=2, use_shared_attention_adapter=True, num_key_value_heads=2)
+    types = [{"m": "mamba", "h": "hybrid"}[k] for k in kinds]
+    config = dict(
+        ZAMBA2,
+        num_hidden_layers=len(types),
+        layers_block_type=types,
+        num_mem_blocks=blocks,
+        use_shared_attention_adapter=True,
+        use_shared_mlp_adapter=True,
+        num_key_value_heads=2,
+    )
     assert peft_trainable(config, rank, "attn") == lora_params(read(config).spec, rank, "attn").count
 
 

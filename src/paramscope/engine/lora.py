@@ -58,6 +58,20 @@ def _modules(path: str, n_in: int, n_out: int, spec: Spec) -> list[tuple[int, in
     return [(n_in, n_out)]
 
 
+def _adapted_copies(leaf: Node, spec: Spec) -> tuple[int, str]:
+    """How many linear modules PEFT adapts for a tree leaf, and the formula of that number. Zamba2: a shared block's
+    weights are tied across its uses, but each use is a module of its own, which PEFT adapts apart; each of those
+    modules holds the per-use adapters of all its block's uses, so a block used u times adapts u × u of them (the uses
+    go round-robin over the blocks)."""
+    if leaf.path.startswith("layers/shared_block/"):
+        return spec.shared_block_uses, "shared_block_uses"
+    if leaf.path.startswith("layers/shared_block_adapters/"):
+        uses, blocks = spec.shared_block_uses, spec.shared_blocks
+        per_block = [uses // blocks + (b < uses % blocks) for b in range(blocks)]
+        return sum(u * u for u in per_block), "sum of each shared block's uses squared"
+    return leaf.repeat, leaf.repeat_name
+
+
 def _expert_tensor(leaf: Node, rank: int, spec: Spec) -> list[Node]:
     """PEFT's ``ParamWrapper`` on a stacked expert tensor: ``A`` is ``(rank × experts) × in`` and ``B`` is
     ``out × (rank × experts)``, per MoE layer; gate and up are one tensor (gate_up_proj) adapted at twice the rank,
@@ -127,5 +141,6 @@ def lora_params(spec: Spec, rank: int, targets: str = "all-linear") -> Node:
         modules = _modules(leaf.path, n_in, n_out, own)
         per_copy = rank * sum(i + o for i, o in modules)
         formula = " + ".join(f"r*({i} + {o})" for i, o in modules)
-        parts.append(Node(f"lora/{leaf.path}", per_copy * leaf.repeat, formula, repeat=leaf.repeat))
+        repeat, name = _adapted_copies(leaf, spec)
+        parts.append(Node(f"lora/{leaf.path}", per_copy * repeat, formula, repeat=repeat, repeat_name=name))
     return group("lora", parts)
