@@ -107,29 +107,35 @@ def test_state_space_models_are_refused(targets: str) -> None:
         lora_params(read(config).spec, 8, targets)
 
 
-def _moe_without_preset() -> list[str]:
-    """One differential case per mixture-of-experts type that has no preset (its small config from those tests)."""
+def _types_without_preset() -> list[str]:
+    """One differential case per model type that has no preset (its small config from those tests)."""
     from test_engine_vs_hf import CASES
 
     with_preset = {presets.get(n).config["model_type"] for n in presets.names()}
     chosen: dict[str, str] = {}
     for name, config in CASES.items():
         if config["model_type"] not in with_preset and config["model_type"] in FAMILIES:
-            spec = read(config).spec
-            if spec.is_moe and not spec.ssm_layers:
-                chosen.setdefault(config["model_type"], name)
+            chosen.setdefault(config["model_type"], name)
     return sorted(chosen.values())
 
 
-@pytest.mark.parametrize("case", _moe_without_preset())
-def test_experts_of_types_without_a_preset_match_peft(case: str) -> None:
-    """all-linear on every other mixture-of-experts type (Llama 4, GLM-4.5, dots.llm1, Granite-MoE, Phi-3.5-MoE,
-    HunYuan MoE, LFM2-MoE, Qwen3.5-MoE): the experts, the router and the shared and dense MLPs adapted or frozen
-    exactly as PEFT does on each."""
+@pytest.mark.parametrize("targets", ["all-linear", "attn"])
+@pytest.mark.parametrize("case", _types_without_preset())
+def test_types_without_a_preset_match_peft(case: str, targets: str) -> None:
+    """Every other model type, both targets: the layers adapted (experts, routers, shared and dense MLPs, Gated
+    DeltaNet and Mamba projections, Zamba2's shared blocks) give PEFT's trainable count exactly, or PEFT refuses and
+    so does ParamScope (Mamba out_proj on the types PEFT lists as Mamba-based, attn on a model with no attention,
+    AFMoE's attention gate_proj)."""
     from test_engine_vs_hf import CASES
 
     config = CASES[case]
-    assert peft_trainable(config, 8, "all-linear") == lora_params(read(config).spec, 8, "all-linear").count
+    try:
+        expected = peft_trainable(config, 8, targets)
+    except Exception:  # noqa: BLE001 - PEFT refuses with its own errors
+        with pytest.raises(ValueError, match="lora targets"):
+            lora_params(read(config).spec, 8, targets)
+    else:
+        assert expected == lora_params(read(config).spec, 8, targets).count
 
 
 @pytest.mark.parametrize("rank", [4, 16])

@@ -24,9 +24,10 @@ from paramscope.engine.tree import Node, group
 TARGETS = ("all-linear", "attn")
 #: linear: Gated DeltaNet's projections; time_mixing: RWKV's, which PEFT finds under ``attention``; lightning:
 #: MiniMax's, under ``self_attn``; full and shared_kv: Gemma 4's groups of attention layers; the compressors:
-#: DeepSeek-V4's, under ``self_attn``
+#: DeepSeek-V4's, under ``self_attn``; pool/out_proj: SigLIP's pooling head, an ``nn.MultiheadAttention`` named
+#: ``attention`` (its in_proj is a parameter, not a linear layer)
 _ATTENTION = re.compile(
-    "(^|/)({})/".format(
+    "(^|/)({})/|^head/pool/out_proj$".format(
         "|".join(
             (*ATTENTION_GROUPS, "cross_attention", "linear_attention", "time_mixing", "lightning")
             + ("csa_compressor", "hca_compressor")
@@ -106,15 +107,22 @@ def lora_params(spec: Spec, rank: int, targets: str = "all-linear") -> Node:
             "lora targets: PEFT adapts the vision and audio towers' linear layers too, which have no formulas here; "
             "size LoRA on its language model alone (text_config)"
         )
-    all_mamba = spec.ssm_layers == spec.num_hidden_layers and not spec.shared_blocks
-    if spec.ssm_layers and (targets == "all-linear" or all_mamba):
+    kinds = spec.stack(spec.num_hidden_layers, "num_hidden_layers")
+    if targets == "attn" and spec.ssm_layers and not kinds.attention:
         raise ValueError(
-            "lora targets: PEFT refuses LoRA on the out_proj and conv1d of a state-space (Mamba) mixer in some "
-            "families and not in others; all-linear on them is not modelled, and a model that is all Mamba has no "
-            "attention projections" + ("" if all_mamba else ": use attn")
+            "lora targets: a model that is all state-space (Mamba) layers has no attention projections: use all-linear"
+        )
+    if targets == "attn" and spec.attention_gate_proj and spec.lora_moe == "tensors":
+        raise ValueError(
+            "lora targets: PEFT refuses attn on this type: the attention's gate_proj shares its name with the expert "
+            "layers PEFT converts, which attn leaves out: use all-linear"
+        )
+    if targets == "all-linear" and spec.ssm_layers and spec.lora_refuses_ssm:
+        raise ValueError(
+            "lora targets: PEFT refuses LoRA on the out_proj and conv1d of this type's state-space (Mamba) mixers"
+            + (", and it has no attention projections" if not kinds.attention else ": use attn")
         )
     parts: list[Node] = []
-    kinds = spec.stack(spec.num_hidden_layers, "num_hidden_layers")
     built_with = {f"layers/{g.path}/": g.spec for g in spec.attention_groups(kinds)}  # Gemma 4's own widths
     for leaf in count(spec).leaves():
         m = leaf.matrix

@@ -245,6 +245,9 @@ class Spec:
     # MLPs (named like the old expert layers) are not; "router" -- the experts stay frozen, the router is a linear
     # layer and is adapted; "frozen" -- experts and router stay frozen
     lora_moe: str = "frozen"
+    # PEFT refuses LoRA on this type's Mamba out_proj and conv1d (the types it lists as Mamba-based), so "all-linear"
+    # cannot be applied to it; on other hybrids it adapts the mixers' in_proj and out_proj like any linear layer
+    lora_refuses_ssm: bool = False
     first_k_dense_replace: int = 0  # the first k layers keep a dense MLP
     mlp_only_layers: tuple[int, ...] = ()  # further layers that keep a dense MLP
     # recurrent units: one small RNN (hidden size H) per embedding channel

@@ -1009,6 +1009,7 @@ MAMBA = Family(
     ),
     # one RMSNorm and one mixer per layer: no attention, no MLP, no positions
     fixed=dict(
+        lora_refuses_ssm=True,  # a type PEFT lists as Mamba-based
         has_attention=False,
         ssm_version=1,
         intermediate_size=0,
@@ -1113,7 +1114,7 @@ GRANITEMOEHYBRID = LLAMA.but(
         num_experts_per_tok=("num_experts_per_tok",),
         **MAMBA2_HYBRID_KEYS,
     ),
-    fixed=dict(ssm_version=2),
+    fixed=dict(ssm_version=2, fused=("gate_up",)),  # the shared MLP's input_linear is gate and up in one layer
     hooks=(hooks.mamba2_inner, hooks.granite_hybrid),
 )
 
@@ -1127,7 +1128,7 @@ FALCON_H1 = LLAMA.but(
         ssm_out_bias=("projectors_bias",),
         **MAMBA2_HYBRID_KEYS,
     ),
-    fixed=dict(ssm_version=2, ssm_beside_attention=True),
+    fixed=dict(lora_refuses_ssm=True, ssm_version=2, ssm_beside_attention=True),
     derive=dict(ssm_layers=EVERY_LAYER),
     hooks=(hooks.mamba2_inner,),
 )
@@ -1151,7 +1152,14 @@ NEMOTRON_H = LLAMA.but(
         ssm_proj_bias=("use_bias",),
     ),
     # one RMSNorm before each block; ReLU² MLPs and experts without a gate; attention without positions
-    fixed=dict(ssm_version=2, norms_per_layer=1, mlp_gated=False, position_embedding="none", tie_word_embeddings=False),
+    fixed=dict(
+        lora_refuses_ssm=True,
+        ssm_version=2,
+        norms_per_layer=1,
+        mlp_gated=False,
+        position_embedding="none",
+        tie_word_embeddings=False,
+    ),
     hooks=(hooks.nemotron_h_layers,),
     notes=(hooks.router_bias_buffers,),
 )
