@@ -668,6 +668,18 @@ CASES = {
     "qwen3_5-vision-empty-position-table": dict(model_type="qwen3_5_vision", depth=1, num_position_embeddings=0),
     "llama4-vision": dict(model_type="llama4_vision_model", projector_input_dim=20, projector_output_dim=20, **VISION),
     "llama4-vision-defaults": dict(model_type="llama4_vision_model"),
+    "gemma4-vision": dict(
+        model_type="gemma4_vision",
+        hidden_size=32,
+        intermediate_size=40,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=8,
+        patch_size=4,
+        position_embedding_size=12,
+    ),
+    "gemma4-vision-defaults-clipped": dict(model_type="gemma4_vision", use_clipped_linears=True, standardize=True),
     "qwen3_5-vision": dict(
         model_type="qwen3_5_vision",
         depth=2,
@@ -1898,6 +1910,10 @@ STRATEGIES = {
             ("idefics3_vision", [{}]),
             ("smolvlm_vision", [{}]),
             ("llama4_vision_model", [{"projector_input_dim": 12, "projector_output_dim": 12}]),
+            (  # one KV head: the class default (12) divides few head counts
+                "gemma4_vision",
+                [{"position_embedding_size": 7, "num_key_value_heads": 1}, {"num_key_value_heads": 1, "head_dim": 6}],
+            ),
         )
     },
     "zamba2": st.builds(

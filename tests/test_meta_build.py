@@ -523,6 +523,38 @@ TOWER_CASES: dict[str, tuple[dict[str, Any], list[tuple[str, str, str, str, dict
         ],
         100 * 32,
     ),
+    # Gemma 4: the vision tower's tokens projected into the language model by embed_vision, one bias-free linear
+    # layer from 32 to 64 (its RMSNorm has no scale)
+    "gemma4": (
+        {"model_type": "gemma4", "architectures": ["Gemma4ForConditionalGeneration"]},
+        [
+            (
+                "language model",
+                "gemma4_text",
+                "Gemma4ForCausalLM",
+                "Gemma4TextConfig",
+                _TEXT
+                | dict(
+                    hidden_size=64,
+                    num_key_value_heads=2,
+                    head_dim=16,
+                    global_head_dim=32,
+                    hidden_size_per_layer_input=8,
+                    vocab_size_per_layer_input=100,
+                    pad_token_id=0,
+                    layer_types=["sliding_attention", "full_attention"],
+                ),
+            ),
+            (
+                "vision tower",
+                "gemma4_vision",
+                "Gemma4VisionModel",
+                "Gemma4VisionConfig",
+                _SMALL_VISION | dict(hidden_size=32, num_key_value_heads=2, head_dim=16, position_embedding_size=20),
+            ),
+        ],
+        32 * 64,
+    ),
     # SmolVLM: the connector, one bias-free linear layer from 2 x 2 shuffled patches (4 x 16 wide) to 32
     "smolvlm": (
         {"model_type": "smolvlm", "architectures": ["SmolVLMForConditionalGeneration"]},

@@ -16,6 +16,7 @@ from paramscope.model import Model
 NORM_NAMES = {"layernorm": "LayerNorm", "rmsnorm": "RMSNorm"}
 POSITION_NAMES = {
     "learned": "learned table",
+    "learned_2d": "learned table per image axis",
     "rotary": "rotary (RoPE): no parameters",
     "none": "none",
     "alibi": "ALiBi: no parameters",

@@ -680,6 +680,17 @@ def _positions(prefix: str, spec: Spec, source: bool = False) -> list[Node]:
         expr = "max_position_embeddings" + (f" + {spec.position_offset}" if spec.position_offset else "")
         note = "fixed sinusoidal table stored as a parameter" if spec.position_embedding == "sinusoidal" else ""
         out.append(Node(f"{prefix}/position", rows * e, f"{paren(expr)}*{e_expr}", shape=f"{rows}×{e}", note=note))
+    elif spec.position_embedding == "learned_2d":
+        rows, note = spec.max_position_embeddings, "one table per image axis: a patch adds its column's and its row's"
+        out.append(
+            Node(
+                f"{prefix}/position",
+                2 * rows * e,
+                f"2*max_position_embeddings*{e_expr}",
+                shape=f"2×{rows}×{e}",
+                note=note,
+            )
+        )
     return out
 
 

@@ -23,7 +23,7 @@ from typing import NamedTuple
 #: linear layer on the class token).
 ARCHITECTURES = ("causal_lm", "masked_lm", "seq2seq_lm", "base", "discriminator", "image_classification")
 NORM_TYPES = ("layernorm", "rmsnorm")
-POSITION_EMBEDDINGS = ("learned", "rotary", "alibi", "relative", "sinusoidal", "none")
+POSITION_EMBEDDINGS = ("learned", "learned_2d", "rotary", "alibi", "relative", "sinusoidal", "none")
 QK_NORMS = ("none", "head", "full")
 LORA_MOE = ("frozen", "router", "tensors")
 
@@ -198,7 +198,9 @@ class Spec:
     norms_per_layer: int = 2
     final_norm: bool = True
     # positions and embeddings
-    position_embedding: str = "learned"  # learned | rotary | alibi | relative | sinusoidal | none
+    # learned | learned_2d (a table per image axis: Gemma 4's vision tower) | rotary | alibi | relative |
+    # sinusoidal | none
+    position_embedding: str = "learned"
     max_position_embeddings: int = 1024
     position_offset: int = 0  # extra rows in a learned table (OPT and BART keep 2)
     type_vocab_size: int = 0  # BERT token-type (segment) embeddings

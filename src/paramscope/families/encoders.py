@@ -289,6 +289,41 @@ PIXTRAL = VIT.but(
     hooks=(),
     extra_heads=(),
 )
+GEMMA4_VISION = VIT.but(
+    model_type="gemma4_vision",
+    class_prefix="Gemma4Vision",
+    source=f"{TF}/gemma4/modeling_gemma4.py",
+    keys=dict(
+        num_key_value_heads=("num_key_value_heads",),
+        head_dim=("head_dim",),
+        hidden_act=("hidden_activation",),
+        attention_bias=None,
+        image_size=None,
+        max_position_embeddings=("position_embedding_size",),
+    ),
+    derive=dict(max_position_embeddings=None),  # rows per image axis: stated, not the patches of one image
+    # Gemma 4's vision tower: patches flattened into one bias-free linear layer (input_proj), a position table per
+    # image axis, Gemma's layers (bias-free q/k/v/o with RMSNorms over each query and key head, a gated MLP, four
+    # RMSNorms), no class token, no final norm; the pooler averages without parameters
+    fixed=dict(
+        attention_bias=False,
+        attention_out_bias=False,
+        mlp_bias=False,
+        mlp_gated=True,
+        norm_type="rmsnorm",
+        norm_bias=False,
+        norms_per_layer=4,
+        qk_norm="head",
+        num_channels=3,
+        patch_bias=False,
+        patch_linear=True,
+        class_token=False,
+        final_norm=False,
+        position_embedding="learned_2d",
+    ),
+    hooks=(hooks.gemma4_nominal_image,),
+    extra_heads=(),
+)
 LLAMA4_VISION = VIT.but(
     model_type="llama4_vision_model",
     class_prefix="Llama4Vision",
@@ -408,6 +443,7 @@ ROWS = (
     SMOLVLM_VISION,
     PIXTRAL,
     LLAMA4_VISION,
+    GEMMA4_VISION,
     QWEN3_5_VISION,
     QWEN3_5_MOE_VISION,
     QWEN2_5_VL_VISION,

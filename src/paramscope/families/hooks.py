@@ -302,6 +302,16 @@ def olmo_hybrid_layers(c: Cfg, d: Values) -> None:
     d["linear_attention_layers"] = types.count("linear_attention")
 
 
+def gemma4_nominal_image(c: Cfg, d: Values) -> None:
+    """Gemma 4's vision tower takes images of any size, up to 280 pooled tokens (the processor's max_soft_tokens) of
+    ``pooling_kernel_size`` x ``pooling_kernel_size`` patches each; the nominal image is the largest square within
+    that: 16 x 16 tokens (768 px at patch_size 16 and a 3 x 3 pool)."""
+    k = c.int("pooling_kernel_size", default=3)
+    if k < 1:
+        raise SpecError("pooling_kernel_size", f"must be at least 1 (got {k})")
+    d["image_size"] = 16 * k * (d["patch_size"] or 0)
+
+
 def post_norms(c: Cfg, d: Values) -> None:
     """HyperCLOVA X: ``use_post_norm`` adds an RMSNorm after attention and after the MLP (four norms a layer)."""
     d["norms_per_layer"] = 4 if c.bool("use_post_norm", default=True) else 2
