@@ -1538,6 +1538,28 @@ CASES = {
         tie_word_embeddings=True,
         layer_types=["full_attention", "linear_attention", "linear_attention", "full_attention"],
     ),
+    "openai-gpt": dict(model_type="openai-gpt", n_embd=32, n_layer=3, n_head=4, vocab_size=101, n_positions=16),
+    "openai-gpt-untied": dict(
+        model_type="openai-gpt", n_embd=32, n_layer=2, n_head=4, vocab_size=101, tie_word_embeddings=False
+    ),
+    "codegen": dict(model_type="codegen", n_embd=32, n_layer=3, n_head=4, vocab_size=101, rotary_dim=4),
+    "codegen-inner-tied": dict(
+        model_type="codegen", n_embd=32, n_layer=2, n_head=4, n_inner=40, vocab_size=101, tie_word_embeddings=True
+    ),
+    "xglm": dict(model_type="xglm", d_model=32, num_layers=3, attention_heads=4, ffn_dim=48, vocab_size=101),
+    "xglm-untied": dict(
+        model_type="xglm",
+        d_model=32,
+        num_layers=2,
+        attention_heads=4,
+        ffn_dim=40,
+        vocab_size=101,
+        tie_word_embeddings=False,
+    ),
+    "persimmon-qk-layernorm": dict(model_type="persimmon", **{**SMALL, "num_key_value_heads": None}),
+    "persimmon-plain-tied": dict(
+        model_type="persimmon", qk_layernorm=False, tie_word_embeddings=True, **{**SMALL, "num_key_value_heads": None}
+    ),
     "iquestcoder": dict(model_type="iquestcoder", head_dim=8, **SMALL),
     "iquestcoder-biases-tied": dict(
         model_type="iquestcoder", head_dim=None, attention_bias=True, mlp_bias=True, tie_word_embeddings=True, **SMALL
@@ -1933,6 +1955,10 @@ STRATEGIES = {
         _decoder("nemotron_h", **{k: v for k, v in NEMOTRON_H.items() if k.startswith(("mamba", "n_", "ssm", "conv"))}),
         st.text("M*-E", min_size=1, max_size=6),
     ),
+    "openai-gpt": _decoder("openai-gpt"),
+    "codegen": _decoder("codegen"),
+    "xglm": _decoder("xglm").filter(lambda c: c["hidden_size"] >= 4),  # narrower: transformers divides by zero
+    "persimmon": _decoder("persimmon", qk_layernorm=True),
     "iquestcoder": _decoder("iquestcoder", attention_bias=True),
     "cwm": _decoder("cwm", mlp_bias=True),
     "hyperclovax": _decoder("hyperclovax", attention_bias=True),

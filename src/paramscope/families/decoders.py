@@ -66,6 +66,39 @@ GPTJ = GPT2.but(
     ),
     class_names=dict(causal_lm=None),
 )
+CODEGEN = GPTJ.but(
+    model_type="codegen",
+    class_prefix="CodeGen",
+    source=f"{TF}/codegen/modeling_codegen.py",
+    fixed=dict(fused=("qkv",)),  # GPT-J's layout with q, k and v in one bias-free qkv_proj
+)
+OPENAI_GPT = GPT2.but(
+    model_type="openai-gpt",
+    class_prefix="OpenAIGPT",
+    source=f"{TF}/openai/modeling_openai.py",
+    keys=dict(intermediate_size=None, hidden_act=("afn",)),
+    # GPT-1: GPT-2's layers with the norms after attention and after the MLP, no final norm, an MLP 4 x n_embd wide
+    derive=dict(intermediate_size=Rule("4*hidden_size", lambda d: 4 * d["hidden_size"], always=True)),
+    fixed=dict(final_norm=False),
+    class_names=dict(causal_lm="OpenAIGPTLMHeadModel"),
+)
+XGLM = GPT2.but(
+    model_type="xglm",
+    class_prefix="XGLM",
+    source=f"{TF}/xglm/modeling_xglm.py",
+    keys=dict(
+        hidden_size=("d_model", "hidden_size"),
+        num_hidden_layers=("num_layers", "num_hidden_layers"),
+        num_attention_heads=("attention_heads", "num_attention_heads"),
+        intermediate_size=("ffn_dim",),
+        max_position_embeddings=("max_position_embeddings",),
+    ),
+    derive=dict(intermediate_size=None),
+    # q, k, v and out apart, all biased; sinusoidal positions computed on the fly (a buffer, no parameters)
+    fixed=dict(fused=(), position_embedding="none"),
+    hooks=(hooks.sinusoid_width,),
+    class_names=dict(causal_lm=None),
+)
 GPT_NEO = GPT2.but(
     model_type="gpt_neo",
     class_prefix="GPTNeo",
@@ -1255,6 +1288,16 @@ GPT_NEOX = Family(
     fixed=dict(fused=("qkv",), mlp_bias=True, position_embedding="rotary"),
     padding_row=False,
 )
+PERSIMMON = GPT_NEOX.but(
+    model_type="persimmon",
+    class_prefix="Persimmon",
+    source=f"{TF}/persimmon/modeling_persimmon.py",
+    keys=dict(attention_bias=None, parallel_attn=None),
+    # GPT-NeoX's fused, biased query_key_value and plain MLP, run one after the other; LayerNorms over each query and
+    # key head with qk_layernorm
+    fixed=dict(attention_bias=True, parallel_attn=False),
+    hooks=(hooks.qk_layernorm,),
+)
 FALCON = Family(
     model_type="falcon",
     class_prefix="Falcon",
@@ -1316,6 +1359,9 @@ ROWS = (
     GPT2,
     GPT_BIGCODE,
     GPTJ,
+    CODEGEN,
+    OPENAI_GPT,
+    XGLM,
     GPT_NEO,
     LLAMA,
     MISTRAL,
@@ -1387,6 +1433,7 @@ ROWS = (
     LLAMA4_TEXT,
     PHI,
     GPT_NEOX,
+    PERSIMMON,
     FALCON,
     OPT,
     BLOOM,

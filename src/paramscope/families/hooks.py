@@ -312,6 +312,15 @@ def gemma4_nominal_image(c: Cfg, d: Values) -> None:
     d["image_size"] = 16 * k * (d["patch_size"] or 0)
 
 
+def sinusoid_width(c: Cfg, d: Values) -> None:
+    """XGLM builds its sinusoidal positions with a step of log(10000) / (hidden_size // 2 - 1): a width under 4 cannot
+    be built (transformers divides by zero)."""
+    if d["hidden_size"] is not None and d["hidden_size"] < 4:
+        raise SpecError(
+            "hidden_size", f"XGLM's sinusoidal positions need a width of at least 4 (got {d['hidden_size']})"
+        )
+
+
 def post_norms(c: Cfg, d: Values) -> None:
     """HyperCLOVA X: ``use_post_norm`` adds an RMSNorm after attention and after the MLP (four norms a layer)."""
     d["norms_per_layer"] = 4 if c.bool("use_post_norm", default=True) else 2
