@@ -1234,6 +1234,18 @@ CASES = {
         index_head_dim=4,
         tie_word_embeddings=True,
     ),
+    "axk1-moe-output-norm": dict(
+        MLA_MOE,
+        architectures=["AXK1ForCausalLM"],
+        model_type="axk1",
+        num_hidden_layers=4,
+        q_lora_rank=12,
+        n_shared_experts=2,
+        mlp_layer_types=["sparse", "dense", "sparse", "dense"],
+    ),
+    "axk1-first-dense-tied": dict(
+        MLA_MOE, architectures=["AXK1ForCausalLM"], model_type="axk1", q_lora_rank=12, tie_word_embeddings=True
+    ),
     "glm4_moe_lite-mlp-layer-types": dict(
         MLA_MOE,
         architectures=["Glm4MoeLiteForCausalLM"],

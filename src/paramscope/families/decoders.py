@@ -635,6 +635,16 @@ GLM_MOE_DSA = DEEPSEEK_V32.but(
     # GLM-5: DeepSeek-V3.2's latent attention with its indexer, dense first layers (mlp_layer_types), shared experts
     extra_hooks=[hooks.glm5_indexers],
 )
+AXK1 = DEEPSEEK_V3.but(
+    model_type="axk1",
+    class_prefix="AXK1",
+    source=f"{TF}/axk1/modeling_axk1.py",
+    # A.X K1: DeepSeek-V3 with an RMSNorm on each MoE block's output (post_mlp_layernorm); dense layers where
+    # mlp_layer_types says (by default the first)
+    keys=dict(first_k_dense_replace=None),
+    fixed=dict(first_k_dense_replace=1, moe_norms=1, lora_moe="frozen"),  # PEFT leaves its experts frozen
+    extra_hooks=[hooks.mlp_layer_types, hooks.q_lora_stated],
+)
 GLM4_MOE_LITE = DEEPSEEK_V3.but(
     model_type="glm4_moe_lite",
     class_prefix="Glm4MoeLite",
@@ -1406,6 +1416,7 @@ ROWS = (
     DEEPSEEK_V3,
     MISTRAL4,
     KIMI_K2,
+    AXK1,
     QWEN3_MOE,
     OLMOE,
     GPT_OSS,

@@ -321,6 +321,12 @@ def sinusoid_width(c: Cfg, d: Values) -> None:
         )
 
 
+def q_lora_stated(c: Cfg, d: Values) -> None:
+    """A.X K1: the config class takes no null ``q_lora_rank`` (its queries always pass the low-rank projection)."""
+    if d.get("q_lora_rank") is None:
+        raise SpecError("q_lora_rank", "AXK1Config needs a number: its queries always pass the low-rank projection")
+
+
 def post_norms(c: Cfg, d: Values) -> None:
     """HyperCLOVA X: ``use_post_norm`` adds an RMSNorm after attention and after the MLP (four norms a layer)."""
     d["norms_per_layer"] = 4 if c.bool("use_post_norm", default=True) else 2
