@@ -1568,6 +1568,16 @@ CASES = {
         vocab_size=101,
         tie_word_embeddings=False,
     ),
+    "mpt": dict(model_type="mpt", d_model=32, n_layers=3, n_heads=4, vocab_size=101, max_seq_len=16),
+    "mpt-untied-expansion-ignored": dict(
+        model_type="mpt",
+        d_model=32,
+        n_layers=2,
+        n_heads=4,
+        vocab_size=101,
+        expansion_ratio=2,
+        tie_word_embeddings=False,
+    ),
     "persimmon-qk-layernorm": dict(model_type="persimmon", **{**SMALL, "num_key_value_heads": None}),
     "persimmon-plain-tied": dict(
         model_type="persimmon", qk_layernorm=False, tie_word_embeddings=True, **{**SMALL, "num_key_value_heads": None}
@@ -1969,6 +1979,7 @@ STRATEGIES = {
     ),
     "openai-gpt": _decoder("openai-gpt"),
     "codegen": _decoder("codegen"),
+    "mpt": _decoder("mpt"),
     "xglm": _decoder("xglm").filter(lambda c: c["hidden_size"] >= 4),  # narrower: transformers divides by zero
     "persimmon": _decoder("persimmon", qk_layernorm=True),
     "iquestcoder": _decoder("iquestcoder", attention_bias=True),

@@ -73,6 +73,16 @@ CANNOT_BUILD = {
         dict(model_type="lfm2_moe", num_experts=4, num_experts_per_tok=2, **SMALL),
         "layer_types",
     ),
+    "xglm narrower than its sinusoids": (dict(model_type="xglm", d_model=2, attention_heads=1), "hidden_size"),
+    "axk1 without q_lora_rank": (dict(model_type="axk1", q_lora_rank=None, **SMALL), "q_lora_rank"),
+    "gpt_neo attention_types for other layers": (
+        dict(model_type="gpt_neo", hidden_size=32, num_layers=3, num_heads=4, vocab_size=101),
+        "attention_types",
+    ),
+    "gpt_neo attention_layers for other layers": (
+        dict(model_type="gpt_neo", hidden_size=32, num_layers=3, num_heads=4, attention_layers=["global"] * 2),
+        "attention_layers",
+    ),
     "nemotron_h unknown block": (
         dict(model_type="nemotron_h", hybrid_override_pattern="M*X", mamba_num_heads=4, mamba_head_dim=8, **SMALL),
         "hybrid_override_pattern",
@@ -121,3 +131,12 @@ def test_a_compress_rate_of_0_is_refused() -> None:
     rates = {"compressed_sparse_attention": 0, "heavily_compressed_attention": 4}
     with pytest.raises(SpecError, match="^compress_rates: a compress rate must be at least 1"):
         read(dict(model_type="deepseek_v4", compress_rates=rates, **SMALL))
+
+
+def test_mpt_expansion_ratio_is_ignored_as_transformers_ignores_it() -> None:
+    """transformers' MptForCausalLM builds the MLP 4 x d_model wide whatever expansion_ratio says: the count follows
+    the class (checked against it in the differential cases) and a note names the ignored key."""
+    from paramscope import from_config
+
+    model = from_config({"model_type": "mpt", "d_model": 32, "n_layers": 2, "n_heads": 4, "expansion_ratio": 2})
+    assert (128, True) == (model.spec.intermediate_size, any("expansion_ratio 2 is ignored" in n for n in model.notes))

@@ -82,6 +82,25 @@ OPENAI_GPT = GPT2.but(
     fixed=dict(final_norm=False),
     class_names=dict(causal_lm="OpenAIGPTLMHeadModel"),
 )
+MPT = GPT2.but(
+    model_type="mpt",
+    class_prefix="Mpt",
+    source=f"{TF}/mpt/modeling_mpt.py",
+    keys=dict(
+        hidden_size=("d_model", "hidden_size"),
+        num_hidden_layers=("n_layers", "num_hidden_layers"),
+        num_attention_heads=("n_heads", "num_attention_heads"),
+        intermediate_size=None,
+        max_position_embeddings=("max_seq_len",),
+        hidden_act=None,
+    ),
+    # MPT: one bias-free Wqkv, bias-free out_proj and MLP, LayerNorms without biases (transformers drops them),
+    # ALiBi instead of a position table; transformers builds the MLP 4 x d_model wide whatever expansion_ratio says
+    derive=dict(intermediate_size=Rule("4*hidden_size", lambda d: 4 * d["hidden_size"], always=True)),
+    fixed=dict(attention_bias=False, mlp_bias=False, norm_bias=False, position_embedding="alibi"),
+    class_names=dict(causal_lm=None),
+    notes=(hooks.mpt_expansion,),
+)
 XGLM = GPT2.but(
     model_type="xglm",
     class_prefix="XGLM",
@@ -1372,6 +1391,7 @@ ROWS = (
     CODEGEN,
     OPENAI_GPT,
     XGLM,
+    MPT,
     GPT_NEO,
     LLAMA,
     MISTRAL,

@@ -1011,6 +1011,17 @@ def zero_expert_rows(config: Mapping[str, Any], spec: Spec, tree: Node) -> str |
     )
 
 
+def mpt_expansion(config: Mapping[str, Any], spec: Spec, tree: Node) -> str | None:
+    """MPT: transformers builds the MLP 4 x d_model wide whatever ``expansion_ratio`` says."""
+    ratio = config.get("expansion_ratio")
+    if ratio is None or ratio == 4:
+        return None
+    return (
+        f"expansion_ratio {ratio} is ignored: transformers' MptForCausalLM builds the MLP 4 × d_model wide (counted "
+        f"here); MosaicML's own code would make it {ratio} × d_model"
+    )
+
+
 def router_bias_buffers(config: Mapping[str, Any], spec: Spec, tree: Node) -> str | None:
     """Routers with ``e_score_correction_bias`` (aux-loss-free balancing): a buffer per expert and MoE layer, stored
     in the checkpoint but not a parameter."""
