@@ -1568,6 +1568,10 @@ CASES = {
         vocab_size=101,
         tie_word_embeddings=False,
     ),
+    "ctrl": dict(model_type="ctrl", n_embd=32, n_layer=3, n_head=4, dff=40, vocab_size=101, n_positions=16),
+    "ctrl-untied-head-bias": dict(
+        model_type="ctrl", n_embd=32, n_layer=2, n_head=4, dff=48, vocab_size=101, tie_word_embeddings=False
+    ),
     "mpt": dict(model_type="mpt", d_model=32, n_layers=3, n_heads=4, vocab_size=101, max_seq_len=16),
     "mpt-untied-expansion-ignored": dict(
         model_type="mpt",
@@ -1980,6 +1984,7 @@ STRATEGIES = {
     "openai-gpt": _decoder("openai-gpt"),
     "codegen": _decoder("codegen"),
     "mpt": _decoder("mpt"),
+    "ctrl": _decoder("ctrl"),
     "xglm": _decoder("xglm").filter(lambda c: c["hidden_size"] >= 4),  # narrower: transformers divides by zero
     "persimmon": _decoder("persimmon", qk_layernorm=True),
     "iquestcoder": _decoder("iquestcoder", attention_bias=True),

@@ -118,6 +118,24 @@ XGLM = GPT2.but(
     hooks=(hooks.sinusoid_width,),
     class_names=dict(causal_lm=None),
 )
+CTRL = XGLM.but(
+    model_type="ctrl",
+    class_prefix="CTRL",
+    source=f"{TF}/ctrl/modeling_ctrl.py",
+    keys=dict(
+        hidden_size=("n_embd", "hidden_size"),
+        num_hidden_layers=("n_layer", "num_hidden_layers"),
+        num_attention_heads=("n_head", "num_attention_heads"),
+        intermediate_size=("dff",),
+        max_position_embeddings=("n_positions", "max_position_embeddings"),
+        hidden_act=None,
+    ),
+    # XGLM's layout (Wq, Wk, Wv and dense apart, biased; a plain ReLU MLP with biases; sinusoids as a buffer), the
+    # head tied to the input table with a bias of its own
+    fixed=dict(lm_head_bias=True),
+    hooks=(),
+    class_names=dict(causal_lm="CTRLLMHeadModel"),
+)
 GPT_NEO = GPT2.but(
     model_type="gpt_neo",
     class_prefix="GPTNeo",
@@ -1392,6 +1410,7 @@ ROWS = (
     OPENAI_GPT,
     XGLM,
     MPT,
+    CTRL,
     GPT_NEO,
     LLAMA,
     MISTRAL,
