@@ -1586,6 +1586,27 @@ CASES = {
     "persimmon-plain-tied": dict(
         model_type="persimmon", qk_layernorm=False, tie_word_embeddings=True, **{**SMALL, "num_key_value_heads": None}
     ),
+    "lfm3": dict(
+        model_type="lfm3",
+        head_dim=8,
+        pad_token_id=0,
+        bos_token_id=1,
+        eos_token_id=2,
+        **{**SMALL, "num_hidden_layers": 5},
+    ),
+    "lfm3-plain-layer-types-untied": dict(
+        model_type="lfm3",
+        head_dim=8,
+        pad_token_id=0,
+        bos_token_id=1,
+        eos_token_id=2,
+        use_sandwich_norm=False,
+        use_attention_gate=False,
+        attention_bias=True,
+        tie_word_embeddings=False,
+        layer_types=["full_attention", "conv", "sliding_attention"],
+        **SMALL,
+    ),
     "iquestcoder": dict(model_type="iquestcoder", head_dim=8, **SMALL),
     "iquestcoder-biases-tied": dict(
         model_type="iquestcoder", head_dim=None, attention_bias=True, mlp_bias=True, tie_word_embeddings=True, **SMALL

@@ -267,6 +267,10 @@ CACHES = {
     ),
     # OLMo Hybrid: Gated DeltaNet layers (their convolution window and fp32 state) and one attention layer in four
     "olmo_hybrid": dict(model_type="olmo_hybrid", num_hidden_layers=4, pad_token_id=0),
+    # LFM3: short convolutions (their window) between full and sliding attention layers
+    "lfm3": dict(
+        model_type="lfm3", num_hidden_layers=5, pad_token_id=0, bos_token_id=1, eos_token_id=2, sliding_window=16
+    ),
     "qwen3_5_text-layer-types": dict(
         model_type="qwen3_5_text",
         num_hidden_layers=3,

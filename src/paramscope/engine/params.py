@@ -96,6 +96,8 @@ def attention(prefix: str, spec: Spec) -> Node:
         parts.append(Node(f"{prefix}/sinks", heads, "num_attention_heads", shape=str(heads)))
     if spec.attention_gate_proj:
         parts.append(linear(f"{prefix}/gate", h, "hidden_size", heads * hd, "num_attention_heads*head_dim", False))
+    if spec.attention_head_gate:
+        parts.append(linear(f"{prefix}/gate", h, "hidden_size", heads, "num_attention_heads", False))
     for name, on in (("position_key", spec.position_key_proj), ("position_query", spec.position_query_proj)):
         if on:  # DeBERTa: the relative-position table mapped to keys (c2p) or queries (p2c), with a bias
             parts.append(linear(f"{prefix}/{name}", h, "hidden_size", heads * hd, "num_attention_heads*head_dim", True))

@@ -319,6 +319,7 @@ class Spec:
     # AFMoE: the attention output gated by a projection of its own (hidden_size to heads x head_dim, no bias), and a
     # learned bias per expert added to the router's scores (a parameter, frozen)
     attention_gate_proj: bool = False
+    attention_head_gate: bool = False  # LFM3: a sigmoid gate per head from the layer input (g_proj: hidden -> heads)
     expert_score_bias: bool = False
     # MiMo-V2-Flash: the sliding layers' own KV heads (twice the full layers'), and a learned sink per head on them
     sliding_kv_heads: int | None = None

@@ -1262,6 +1262,15 @@ LFM2 = LLAMA.but(
     fixed=dict(qk_norm="head", hidden_act="silu"),
     hooks=(hooks.lfm2_layers,),
 )
+LFM3 = LFM2.but(
+    model_type="lfm3",
+    class_prefix="Lfm3",
+    source=f"{TF}/lfm3/modeling_lfm3.py",
+    keys=dict(head_dim=("head_dim",), attention_bias=("attention_bias",)),
+    # LFM2's short convolutions between Qwen3-style attention layers (full or sliding), an MLP intermediate_size wide
+    # (no adjustment), sandwich norms and a gate per attention head
+    hooks=(hooks.lfm3_layers,),
+)
 
 DBRX = Family(
     model_type="dbrx",
@@ -1514,6 +1523,7 @@ ROWS = (
     NEMOTRON_H,
     RWKV,
     LFM2,
+    LFM3,
     LFM2_MOE,
     BAMBA,
     ZAMBA2,

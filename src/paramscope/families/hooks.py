@@ -689,6 +689,25 @@ def lfm2_layers(c: Cfg, d: Values) -> None:
     d["intermediate_size"] = size
 
 
+def lfm3_layers(c: Cfg, d: Values) -> None:
+    """LFM3, as Lfm3Config fills it in: ``layer_types`` ("conv", "full_attention", "sliding_attention"), else full
+    attention in every fourth layer from the third, sliding attention in every fourth from the fifth and short
+    convolutions between; with ``use_sandwich_norm`` a norm after the mixer and after the MLP too (four a layer), with
+    ``use_attention_gate`` a sigmoid gate per head on the attention output."""
+    n = d["num_hidden_layers"]
+    types = per_layer(c, n, ("conv", "full_attention", "sliding_attention"))
+    if types is None:
+        types = [
+            "full_attention" if i % 4 == 2 else "sliding_attention" if i % 4 == 0 and i > 0 else "conv"
+            for i in range(n)
+        ]
+    d["short_conv_layers"] = types.count("conv")
+    d["sliding_window"] = c.int("sliding_window")
+    slide(d, types.count("sliding_attention"), needs_window="LFM3")
+    d["norms_per_layer"] = 4 if c.bool("use_sandwich_norm", default=True) else 2
+    d["attention_head_gate"] = c.bool("use_attention_gate", default=True)
+
+
 def lfm2_moe_layers(c: Cfg, d: Values) -> None:
     """LFM2-MoE: ``layer_types`` names each layer "conv" or attention, and must be stated (Lfm2MoeConfig fills in
     nothing and its layers index it); the first ``num_dense_layers`` keep a dense MLP of intermediate_size, as
