@@ -1607,6 +1607,51 @@ CASES = {
         layer_types=["full_attention", "conv", "sliding_attention"],
         **SMALL,
     ),
+    # a file stating both a class attribute and its alias: the attribute (hidden_size ...) wins, as in transformers
+    "gpt2-both-width-names": dict(model_type="gpt2", n_embd=32, hidden_size=64, n_layer=2, n_head=4, vocab_size=101),
+    "xglm-both-width-names": dict(
+        model_type="xglm", d_model=32, hidden_size=64, num_layers=2, attention_heads=4, ffn_dim=48, vocab_size=101
+    ),
+    "ctrl-both-width-names": dict(
+        model_type="ctrl", n_embd=32, hidden_size=64, n_layer=2, n_head=4, dff=40, vocab_size=101
+    ),
+    "mpt-both-width-names": dict(model_type="mpt", d_model=32, hidden_size=64, n_layers=2, n_heads=4, vocab_size=101),
+    "nanochat-stated-head-dim": dict(model_type="nanochat", head_dim=16, **SMALL),
+    "kolibri1-num-local-experts": dict(
+        model_type="kolibri1",
+        head_dim=8,
+        num_local_experts=4,
+        num_experts_per_tok=2,
+        moe_intermediate_size=16,
+        shared_expert_intermediate_size=24,
+        **SMALL,
+    ),
+    "glm_moe_dsa-num-experts-overrides": dict(
+        MLA_MOE,
+        architectures=["GlmMoeDsaForCausalLM"],
+        model_type="glm_moe_dsa",
+        q_lora_rank=12,
+        num_experts=3,
+        index_n_heads=2,
+        index_head_dim=4,
+    ),
+    "axk1-first-two-dense": dict(
+        MLA_MOE,
+        architectures=["AXK1ForCausalLM"],
+        model_type="axk1",
+        num_hidden_layers=4,
+        q_lora_rank=12,
+        first_k_dense_replace=2,
+    ),
+    "axk1-every-other-layer-sparse": dict(
+        MLA_MOE,
+        architectures=["AXK1ForCausalLM"],
+        model_type="axk1",
+        num_hidden_layers=4,
+        q_lora_rank=12,
+        first_k_dense_replace=0,
+        moe_layer_freq=2,
+    ),
     "iquestcoder": dict(model_type="iquestcoder", head_dim=8, **SMALL),
     "iquestcoder-biases-tied": dict(
         model_type="iquestcoder", head_dim=None, attention_bias=True, mlp_bias=True, tie_word_embeddings=True, **SMALL

@@ -355,6 +355,63 @@ def test_import_does_not_load_torch() -> None:
     assert "False False" == out.stdout.strip()
 
 
+#: Configs a row cannot describe, each with the key its reason names; transformers builds them (``architectures``
+#: names the class).
+BEYOND = {
+    "gpt2 with cross-attention": (
+        {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"], "n_embd": 32, "n_layer": 2, "n_head": 4}
+        | {"vocab_size": 101, "add_cross_attention": True},
+        "add_cross_attention",
+    ),
+    "xglm with cross-attention": (
+        {"model_type": "xglm", "architectures": ["XGLMForCausalLM"], "d_model": 32, "num_layers": 2}
+        | {"attention_heads": 4, "ffn_dim": 48, "vocab_size": 101, "add_cross_attention": True},
+        "add_cross_attention",
+    ),
+    "bert decoder with cross-attention": (
+        {"model_type": "bert", "architectures": ["BertLMHeadModel"], "hidden_size": 32, "num_hidden_layers": 2}
+        | {"num_attention_heads": 4, "intermediate_size": 40, "vocab_size": 101}
+        | {"is_decoder": True, "add_cross_attention": True},
+        "add_cross_attention",
+    ),
+    "mellum sparse layers without experts": (
+        {"model_type": "mellum", "architectures": ["MellumForCausalLM"], "num_local_experts": 0}
+        | {"num_hidden_layers": 2, "hidden_size": 32, "num_attention_heads": 4, "num_key_value_heads": 2}
+        | {"head_dim": 8, "vocab_size": 101, "pad_token_id": 0},
+        "num_local_experts",
+    ),
+    "glm-5 layers sharing an indexer": (
+        {"model_type": "glm_moe_dsa", "architectures": ["GlmMoeDsaForCausalLM"], "num_hidden_layers": 4}
+        | {"hidden_size": 32, "num_attention_heads": 4, "intermediate_size": 48, "moe_intermediate_size": 8}
+        | {"n_routed_experts": 4, "num_experts_per_tok": 2, "q_lora_rank": 12, "kv_lora_rank": 8}
+        | {"qk_nope_head_dim": 4, "qk_rope_head_dim": 2, "v_head_dim": 4, "index_n_heads": 2, "index_head_dim": 4}
+        | {"vocab_size": 101, "index_topk_pattern": ["full", "shared", "full", "full"]},
+        "index_topk_pattern",
+    ),
+}
+
+
+@needs_hf
+@pytest.mark.parametrize("name", sorted(BEYOND))
+def test_configs_beyond_their_row_are_counted_by_transformers(name: str) -> None:
+    """Cross-attention added to a decoder, sparse layers with no experts, GLM-5 layers reusing an indexer: no row
+    describes them, so transformers counts them (exactly, on the meta device), the key named first among the notes."""
+    import torch
+    import transformers
+
+    from paramscope.model import Model
+
+    config, key = BEYOND[name]
+    kwargs = {k: v for k, v in config.items() if k not in ("model_type", "architectures")}
+    with torch.device("meta"):
+        built = getattr(transformers, config["architectures"][0])(
+            transformers.AutoConfig.for_model(config["model_type"], **kwargs)
+        )
+    model = Model.from_config(config)
+    assert (False, sum(p.numel() for p in built.parameters())) == (model.has_formulas, model.summary.total)
+    assert model.notes[0].startswith(f"no formulas: {key}:")
+
+
 @needs_hf
 def test_a_config_its_row_cannot_describe_is_counted_by_transformers() -> None:
     """An unbalanced T5Gemma (a narrower decoder) has no formulas, but it is still counted exactly: by

@@ -140,3 +140,12 @@ def test_mpt_expansion_ratio_is_ignored_as_transformers_ignores_it() -> None:
 
     model = from_config({"model_type": "mpt", "d_model": 32, "n_layers": 2, "n_heads": 4, "expansion_ratio": 2})
     assert (128, True) == (model.spec.intermediate_size, any("expansion_ratio 2 is ignored" in n for n in model.notes))
+
+
+@pytest.mark.parametrize("arch", ["OpenAIGPTDoubleHeadsModel", "GPT2DoubleHeadsModel"])
+def test_a_model_with_a_head_of_its_own_is_refused(arch: str) -> None:
+    """A ...DoubleHeadsModel holds a multiple-choice head beside the LM head (a summary layer): not the bare model
+    its name's "Model" suggests, and a head no row builds; refused naming architectures."""
+    with pytest.raises(SpecError) as refused:
+        read({"model_type": "gpt2", "architectures": [arch]})
+    assert "architectures" == refused.value.field

@@ -28,17 +28,19 @@ GPT2 = Family(
     source=f"{TF}/gpt2/modeling_gpt2.py",
     keys=dict(
         vocab_size=("vocab_size",),
-        hidden_size=("n_embd", "hidden_size"),
-        num_hidden_layers=("n_layer", "num_hidden_layers"),
-        num_attention_heads=("n_head", "num_attention_heads"),
+        # a file stating both names: transformers' attribute name (hidden_size ...) wins
+        hidden_size=("hidden_size", "n_embd"),
+        num_hidden_layers=("num_hidden_layers", "n_layer"),
+        num_attention_heads=("num_attention_heads", "n_head"),
         intermediate_size=("n_inner",),
         hidden_act=("activation_function",),
-        max_position_embeddings=("n_positions", "max_position_embeddings"),
+        max_position_embeddings=("max_position_embeddings", "n_positions"),
         tie_word_embeddings=("tie_word_embeddings",),
     ),
     defaults=dict(tie_word_embeddings=True),
     derive=dict(intermediate_size=FOUR_H),
     fixed=dict(attention_bias=True, mlp_bias=True, position_embedding="learned", fused=("qkv",)),
+    hooks=(hooks.cross_attention_beyond,),
     class_names=dict(causal_lm="GPT2LMHeadModel"),
     padding_row=False,
 )
@@ -64,6 +66,7 @@ GPTJ = GPT2.but(
         parallel_attn=True,
         position_embedding="rotary",
     ),
+    hooks=(),
     class_names=dict(causal_lm=None),
 )
 CODEGEN = GPTJ.but(
@@ -77,6 +80,7 @@ OPENAI_GPT = GPT2.but(
     class_prefix="OpenAIGPT",
     source=f"{TF}/openai/modeling_openai.py",
     keys=dict(intermediate_size=None, hidden_act=("afn",)),
+    hooks=(),
     # GPT-1: GPT-2's layers with the norms after attention and after the MLP, no final norm, an MLP 4 x n_embd wide
     derive=dict(intermediate_size=Rule("4*hidden_size", lambda d: 4 * d["hidden_size"], always=True)),
     fixed=dict(final_norm=False),
@@ -87,9 +91,9 @@ MPT = GPT2.but(
     class_prefix="Mpt",
     source=f"{TF}/mpt/modeling_mpt.py",
     keys=dict(
-        hidden_size=("d_model", "hidden_size"),
-        num_hidden_layers=("n_layers", "num_hidden_layers"),
-        num_attention_heads=("n_heads", "num_attention_heads"),
+        hidden_size=("hidden_size", "d_model"),
+        num_hidden_layers=("num_hidden_layers", "n_layers"),
+        num_attention_heads=("num_attention_heads", "n_heads"),
         intermediate_size=None,
         max_position_embeddings=("max_seq_len",),
         hidden_act=None,
@@ -98,6 +102,7 @@ MPT = GPT2.but(
     # ALiBi instead of a position table; transformers builds the MLP 4 x d_model wide whatever expansion_ratio says
     derive=dict(intermediate_size=Rule("4*hidden_size", lambda d: 4 * d["hidden_size"], always=True)),
     fixed=dict(attention_bias=False, mlp_bias=False, norm_bias=False, position_embedding="alibi"),
+    hooks=(),
     class_names=dict(causal_lm=None),
     notes=(hooks.mpt_expansion,),
 )
@@ -106,16 +111,16 @@ XGLM = GPT2.but(
     class_prefix="XGLM",
     source=f"{TF}/xglm/modeling_xglm.py",
     keys=dict(
-        hidden_size=("d_model", "hidden_size"),
-        num_hidden_layers=("num_layers", "num_hidden_layers"),
-        num_attention_heads=("attention_heads", "num_attention_heads"),
+        hidden_size=("hidden_size", "d_model"),  # a file stating both: transformers' attribute name wins
+        num_hidden_layers=("num_hidden_layers", "num_layers"),
+        num_attention_heads=("num_attention_heads", "attention_heads"),
         intermediate_size=("ffn_dim",),
         max_position_embeddings=("max_position_embeddings",),
     ),
     derive=dict(intermediate_size=None),
     # q, k, v and out apart, all biased; sinusoidal positions computed on the fly (a buffer, no parameters)
     fixed=dict(fused=(), position_embedding="none"),
-    hooks=(hooks.sinusoid_width,),
+    hooks=(hooks.sinusoid_width, hooks.cross_attention_beyond),
     class_names=dict(causal_lm=None),
 )
 CTRL = XGLM.but(
@@ -123,11 +128,11 @@ CTRL = XGLM.but(
     class_prefix="CTRL",
     source=f"{TF}/ctrl/modeling_ctrl.py",
     keys=dict(
-        hidden_size=("n_embd", "hidden_size"),
-        num_hidden_layers=("n_layer", "num_hidden_layers"),
-        num_attention_heads=("n_head", "num_attention_heads"),
+        hidden_size=("hidden_size", "n_embd"),
+        num_hidden_layers=("num_hidden_layers", "n_layer"),
+        num_attention_heads=("num_attention_heads", "n_head"),
         intermediate_size=("dff",),
-        max_position_embeddings=("n_positions", "max_position_embeddings"),
+        max_position_embeddings=("max_position_embeddings", "n_positions"),
         hidden_act=None,
     ),
     # XGLM's layout (Wq, Wk, Wv and dense apart, biased; a plain ReLU MLP with biases; sinusoids as a buffer), the
@@ -142,8 +147,8 @@ GPT_NEO = GPT2.but(
     source=f"{TF}/gpt_neo/modeling_gpt_neo.py",
     keys=dict(
         hidden_size=("hidden_size",),
-        num_hidden_layers=("num_layers", "num_hidden_layers"),
-        num_attention_heads=("num_heads", "num_attention_heads"),
+        num_hidden_layers=("num_hidden_layers", "num_layers"),
+        num_attention_heads=("num_attention_heads", "num_heads"),
         intermediate_size=("intermediate_size",),
         max_position_embeddings=("max_position_embeddings",),
     ),
@@ -478,6 +483,7 @@ NANOCHAT = OLMO.but(
     class_prefix="NanoChat",
     source=f"{TF}/nanochat/modeling_nanochat.py",
     # every norm (the layers', the final one, q and k's) is a parameter-free RMSNorm; the MLP is fc1 and fc2 (ReLU²)
+    keys=dict(head_dim=("head_dim",)),
     fixed=dict(mlp_gated=False),
     hooks=(),
 )
@@ -669,7 +675,9 @@ GLM_MOE_DSA = DEEPSEEK_V32.but(
     model_type="glm_moe_dsa",
     class_prefix="GlmMoeDsa",
     source=f"{TF}/glm_moe_dsa/modeling_glm_moe_dsa.py",
-    # GLM-5: DeepSeek-V3.2's latent attention with its indexer, dense first layers (mlp_layer_types), shared experts
+    # GLM-5: DeepSeek-V3.2's latent attention with its indexer, dense first layers (mlp_layer_types), shared experts;
+    # a stated num_experts overrides n_routed_experts, as GlmMoeDsaConfig re-routes it
+    keys=dict(num_experts=("num_experts", "n_routed_experts")),
     extra_hooks=[hooks.glm5_indexers],
 )
 AXK1 = DEEPSEEK_V3.but(
@@ -677,10 +685,9 @@ AXK1 = DEEPSEEK_V3.but(
     class_prefix="AXK1",
     source=f"{TF}/axk1/modeling_axk1.py",
     # A.X K1: DeepSeek-V3 with an RMSNorm on each MoE block's output (post_mlp_layernorm); dense layers where
-    # mlp_layer_types says (by default the first)
-    keys=dict(first_k_dense_replace=None),
-    fixed=dict(first_k_dense_replace=1, moe_norms=1, lora_moe="frozen"),  # PEFT leaves its experts frozen
-    extra_hooks=[hooks.mlp_layer_types, hooks.q_lora_stated],
+    # mlp_layer_types says, else as first_k_dense_replace (1) and moe_layer_freq (1) say
+    fixed=dict(moe_norms=1, lora_moe="frozen"),  # PEFT leaves its experts frozen
+    hooks=(hooks.sliding_window, hooks.axk1_mlp_layers, hooks.q_lora_stated),
 )
 GLM4_MOE_LITE = DEEPSEEK_V3.but(
     model_type="glm4_moe_lite",
@@ -831,7 +838,7 @@ MELLUM = QWEN3_MOE.but(
     source=f"{TF}/mellum/modeling_mellum.py",
     # Qwen3-MoE's layers; dense layers where mlp_layer_types says, sliding ones where layer_types says
     keys=dict(num_experts=("num_local_experts", "num_experts")),
-    hooks=(hooks.sliding_window, hooks.mlp_layer_types, hooks.named_sliding_layers),
+    hooks=(hooks.sliding_window, hooks.mlp_layer_types, hooks.named_sliding_layers, hooks.sparse_without_experts),
 )
 KOLIBRI1 = QWEN3_MOE.but(
     model_type="kolibri1",
@@ -842,10 +849,11 @@ KOLIBRI1 = QWEN3_MOE.but(
     keys=dict(
         attention_bias=None,
         intermediate_size=None,
+        num_experts=("num_local_experts", "num_experts"),
         shared_expert_intermediate_size=("shared_expert_intermediate_size",),
     ),
     fixed=dict(norms_per_layer=4, lora_moe="frozen"),  # PEFT leaves its stacked experts frozen
-    hooks=(hooks.sliding_window, hooks.sliding_every(5), hooks.ungated_shared_expert),
+    hooks=(hooks.sliding_window, hooks.sliding_every(5), hooks.ungated_shared_expert, hooks.sparse_without_experts),
     notes=(hooks.router_bias_buffers,),
 )
 OLMOE = OLMO2.but(

@@ -26,7 +26,7 @@ BERT = Family(
         lm_head_bias=True,
         lm_head_bias_pair=True,
     ),
-    hooks=(hooks.bert_pooler,),
+    hooks=(hooks.bert_pooler, hooks.cross_attention_beyond),
     default_arch="masked_lm",
 )
 ROBERTA = BERT.but(model_type="roberta", class_prefix="Roberta", source=f"{TF}/roberta/modeling_roberta.py")
@@ -40,7 +40,7 @@ ELECTRA = BERT.but(
     keys=dict(embedding_size=("embedding_size",)),
     # the generator's head holds one output bias; ElectraModel has no pooler
     fixed=dict(lm_head_bias_pair=False, pooler=False),
-    hooks=(),
+    hooks=(hooks.cross_attention_beyond,),
     extra_heads=("discriminator",),
 )
 DEBERTA_V2 = BERT.but(

@@ -231,6 +231,8 @@ def glm5_indexers(c: Cfg, d: Values) -> None:
         pattern = c.get("index_topk_pattern")
         if isinstance(pattern, str):
             types = ["shared" if ch == "S" else "full" for ch in pattern[:n]]
+        elif isinstance(pattern, list):
+            types = ["shared" if t == "shared" else "full" for t in pattern[:n]]
         else:
             freq = max(c.int("index_topk_freq", default=1), 1)
             offset = c.int("index_skip_topk_offset", default=2)
@@ -325,6 +327,36 @@ def q_lora_stated(c: Cfg, d: Values) -> None:
     """A.X K1: the config class takes no null ``q_lora_rank`` (its queries always pass the low-rank projection)."""
     if d.get("q_lora_rank") is None:
         raise SpecError("q_lora_rank", "AXK1Config needs a number: its queries always pass the low-rank projection")
+
+
+def sparse_without_experts(c: Cfg, d: Values) -> None:
+    """Mellum, Kolibri: a sparse layer stays a (parameter-free) expert block when there are no experts, which no row
+    describes (Qwen3-MoE falls back to a dense MLP instead)."""
+    dense = len(d.get("mlp_only_layers") or ())
+    if d.get("num_experts") == 0 and d["num_hidden_layers"] > dense:
+        raise BeyondRow(c.stated("num_local_experts", "num_experts") or "num_experts", "sparse layers without experts")
+
+
+def axk1_mlp_layers(c: Cfg, d: Values) -> None:
+    """A.X K1, as AXK1Config fills it in: ``mlp_layer_types``, else layer i holds experts when it is at least
+    ``first_k_dense_replace`` (1) and a multiple of ``moe_layer_freq`` (1)."""
+    n = d["num_hidden_layers"]
+    types = per_layer(c, n, ("dense", "sparse"), "mlp_layer_types")
+    if types is None:
+        first = c.int("first_k_dense_replace", default=1)
+        freq = c.int("moe_layer_freq", default=1)
+        if freq < 1:
+            raise SpecError("moe_layer_freq", f"must be at least 1 (got {freq})")
+        types = ["sparse" if i >= first and i % freq == 0 else "dense" for i in range(n)]
+    d["mlp_only_layers"] = tuple(i for i, t in enumerate(types) if t == "dense")
+    d["first_k_dense_replace"] = 0
+
+
+def cross_attention_beyond(c: Cfg, d: Values) -> None:
+    """GPT-2, GPT-BigCode, XGLM, BERT, RoBERTa, XLM-R, ELECTRA: ``add_cross_attention`` adds a cross-attention block
+    and its norm to every layer (a decoder for an encoder-decoder wrapper), which no row describes."""
+    if c.bool("add_cross_attention", default=False):
+        raise BeyondRow("add_cross_attention", "cross-attention in every layer (a decoder for an encoder-decoder)")
 
 
 def post_norms(c: Cfg, d: Values) -> None:

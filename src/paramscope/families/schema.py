@@ -329,7 +329,7 @@ def arch_kind(c: Cfg, default: str, extra: tuple[str, ...] = ()) -> str:
             return "masked_lm"
         if name.endswith("ForConditionalGeneration"):
             return "seq2seq_lm"
-        if name.endswith("Model") and "For" not in name:
+        if name.endswith("Model") and "For" not in name and "Head" not in name:  # DoubleHeadsModel: a head too
             return "base"
         raise SpecError(
             "architectures",
