@@ -825,7 +825,7 @@ QWEN3_MOE = QWEN3.but(
     class_prefix="Qwen3Moe",
     source=f"{TF}/qwen3_moe/modeling_qwen3_moe.py",
     keys=dict(
-        num_experts=("num_experts",),
+        num_experts=("num_experts", "num_local_experts"),  # transformers 5 saves it as num_local_experts
         num_experts_per_tok=("num_experts_per_tok",),
         moe_intermediate_size=("moe_intermediate_size",),
     ),
