@@ -1,4 +1,5 @@
-"""Regenerate src/paramscope/families/hf_defaults.json: the defaults of each supported transformers config class.
+"""Regenerate src/paramscope/families/hf_defaults.json (the defaults of each supported transformers config class) and
+hf_not_null.json (the keys each class refuses as null).
 
 config.json files omit keys that equal their class's defaults, so the reader needs those defaults. They are
 read here from the installed transformers (a dev requirement) and committed as plain data, so the runtime
@@ -8,7 +9,11 @@ needs neither torch nor transformers. Run: python scripts/gen_hf_defaults.py
 import inspect
 import json
 import pathlib
+import sys
+import types
+import typing
 
+import torch
 import transformers
 from transformers.models.auto.configuration_auto import CONFIG_MAPPING
 
@@ -41,3 +46,24 @@ for model_type in sorted({row.hf_type for row in FAMILIES.values()} | set(SUB_CO
 path = pathlib.Path(__file__).resolve().parents[1] / "src" / "paramscope" / "families" / "hf_defaults.json"
 path.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
 print(f"wrote {path} ({len(out)} model types)")
+
+
+def _nullable(hint: object) -> bool:
+    union = typing.get_origin(hint) in (typing.Union, types.UnionType)
+    return hint is typing.Any or hint is type(None) or (union and type(None) in typing.get_args(hint))
+
+
+# The keys each config class refuses as null (its type hint admits no None: huggingface_hub's strict dataclass check
+# rejects the whole config), so that the reader refuses a file stating them null, naming the key.
+not_null = {}
+for model_type in out:
+    cls = getattr(transformers, SUB_CONFIGS[model_type]) if model_type in SUB_CONFIGS else CONFIG_MAPPING[model_type]
+    names = {"torch": torch}
+    for base in cls.__mro__:
+        names.update(vars(sys.modules[base.__module__]))
+    hints = typing.get_type_hints(cls, globalns=names)
+    fields = inspect.signature(cls.__init__).parameters  # the config's keys, not class attributes
+    not_null[model_type] = sorted(k for k, h in hints.items() if k in fields and not _nullable(h))
+path = path.with_name("hf_not_null.json")
+path.write_text(json.dumps(not_null, indent=1, sort_keys=True) + "\n")
+print(f"wrote {path}")

@@ -17,9 +17,24 @@ def hf_count(config: dict) -> int:
 READ_AS = {"kimi_k2": "deepseek_v3"}
 
 
+def hf_class(model_type: str, name: str) -> type:
+    """The transformers class ``name``: exported at the top level, or from the modeling file the type's row mirrors
+    (Qwen2-VL's vision tower, Qwen2VisionTransformerPretrainedModel, is not exported)."""
+    import importlib
+
+    import transformers
+
+    from paramscope.families import FAMILIES
+
+    found = getattr(transformers, name, None)
+    if found is None:
+        module = FAMILIES[model_type].source.split("/models/", 1)[1].removesuffix(".py").replace("/", ".")
+        found = getattr(importlib.import_module(f"transformers.models.{module}"), name)
+    return found
+
+
 def hf_build(config: dict) -> tuple[object, int]:
     """The transformers config object built from ``config``, and the parameter count of its model class."""
-    import transformers
     from transformers import AutoConfig
 
     from paramscope.families import architecture_class, read
@@ -31,7 +46,7 @@ def hf_build(config: dict) -> tuple[object, int]:
     archs = cfg_dict.get("architectures")
     if isinstance(archs, list) and archs:
         cls_name = archs[0]
-    cls = getattr(transformers, cls_name)
+    cls = hf_class(model_type, cls_name)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         hf_cfg = AutoConfig.for_model(READ_AS.get(model_type, model_type), **cfg_dict)

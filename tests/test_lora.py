@@ -6,7 +6,7 @@ import logging
 import warnings
 
 import pytest
-from hf_oracle import READ_AS
+from hf_oracle import READ_AS, hf_class
 
 from paramscope.engine.lora import lora_params
 from paramscope.families import FAMILIES, read
@@ -54,7 +54,7 @@ def peft_trainable(config: dict, rank: int, targets: str) -> int:
     cfg = dict(config)
     model_type = cfg.pop("model_type")
     spec = read(config).spec
-    cls = getattr(transformers, cfg.get("architectures", [FAMILIES[model_type].class_name(spec.architecture)])[0])
+    cls = hf_class(model_type, cfg.get("architectures", [FAMILIES[model_type].class_name(spec.architecture)])[0])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         logging.disable(logging.WARNING)
@@ -175,7 +175,7 @@ def test_mixtral_experts_adapted_as_peft_converts_them() -> None:
 @pytest.mark.parametrize(
     "case",
     ["llama4-vision", "pixtral", "qwen3_5-vision", "qwen2_5_vl-vision", "qwen3_vl_moe-vision-deepstack", "clip-vision"]
-    + ["siglip-vision-head", "vit-classifier-num-labels-no-qkv-bias", "gemma4-vision"],
+    + ["siglip-vision-head", "vit-classifier-num-labels-no-qkv-bias", "gemma4-vision", "qwen2_vl-vision"],
 )
 def test_vision_towers_match_peft(case: str) -> None:
     """Vision towers under all-linear: Llama 4's unfolded patch layer is a linear layer PEFT adapts, the patch

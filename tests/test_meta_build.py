@@ -10,6 +10,7 @@ import warnings
 from typing import Any
 
 import pytest
+from hf_oracle import hf_class
 
 from paramscope.engine.tree import Node
 from paramscope.families.meta_build import MetaResult, available, build_tree
@@ -560,6 +561,27 @@ TOWER_CASES: dict[str, tuple[dict[str, Any], list[tuple[str, str, str, str, dict
         ],
         100 * 32,
     ),
+    # Qwen2-VL: the merger is in the vision tower; the LM head (untied) outside the language model
+    "qwen2_vl": (
+        {"model_type": "qwen2_vl", "architectures": ["Qwen2VLForConditionalGeneration"], "tie_word_embeddings": False},
+        [
+            (
+                "language model",
+                "qwen2_vl_text",
+                "Qwen2VLTextModel",
+                "Qwen2VLTextConfig",
+                _TEXT | dict(num_key_value_heads=2),
+            ),
+            (
+                "vision tower",
+                "qwen2_vl_vision",
+                "Qwen2VisionTransformerPretrainedModel",
+                "Qwen2VLVisionConfig",
+                dict(depth=1, embed_dim=16, num_heads=2, mlp_ratio=3, patch_size=4, hidden_size=32),
+            ),
+        ],
+        100 * 32,
+    ),
     "qwen3_vl": (
         {"model_type": "qwen3_vl", "architectures": ["Qwen3VLForConditionalGeneration"], "tie_word_embeddings": False},
         [
@@ -655,7 +677,7 @@ def test_multimodal_towers_equal_their_own_classes(name: str) -> None:
     model = Model.from_config(_whole(name))
     with torch.device("meta"):
         built = {
-            role: (kind, getattr(transformers, cls)(getattr(transformers, config_cls)(**sub)))
+            role: (kind, hf_class(kind, cls)(getattr(transformers, config_cls)(**sub)))
             for role, kind, cls, config_cls, sub in towers
         }
     expected = {role: (kind, sum(p.numel() for p in m.parameters())) for role, (kind, m) in built.items()}

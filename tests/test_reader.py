@@ -83,6 +83,32 @@ CANNOT_BUILD = {
         dict(model_type="gpt_neo", hidden_size=32, num_layers=3, num_heads=4, attention_layers=["global"] * 2),
         "attention_layers",
     ),
+    # a key stated null that the config class types as a value (huggingface_hub's strict check refuses the config)
+    "cwm head_dim null": (dict(model_type="cwm", head_dim=None, **SMALL), "head_dim"),
+    "kolibri1 sliding_window null": (dict(model_type="kolibri1", sliding_window=None, **SMALL), "sliding_window"),
+    "mellum num_key_value_heads null": (
+        dict(model_type="mellum", **{**SMALL, "num_key_value_heads": None}),
+        "num_key_value_heads",
+    ),
+    "hyperclovax use_post_norm null": (dict(model_type="hyperclovax", use_post_norm=None, **SMALL), "use_post_norm"),
+    "codegen rotary_dim null": (
+        dict(model_type="codegen", rotary_dim=None, n_embd=32, n_layer=2, n_head=4),
+        "rotary_dim",
+    ),
+    "llama vocab_size null": (dict(model_type="llama", **{**SMALL, "vocab_size": None}), "vocab_size"),
+    "olmo_hybrid without a linear-attention layer": (
+        dict(model_type="olmo_hybrid", pad_token_id=0, layer_types=["full_attention"] * 3, **SMALL),
+        "layer_types",
+    ),
+    "olmo_hybrid of one layer": (
+        dict(model_type="olmo_hybrid", pad_token_id=0, **{**SMALL, "num_hidden_layers": 1}),
+        "num_hidden_layers",
+    ),
+    "iquestcoder with sliding windows": (
+        dict(model_type="iquestcoder", use_sliding_window=True, **SMALL),
+        "use_sliding_window",
+    ),
+    "iquestcoder with clip_qkv": (dict(model_type="iquestcoder", clip_qkv=8.0, **SMALL), "clip_qkv"),
     "nemotron_h unknown block": (
         dict(model_type="nemotron_h", hybrid_override_pattern="M*X", mamba_num_heads=4, mamba_head_dim=8, **SMALL),
         "hybrid_override_pattern",

@@ -283,6 +283,7 @@ IQUESTCODER = LLAMA.but(
     source=f"{TF}/iquestcoder/configuration_iquestcoder.py",
     # IQuestCoderConfig builds transformers' Llama classes
     class_names=dict(causal_lm="LlamaForCausalLM", base="LlamaModel"),
+    hooks=(hooks.iquestcoder_options,),
     checks_width=True,
 )
 CWM = LLAMA.but(
@@ -853,7 +854,13 @@ KOLIBRI1 = QWEN3_MOE.but(
         shared_expert_intermediate_size=("shared_expert_intermediate_size",),
     ),
     fixed=dict(norms_per_layer=4, lora_moe="frozen"),  # PEFT leaves its stacked experts frozen
-    hooks=(hooks.sliding_window, hooks.sliding_every(5), hooks.ungated_shared_expert, hooks.sparse_without_experts),
+    hooks=(
+        hooks.sliding_window,
+        hooks.sliding_every(5),
+        hooks.sliding_needs_window,
+        hooks.ungated_shared_expert,
+        hooks.sparse_without_experts,
+    ),
     notes=(hooks.router_bias_buffers,),
 )
 OLMOE = OLMO2.but(

@@ -387,6 +387,17 @@ QWEN2_5_VL_VISION = QWEN3_5_VISION.but(
     ),
     class_names={"base": "Qwen2_5_VisionTransformerPretrainedModel"},
 )
+QWEN2_VL_VISION = QWEN2_5_VL_VISION.but(
+    model_type="qwen2_vl_vision",
+    class_prefix="Qwen2VLVision",
+    source=f"{TF}/qwen2_vl/modeling_qwen2_vl.py",
+    keys=dict(hidden_size=("embed_dim",), merger_out=("hidden_size",), intermediate_size=None),
+    # Qwen2-VL's tower: Qwen2.5-VL's without its windows, with LayerNorms (biases), a plain MLP of mlp_ratio x
+    # embed_dim with biases, and a merger whose LayerNorm keeps its bias; hidden_size is the merger's output
+    fixed=dict(norm_type="layernorm", norm_bias=True, mlp_gated=False),
+    hooks=(hooks.mlp_ratio,),
+    class_names={"base": "Qwen2VisionTransformerPretrainedModel"},
+)
 QWEN3_VL_VISION = QWEN3_5_VISION.but(
     model_type="qwen3_vl_vision",
     class_prefix="Qwen3VLVision",
@@ -447,6 +458,7 @@ ROWS = (
     QWEN3_5_VISION,
     QWEN3_5_MOE_VISION,
     QWEN2_5_VL_VISION,
+    QWEN2_VL_VISION,
     QWEN3_VL_VISION,
     QWEN3_VL_MOE_VISION,
     CLIP_TEXT,

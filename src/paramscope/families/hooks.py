@@ -301,7 +301,12 @@ def olmo_hybrid_layers(c: Cfg, d: Values) -> None:
         types = ["full_attention" if i % 4 == 3 else "linear_attention" for i in range(n)]
         if n and "full_attention" not in types:
             types[-1] = "full_attention"
-    d["linear_attention_layers"] = types.count("linear_attention")
+    linear = types.count("linear_attention")
+    if not 0 < linear < n:  # as OlmoHybridConfig refuses it
+        raise SpecError(
+            c.stated("layer_types") or "num_hidden_layers", "needs a linear-attention and an attention layer"
+        )
+    d["linear_attention_layers"] = linear
 
 
 def gemma4_nominal_image(c: Cfg, d: Values) -> None:
@@ -357,6 +362,28 @@ def cross_attention_beyond(c: Cfg, d: Values) -> None:
     and its norm to every layer (a decoder for an encoder-decoder wrapper), which no row describes."""
     if c.bool("add_cross_attention", default=False):
         raise BeyondRow("add_cross_attention", "cross-attention in every layer (a decoder for an encoder-decoder)")
+
+
+def sliding_needs_window(c: Cfg, d: Values) -> None:
+    """Kolibri: sliding layers without a positive ``sliding_window`` are refused, as Kolibri1Config refuses them."""
+    if d.get("sliding_window_layers") and not d.get("sliding_window"):
+        raise SpecError("sliding_window", "the sliding layers need a positive window: state one")
+
+
+def iquestcoder_options(c: Cfg, d: Values) -> None:
+    """IQuestCoder: IQuestCoderConfig refuses ``use_sliding_window`` and ``clip_qkv`` (no released checkpoint uses
+    them)."""
+    for key in ("use_sliding_window", "clip_qkv"):
+        if c.data.get(key):
+            raise SpecError(key, "IQuestCoderConfig does not support it")
+
+
+def mlp_ratio(c: Cfg, d: Values) -> None:
+    """Qwen2-VL's vision tower: the MLP is ``mlp_ratio`` x embed_dim wide."""
+    ratio = c.int("mlp_ratio", default=4)  # a whole number, as Qwen2VLVisionConfig types it
+    if ratio < 1:
+        raise SpecError("mlp_ratio", f"must be at least 1 (got {ratio})")
+    d["intermediate_size"] = d["hidden_size"] * ratio if d["hidden_size"] is not None else None
 
 
 def post_norms(c: Cfg, d: Values) -> None:

@@ -211,6 +211,10 @@ class Family:
     # ------------------------------------------------------------------------------------ reading
     def read(self, data: Mapping[str, Any]) -> tuple[Spec, Cfg]:
         """The validated Spec this config builds, and the reader (which keys it used)."""
+        refused = hf_not_null().get(self.hf_type, ())
+        for key, value in data.items():
+            if value is None and key in refused:
+                raise SpecError(key, f"{self.config_class} refuses null here: state a value or leave the key out")
         cfg = Cfg(data, hf_defaults().get(self.hf_type, {}))
         values: dict[str, Any] = {}
         for name, keys in self.keys.items():
@@ -343,3 +347,10 @@ def arch_kind(c: Cfg, default: str, extra: tuple[str, ...] = ()) -> str:
 def hf_defaults() -> dict[str, dict[str, Any]]:
     text = resources.files("paramscope.families").joinpath("hf_defaults.json").read_text()
     return json.loads(text)
+
+
+@cache
+def hf_not_null() -> dict[str, frozenset[str]]:
+    """The keys each config class refuses as null (its type admits no None), by model type."""
+    text = resources.files("paramscope.families").joinpath("hf_not_null.json").read_text()
+    return {model_type: frozenset(keys) for model_type, keys in json.loads(text).items()}
