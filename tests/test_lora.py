@@ -175,7 +175,13 @@ def test_mixtral_experts_adapted_as_peft_converts_them() -> None:
 @pytest.mark.parametrize(
     "case",
     ["llama4-vision", "pixtral", "qwen3_5-vision", "qwen2_5_vl-vision", "qwen3_vl_moe-vision-deepstack", "clip-vision"]
-    + ["siglip-vision-head", "vit-classifier-num-labels-no-qkv-bias", "gemma4-vision", "qwen2_vl-vision"],
+    + [
+        "siglip-vision-head",
+        "vit-classifier-num-labels-no-qkv-bias",
+        "gemma4-vision",
+        "qwen2_vl-vision",
+        "glm4v-vision",
+    ],
 )
 def test_vision_towers_match_peft(case: str) -> None:
     """Vision towers under all-linear: Llama 4's unfolded patch layer is a linear layer PEFT adapts, the patch

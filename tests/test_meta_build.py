@@ -561,6 +561,28 @@ TOWER_CASES: dict[str, tuple[dict[str, Any], list[tuple[str, str, str, str, dict
         ],
         100 * 32,
     ),
+    # GLM-4V: the merger is in the vision tower; the LM head (untied) outside the language model
+    "glm4v": (
+        {"model_type": "glm4v", "architectures": ["Glm4vForConditionalGeneration"], "tie_word_embeddings": False},
+        [
+            (
+                "language model",
+                "glm4v_text",
+                "Glm4vTextModel",
+                "Glm4vTextConfig",
+                _TEXT | dict(hidden_size=48, num_key_value_heads=2),
+            ),
+            (
+                "vision tower",
+                "glm4v_vision",
+                "Glm4vVisionModel",
+                "Glm4vVisionConfig",
+                dict(depth=1, hidden_size=16, num_heads=2, out_hidden_size=48, intermediate_size=20)
+                | dict(patch_size=4, image_size=16),
+            ),
+        ],
+        100 * 48,
+    ),
     # Qwen2-VL: the merger is in the vision tower; the LM head (untied) outside the language model
     "qwen2_vl": (
         {"model_type": "qwen2_vl", "architectures": ["Qwen2VLForConditionalGeneration"], "tie_word_embeddings": False},

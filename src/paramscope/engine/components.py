@@ -120,6 +120,7 @@ COMPONENTS = MappingProxyType(
             Component("head/pool", "head", "Attention-pooling head", "#88d27a"),
             Component("head/pooled_projection", "head", "Pooled projection", "#8cd17d"),
             Component("head/vision_adapter", "head", "Pixel-shuffle adapter", "#88d27a"),
+            Component("head/downsample", "head", "Patch folding", "#8cd17d"),
             Component("head/merger", "head", "Patch merger", "#88d27a"),
             Component("head/deepstack_merger", "head", "DeepStack mergers", "#b6e2a9"),
             Component("head/hyper_head", "head", "Hyper-connection head", "#b6e2a9"),

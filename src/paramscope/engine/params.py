@@ -745,6 +745,28 @@ def _merger(path: str, spec: Spec, norm_width: int, norm_expr: str) -> Node:
     )
 
 
+def _glm4v_merger(spec: Spec) -> list[Node]:
+    """GLM-4V's merger: a convolution of kernel and stride merge_size (with a bias) folds merge_size^2 patches into one
+    token of merger_out, then a bias-free projection, a LayerNorm with a bias and a gated MLP merger_mlp wide without
+    biases."""
+    h, m, o, f = spec.hidden_size, spec.merge_size, spec.merger_out, spec.merger_mlp
+    fold = Node(
+        "head/downsample",
+        o * h * m * m + o,
+        "merger_out*hidden_size*merge_size^2 + merger_out",
+        shape=f"{h}×{m}×{m}×{o}",
+        note="merge_size × merge_size patches into one token of merger_out (a convolution)",
+    )
+    merger = [
+        linear("head/merger/proj", o, "merger_out", o, "merger_out", False),
+        Node("head/merger/norm", 2 * o, "2*merger_out", shape=f"1×LayerNorm({o})"),
+        linear("head/merger/gate", o, "merger_out", f, "merger_mlp", False),
+        linear("head/merger/up", o, "merger_out", f, "merger_mlp", False),
+        linear("head/merger/down", f, "merger_mlp", o, "merger_out", False),
+    ]
+    return [fold, group("head/merger", merger)]
+
+
 def _attention_pool(spec: Spec) -> Node:
     """SigLIP's pooling head: a learned probe attends to every patch (``nn.MultiheadAttention``: one in-projection
     of 3 × hidden with a bias, the out-projection with a bias), then a LayerNorm and an MLP with biases."""
@@ -878,7 +900,9 @@ def _count(spec: Spec) -> Node:
         head.append(linear("head/classifier", h, "hidden_size", spec.num_labels, "num_labels", True))
     if spec.attention_pool:
         head.append(_attention_pool(spec))
-    if spec.merge_size:
+    if spec.merge_size and spec.merger_mlp:
+        head += _glm4v_merger(spec)
+    elif spec.merge_size:
         note = "merge_size × merge_size patches into one token of merger_out"
         head.append(_merger("head/merger", spec, h, "hidden_size")._replace(note=note))
     if spec.deepstack_mergers:  # they normalise the merged patches, not each patch

@@ -90,6 +90,7 @@ LIMITS = {
     "temporal_patch": 1_024,
     "merge_size": 1_024,
     "merger_out": 1_048_576,
+    "merger_mlp": 1_048_576,
     "deepstack_mergers": 1_024,
     "ffn_only_layers": 100_000,
     "mixer_only_layers": 100_000,
@@ -278,6 +279,9 @@ class Spec:
     # to merger_out, the language model's width)
     merge_size: int = 0
     merger_out: int = 0
+    # GLM-4V's merger instead: merge_size^2 patches folded by a convolution (with a bias) to merger_out, a bias-free
+    # projection, a LayerNorm with a bias, and a gated MLP merger_mlp wide without biases
+    merger_mlp: int = 0
     deepstack_mergers: int = 0  # Qwen3-VL: more mergers, each normalising the merged patches, for layers it feeds
     share_stack_embeddings: bool = True  # encoder and decoder read embedding/token (False: each its own, untied BART)
     encoder_embedding: bool = False  # the encoder has a table of its own; the decoder (and a tied head) read

@@ -398,6 +398,43 @@ QWEN2_VL_VISION = QWEN2_5_VL_VISION.but(
     hooks=(hooks.mlp_ratio,),
     class_names={"base": "Qwen2VisionTransformerPretrainedModel"},
 )
+GLM4V_VISION = VIT.but(
+    model_type="glm4v_vision",
+    class_prefix="Glm4vVision",
+    source=f"{TF}/glm4v/modeling_glm4v.py",
+    keys=dict(
+        num_hidden_layers=("depth",),
+        num_attention_heads=("num_heads",),
+        num_channels=("in_channels",),
+        intermediate_size=None,
+        attention_bias=("attention_bias",),
+        temporal_patch=("temporal_patch_size",),
+        merge_size=("spatial_merge_size",),
+        merger_out=("out_hidden_size",),
+        merger_mlp=("intermediate_size",),
+    ),
+    # the layers' MLP is out_hidden_size wide (intermediate_size is the merger's)
+    derive=dict(
+        max_position_embeddings=_image_tokens(0),
+        intermediate_size=Rule("out_hidden_size", lambda d: d["merger_out"], always=True),
+    ),
+    # GLM-4V's tower: a Conv3d patch embedding with a bias over temporal_patch_size frames, an RMSNorm after it, a
+    # position table of the image's patches, RMSNorm layers with one qkv and a gated MLP, a final RMSNorm, then the
+    # patches folded by a convolution and the merger
+    fixed=dict(
+        norm_type="rmsnorm",
+        norm_bias=False,
+        mlp_gated=True,
+        mlp_bias=False,
+        attention_out_bias=False,
+        fused=("qkv",),
+        class_token=False,
+        embedding_norm=True,
+        patch_bias=True,
+    ),
+    hooks=(),
+    extra_heads=(),
+)
 QWEN3_VL_VISION = QWEN3_5_VISION.but(
     model_type="qwen3_vl_vision",
     class_prefix="Qwen3VLVision",
@@ -459,6 +496,7 @@ ROWS = (
     QWEN3_5_MOE_VISION,
     QWEN2_5_VL_VISION,
     QWEN2_VL_VISION,
+    GLM4V_VISION,
     QWEN3_VL_VISION,
     QWEN3_VL_MOE_VISION,
     CLIP_TEXT,
