@@ -692,6 +692,29 @@ CASES = {
         out_hidden_size=24,
     ),
     "qwen3_5-vision-defaults": dict(model_type="qwen3_5_vision"),
+    "glm4v_moe-text": dict(
+        model_type="glm4v_moe_text",
+        architectures=["Glm4vMoeTextModel"],
+        n_routed_experts=4,
+        num_experts_per_tok=2,
+        moe_intermediate_size=8,
+        first_k_dense_replace=2,
+        **SMALL,
+    ),
+    "glm4v_moe-text-head-dim-no-bias": dict(
+        model_type="glm4v_moe_text",
+        architectures=["Glm4vMoeTextModel"],
+        n_routed_experts=3,
+        num_experts_per_tok=1,
+        moe_intermediate_size=8,
+        n_shared_experts=0,
+        attention_bias=False,
+        head_dim=16,
+        **SMALL,
+    ),
+    "glm4v_moe-vision": dict(
+        model_type="glm4v_moe_vision", depth=1, hidden_size=16, num_heads=2, out_hidden_size=24, intermediate_size=20
+    ),
     "glm4v-vision": dict(
         model_type="glm4v_vision",
         depth=2,

@@ -911,6 +911,15 @@ GLM4_MOE = LLAMA.but(
     extra_hooks=[hooks.use_qk_norm],
     notes=(hooks.mtp_layers, hooks.router_bias_buffers),
 )
+GLM4V_MOE_TEXT = GLM4_MOE.but(
+    model_type="glm4v_moe_text",
+    class_prefix="Glm4vMoeText",
+    source=f"{TF}/glm4v_moe/modeling_glm4v_moe.py",
+    # GLM-4.5V's language model: GLM-4.5's layers; the LM head lives in the whole model
+    default_arch="base",
+    fixed=dict(lora_moe="frozen"),  # PEFT does not convert this type: its stacked experts stay frozen
+    notes=(hooks.router_bias_buffers,),
+)
 DOTS1 = GLM4_MOE.but(
     model_type="dots1",
     class_prefix="Dots1",
@@ -1499,6 +1508,7 @@ ROWS = (
     COHERE2,
     COHERE2_MOE,
     GLM4_MOE,
+    GLM4V_MOE_TEXT,
     DOTS1,
     GRANITEMOE,
     GRANITEMOESHARED,

@@ -435,6 +435,11 @@ GLM4V_VISION = VIT.but(
     hooks=(),
     extra_heads=(),
 )
+GLM4V_MOE_VISION = GLM4V_VISION.but(
+    model_type="glm4v_moe_vision",
+    class_prefix="Glm4vMoeVision",
+    source=f"{TF}/glm4v_moe/modeling_glm4v_moe.py",  # GLM-4.5V's tower: GLM-4V's
+)
 QWEN3_VL_VISION = QWEN3_5_VISION.but(
     model_type="qwen3_vl_vision",
     class_prefix="Qwen3VLVision",
@@ -497,6 +502,7 @@ ROWS = (
     QWEN2_5_VL_VISION,
     QWEN2_VL_VISION,
     GLM4V_VISION,
+    GLM4V_MOE_VISION,
     QWEN3_VL_VISION,
     QWEN3_VL_MOE_VISION,
     CLIP_TEXT,
