@@ -715,6 +715,38 @@ CASES = {
     "glm4v_moe-vision": dict(
         model_type="glm4v_moe_vision", depth=1, hidden_size=16, num_heads=2, out_hidden_size=24, intermediate_size=20
     ),
+    "internvl-vision": dict(
+        model_type="internvl_vision",
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=48,
+        image_size=[28, 28],
+        patch_size=[7, 7],
+    ),
+    "internvl-vision-qkv-bias-qk-norms-rms": dict(
+        model_type="internvl_vision",
+        hidden_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=4,
+        intermediate_size=48,
+        image_size=16,
+        patch_size=4,
+        attention_bias=True,
+        use_qk_norm=True,
+        norm_type="rms_norm",
+    ),
+    "internvl-vision-final-norm": dict(
+        model_type="internvl_vision",
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=48,
+        image_size=16,
+        patch_size=4,
+        use_mean_pooling=False,
+    ),
+    "internvl-vision-defaults": dict(model_type="internvl_vision"),
     "glm4v-vision": dict(
         model_type="glm4v_vision",
         depth=2,

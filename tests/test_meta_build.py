@@ -561,6 +561,22 @@ TOWER_CASES: dict[str, tuple[dict[str, Any], list[tuple[str, str, str, str, dict
         ],
         100 * 32,
     ),
+    # InternVL: the projector (a LayerNorm over 2 x 2 shuffled patches, 4 x 16 wide, and an MLP of two layers with
+    # biases to 32, the language model's width) is the rest
+    "internvl": (
+        {"model_type": "internvl", "architectures": ["InternVLForConditionalGeneration"]},
+        [
+            ("language model", "qwen2", "Qwen2Model", "Qwen2Config", _TEXT | dict(num_key_value_heads=2)),
+            (
+                "vision tower",
+                "internvl_vision",
+                "InternVLVisionModel",
+                "InternVLVisionConfig",
+                _SMALL_VISION | dict(image_size=16, patch_size=4),
+            ),
+        ],
+        2 * 64 + (64 * 32 + 32) + (32 * 32 + 32),
+    ),
     # GLM-4V: the merger is in the vision tower; the LM head (untied) outside the language model
     "glm4v": (
         {"model_type": "glm4v", "architectures": ["Glm4vForConditionalGeneration"], "tie_word_embeddings": False},

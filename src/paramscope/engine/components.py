@@ -111,6 +111,7 @@ COMPONENTS = MappingProxyType(
             Component("layers/per_layer_input", "other", "Per-layer input gates", "#9ecae9"),
             Component("layers/moe", "experts", "Experts (MoE)", "#b279a2"),
             Component("layers/norm", "norms", "Layer norms", "#9d755d"),
+            Component("layers/layer_scale", "norms", "Layer scales", "#bfa28f"),
             Component("final_norm", "norms", "Final norm", "#79706e"),
             Component("head", "head", "Head", "#54a24b"),
             Component("head/transform", "head", "MLM transform", "#88d27a"),

@@ -634,6 +634,10 @@ def layer_stack(prefix: str, spec: Spec, layers: int, layers_expr: str, cross: b
         parts.append(repeated(hyper_connections(prefix, spec), copies, layers_expr))
     if spec.recurrent_units:
         parts.append(repeated(recurrent(f"{prefix}/recurrent", spec), copies, layers_expr))
+    if spec.layer_scales:
+        h = spec.hidden_size
+        scales = Node(f"{prefix}/layer_scale", 2 * h, "2*hidden_size", shape=f"2×{h}", note="lambda_1 and lambda_2")
+        parts.append(repeated(scales, copies, layers_expr))
     if not cross:
         parts += _shared_by_layers(prefix, spec)
     n_norms = spec.norms_per_layer + (spec.cross_norms if cross else 0)

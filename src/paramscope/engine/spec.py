@@ -282,6 +282,7 @@ class Spec:
     # GLM-4V's merger instead: merge_size^2 patches folded by a convolution (with a bias) to merger_out, a bias-free
     # projection, a LayerNorm with a bias, and a gated MLP merger_mlp wide without biases
     merger_mlp: int = 0
+    layer_scales: bool = False  # InternVL's tower: two learned scales per layer (lambda_1, lambda_2), hidden_size each
     deepstack_mergers: int = 0  # Qwen3-VL: more mergers, each normalising the merged patches, for layers it feeds
     share_stack_embeddings: bool = True  # encoder and decoder read embedding/token (False: each its own, untied BART)
     encoder_embedding: bool = False  # the encoder has a table of its own; the decoder (and a tied head) read

@@ -440,6 +440,17 @@ GLM4V_MOE_VISION = GLM4V_VISION.but(
     class_prefix="Glm4vMoeVision",
     source=f"{TF}/glm4v_moe/modeling_glm4v_moe.py",  # GLM-4.5V's tower: GLM-4V's
 )
+INTERNVL_VISION = VIT.but(
+    model_type="internvl_vision",
+    class_prefix="InternVLVision",
+    source=f"{TF}/internvl/modeling_internvl.py",
+    keys=dict(image_size=None, patch_size=None, attention_bias=("attention_bias",)),
+    # InternViT: ViT's class token, position table and biased patch convolution; q, k and v with attention_bias, the
+    # output projection and the MLP with biases; two learned scales per layer; no pooler
+    fixed=dict(attention_out_bias=True, layer_scales=True),
+    hooks=(hooks.internvl_vision,),
+    extra_heads=(),
+)
 QWEN3_VL_VISION = QWEN3_5_VISION.but(
     model_type="qwen3_vl_vision",
     class_prefix="Qwen3VLVision",
@@ -503,6 +514,7 @@ ROWS = (
     QWEN2_VL_VISION,
     GLM4V_VISION,
     GLM4V_MOE_VISION,
+    INTERNVL_VISION,
     QWEN3_VL_VISION,
     QWEN3_VL_MOE_VISION,
     CLIP_TEXT,

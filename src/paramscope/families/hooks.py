@@ -386,6 +386,26 @@ def mlp_ratio(c: Cfg, d: Values) -> None:
     d["intermediate_size"] = d["hidden_size"] * ratio if d["hidden_size"] is not None else None
 
 
+def internvl_vision(c: Cfg, d: Values) -> None:
+    """InternVL's tower: ``image_size`` and ``patch_size`` as [height, width] pairs (square here), ``norm_type``
+    ("layer_norm" with biases or "rms_norm"), q/k norms over the full width with ``use_qk_norm``, a final LayerNorm
+    unless ``use_mean_pooling`` (after RMSNorm layers no row describes it: counted by transformers)."""
+    for key in ("image_size", "patch_size"):
+        value = c.get(key)
+        sides = value if isinstance(value, list) else [value, value]
+        if len(sides) != 2 or sides[0] != sides[1]:
+            raise SpecError(key, f"only square images and patches are described here (got {str(value)[:40]})")
+        d[key] = as_int(key, sides[0])
+    kind = c.get("norm_type")
+    if kind not in ("layer_norm", "rms_norm"):
+        raise SpecError("norm_type", f'expected "layer_norm" or "rms_norm", got {str(kind)[:40]}')
+    d["norm_type"] = "layernorm" if kind == "layer_norm" else "rmsnorm"
+    d["qk_norm"] = "full" if c.bool("use_qk_norm", default=False) else "none"
+    d["final_norm"] = not c.bool("use_mean_pooling", default=True)
+    if d["final_norm"] and kind == "rms_norm":
+        raise BeyondRow(c.stated("use_mean_pooling") or "use_mean_pooling", "a LayerNorm after RMSNorm layers")
+
+
 def post_norms(c: Cfg, d: Values) -> None:
     """HyperCLOVA X: ``use_post_norm`` adds an RMSNorm after attention and after the MLP (four norms a layer)."""
     d["norms_per_layer"] = 4 if c.bool("use_post_norm", default=True) else 2
