@@ -1734,6 +1734,10 @@ CASES = {
         first_k_dense_replace=0,
         moe_layer_freq=2,
     ),
+    "doge": dict(model_type="doge", **SMALL),
+    "doge-biases-head-dim-tied": dict(
+        model_type="doge", attention_bias=True, mlp_bias=True, head_dim=16, tie_word_embeddings=True, **SMALL
+    ),
     "iquestcoder": dict(model_type="iquestcoder", head_dim=8, **SMALL),
     "iquestcoder-biases-tied": dict(
         model_type="iquestcoder", head_dim=None, attention_bias=True, mlp_bias=True, tie_word_embeddings=True, **SMALL
@@ -2158,6 +2162,7 @@ STRATEGIES = {
     "ctrl": _decoder("ctrl"),
     "xglm": _decoder("xglm").filter(lambda c: c["hidden_size"] >= 4),  # narrower: transformers divides by zero
     "persimmon": _decoder("persimmon", qk_layernorm=True),
+    "doge": _decoder("doge", attention_bias=True),
     "iquestcoder": _decoder("iquestcoder", attention_bias=True),
     "cwm": _decoder("cwm", mlp_bias=True),
     "hyperclovax": _decoder("hyperclovax", attention_bias=True),

@@ -375,6 +375,12 @@ BEYOND = {
         | {"is_decoder": True, "add_cross_attention": True},
         "add_cross_attention",
     ),
+    "doge with its cross-domain experts": (
+        {"model_type": "doge", "architectures": ["DogeForCausalLM"], "is_moe": True, "num_hidden_layers": 2}
+        | {"hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 64}
+        | {"num_experts": 16, "num_experts_per_tok": 4, "vocab_size": 100},
+        "is_moe",
+    ),
     "mellum sparse layers without experts": (
         {"model_type": "mellum", "architectures": ["MellumForCausalLM"], "num_local_experts": 0}
         | {"num_hidden_layers": 2, "hidden_size": 32, "num_attention_heads": 4, "num_key_value_heads": 2}

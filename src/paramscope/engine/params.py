@@ -98,6 +98,11 @@ def attention(prefix: str, spec: Spec) -> Node:
         parts.append(linear(f"{prefix}/gate", h, "hidden_size", heads * hd, "num_attention_heads*head_dim", False))
     if spec.attention_head_gate:
         parts.append(linear(f"{prefix}/gate", h, "hidden_size", heads, "num_attention_heads", False))
+    if spec.dynamic_mask:
+        note = "a learned decay per KV head (dynamic mask)"
+        parts.append(Node(f"{prefix}/decay", kv, "num_key_value_heads", shape=str(kv), note=note))
+        width, expr = kv * hd, "num_key_value_heads*head_dim"
+        parts.append(linear(f"{prefix}/dt", width, expr, kv, "num_key_value_heads", spec.attention_bias))
     for name, on in (("position_key", spec.position_key_proj), ("position_query", spec.position_query_proj)):
         if on:  # DeBERTa: the relative-position table mapped to keys (c2p) or queries (p2c), with a bias
             parts.append(linear(f"{prefix}/{name}", h, "hidden_size", heads * hd, "num_attention_heads*head_dim", True))
@@ -636,7 +641,7 @@ def layer_stack(prefix: str, spec: Spec, layers: int, layers_expr: str, cross: b
         parts.append(repeated(recurrent(f"{prefix}/recurrent", spec), copies, layers_expr))
     if spec.layer_scales:
         h = spec.hidden_size
-        scales = Node(f"{prefix}/layer_scale", 2 * h, "2*hidden_size", shape=f"2×{h}", note="lambda_1 and lambda_2")
+        scales = Node(f"{prefix}/layer_scale", 2 * h, "2*hidden_size", shape=f"2×{h}", note="two learned scales")
         parts.append(repeated(scales, copies, layers_expr))
     if not cross:
         parts += _shared_by_layers(prefix, spec)

@@ -325,6 +325,9 @@ class Spec:
     # learned bias per expert added to the router's scores (a parameter, frozen)
     attention_gate_proj: bool = False
     attention_head_gate: bool = False  # LFM3: a sigmoid gate per head from the layer input (g_proj: hidden -> heads)
+    # Doge's dynamic mask: a learned decay A per KV head and dt_proj from the values (kv heads x head_dim) to one
+    # input per KV head, biased with attention_bias
+    dynamic_mask: bool = False
     expert_score_bias: bool = False
     # MiMo-V2-Flash: the sliding layers' own KV heads (twice the full layers'), and a learned sink per head on them
     sliding_kv_heads: int | None = None

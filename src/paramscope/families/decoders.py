@@ -294,6 +294,15 @@ CWM = LLAMA.but(
     keys=dict(attention_bias=None),
     extra_hooks=[hooks.sliding_every(4, first_full=True)],
 )
+DOGE = LLAMA.but(
+    model_type="doge",
+    class_prefix="Doge",
+    source=f"{TF}/doge/modeling_doge.py",
+    # Llama's layers with RMSNorms over each query and key head, Doge's dynamic mask (a decay per KV head and dt_proj
+    # from the values) and two learned residual scales per layer (input_residual, post_attention_residual)
+    fixed=dict(qk_norm="head", dynamic_mask=True, layer_scales=True),
+    hooks=(hooks.sliding_window, hooks.doge_cdmoe),
+)
 HYPERCLOVAX = GRANITE.but(
     model_type="hyperclovax",
     class_prefix="HyperCLOVAX",
@@ -1466,6 +1475,7 @@ ROWS = (
     IQUESTCODER,
     CWM,
     HYPERCLOVAX,
+    DOGE,
     NANOCHAT,
     JAIS2,
     YOUTU,

@@ -406,6 +406,13 @@ def internvl_vision(c: Cfg, d: Values) -> None:
         raise BeyondRow(c.stated("use_mean_pooling") or "use_mean_pooling", "a LayerNorm after RMSNorm layers")
 
 
+def doge_cdmoe(c: Cfg, d: Values) -> None:
+    """Doge: ``is_moe`` swaps the MLP for a cross-domain mixture of experts (product-key expert embeddings), which no
+    row describes."""
+    if c.bool("is_moe", default=False):
+        raise BeyondRow("is_moe", "a cross-domain mixture of experts (product-key expert embeddings)")
+
+
 def post_norms(c: Cfg, d: Values) -> None:
     """HyperCLOVA X: ``use_post_norm`` adds an RMSNorm after attention and after the MLP (four norms a layer)."""
     d["norms_per_layer"] = 4 if c.bool("use_post_norm", default=True) else 2
