@@ -127,6 +127,12 @@ def test_gpt_neo_local_layers_are_those_transformers_builds(config: dict) -> Non
     assert (hf.attention_layers.count("local"), hf.window_size) == (spec.sliding_window_layers, spec.sliding_window)
 
 
+#: Latent attention (GLM-5, A.X K1, Youtu-LLM), small, and the experts beside it.
+LATENT = dict(
+    q_lora_rank=12, kv_lora_rank=8, qk_nope_head_dim=4, qk_rope_head_dim=2, v_head_dim=4, num_key_value_heads=4
+)
+LATENT_EXPERTS = dict(n_routed_experts=4, num_experts_per_tok=2, moe_intermediate_size=8)
+
 #: Small models whose cache is checked against transformers': hybrids (Gated DeltaNet, lightning attention, short
 #: convolutions: a constant state between full-attention layers' growing cache), state-space models (every layer a
 #: Mamba mixer; Mamba reads intermediate_size as its inner width; Zamba2's shared blocks, each use caching its own
@@ -192,49 +198,19 @@ CACHES = {
     "gemma4_text": dict(GEMMA4, sliding_window=32, **GEMMA4_SHARED_KV),
     # GLM-5 and Youtu-LLM cache the latent (kv_lora_rank + qk_rope_head_dim), GLM-5 its indexer's keys beside it
     "glm_moe_dsa": dict(
+        LATENT,
         model_type="glm_moe_dsa",
         num_hidden_layers=4,
-        n_routed_experts=4,
-        num_experts_per_tok=2,
-        moe_intermediate_size=8,
-        q_lora_rank=12,
-        kv_lora_rank=8,
-        qk_nope_head_dim=4,
-        qk_rope_head_dim=2,
-        v_head_dim=4,
         index_n_heads=2,
         index_head_dim=4,
         index_topk=4,
-        num_key_value_heads=4,
         mlp_layer_types=["dense", "sparse", "sparse", "sparse"],
+        **LATENT_EXPERTS,
     ),
     "axk1": dict(
-        model_type="axk1",
-        num_hidden_layers=3,
-        n_routed_experts=4,
-        num_experts_per_tok=2,
-        moe_intermediate_size=8,
-        q_lora_rank=12,
-        kv_lora_rank=8,
-        qk_nope_head_dim=4,
-        qk_rope_head_dim=2,
-        v_head_dim=4,
-        num_key_value_heads=4,
-        n_group=1,
-        topk_group=1,
-        head_dim=None,
+        LATENT, model_type="axk1", num_hidden_layers=3, n_group=1, topk_group=1, head_dim=None, **LATENT_EXPERTS
     ),
-    "youtu": dict(
-        model_type="youtu",
-        num_hidden_layers=3,
-        q_lora_rank=12,
-        kv_lora_rank=8,
-        qk_nope_head_dim=4,
-        qk_rope_head_dim=2,
-        v_head_dim=4,
-        num_key_value_heads=4,
-        head_dim=None,
-    ),
+    "youtu": dict(LATENT, model_type="youtu", num_hidden_layers=3, head_dim=None),
     # sliding layers (a window wider than the tokens): CWM's every fourth layer full, Flint's with sinks, Mellum's
     "cwm": dict(model_type="cwm", sliding_window=16, num_hidden_layers=5),
     "flint": dict(
