@@ -11,6 +11,8 @@ config.json). For each preset it measures, with ``torch.cuda.memory_allocated`` 
   DeepSpeed keep them, 16 bytes per parameter): the states before the step, the bytes the forward pass keeps for
   the backward pass (``memory.activations``, FlashAttention through SDPA, no dropout), the gradients, and the
   peak of forward + backward against the predicted total, without and with full recomputation;
+* **LoRA fine-tuning** (PEFT, rank 16, all-linear, adapters in bf16, full recomputation): the trainable count against
+  ``lora_params``, and the frozen weights with the adapters, their optimizer states, activations, gradients and peak;
 * **runtime**: what the process holds on the GPU with no model or data (the CUDA context, kernel images, cuBLAS's
   workspace), against the ``runtime_mib`` assumption; every other figure leaves it out.
 
@@ -30,6 +32,7 @@ import transformers
 from transformers import AutoConfig
 
 from paramscope import from_config
+from paramscope.engine.lora import lora_params
 from paramscope.engine.memory import activations, kv_cache, memory, parts, weight_bytes
 from paramscope.engine.run import RunSettings
 
@@ -172,6 +175,49 @@ def _training(name: str, config: dict, batch: int, seq: int, recompute: str) -> 
     return row
 
 
+def _finetune(name: str, config: dict, batch: int, seq: int) -> dict:
+    """LoRA (rank 16, all-linear, PEFT) on the frozen bf16 model with full recomputation, as the estimate's finetune
+    mode keeps it: adapters and their gradients in bf16, AdamW's two fp32 moments for the adapters only (allocated
+    here as the optimizer would hold them)."""
+    from peft import LoraConfig, get_peft_model
+
+    spec = from_config(config).cost_spec
+    settings = RunSettings(mode="finetune", batch=batch, seq=seq, recompute="full", runtime_mib=0, lora_rank=16)
+    predicted = parts(memory(spec, settings))
+    floor = _allocated()
+    model = _build(config)
+    model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    model.enable_input_require_grads()
+    model = get_peft_model(model, LoraConfig(r=16, target_modules="all-linear"), autocast_adapter_dtype=False)
+    model.train()
+    adapters = [p for p in model.parameters() if p.requires_grad]
+    weights = _allocated() - floor
+    moments = [torch.zeros_like(p, dtype=torch.float32) for p in adapters for _ in range(2)]
+    states = _allocated() - floor
+    ids = torch.randint(0, spec.vocab_size, (batch, seq), device="cuda")
+    base = _allocated() - floor
+    torch.cuda.reset_peak_memory_stats()
+    loss = model(input_ids=ids, labels=ids, use_cache=False).loss
+    kept = _allocated() - floor - base
+    loss.backward()
+    peak = torch.cuda.max_memory_allocated() - floor - (base - states)
+    grads = sum(p.grad.untyped_storage().nbytes() for p in adapters if p.grad is not None)
+    row = {
+        "model": name,
+        "batch": batch,
+        "seq": seq,
+        "trainable": (lora_params(spec, 16).count, sum(p.numel() for p in adapters)),
+        "weights": (predicted["weights"], weights),
+        "optimizer": (predicted["optimizer"], states - weights),
+        "activations": (activations(spec, settings, seq).count, kept),
+        "gradients": (predicted["gradients"], grads),
+        "peak": (predicted["total"], peak),
+    }
+    del loss, model, adapters, moments, ids
+    torch.cuda.empty_cache()
+    return row
+
+
 def _line(label: str, pair: tuple[int, int]) -> str:
     predicted, measured = pair
     ratio = measured / predicted
@@ -192,6 +238,7 @@ def main() -> None:
         "runtime_mib_start": _runtime_mib(),
         "inference": [],
         "training": [],
+        "finetune": [],
     }
     print(f"{report['device']}, torch {report['torch']}, transformers {report['transformers']}")
     for name, (ib, iseq), (tb, tseq) in CASES:
@@ -208,6 +255,12 @@ def main() -> None:
             print(f"{name}: training, recompute {recompute}, batch {tb} x {tseq} tokens")
             for key in ("states", "activations", "gradients", "peak"):
                 print(_line(key, row[key]))
+        row = _finetune(name, config, tb, tseq)
+        report["finetune"].append(row)
+        print(f"{name}: LoRA r=16 all-linear, full recomputation, batch {tb} x {tseq} tokens")
+        print(f"  trainable        predicted {row['trainable'][0]:,}  PEFT {row['trainable'][1]:,}")
+        for key in ("weights", "optimizer", "activations", "gradients", "peak"):
+            print(_line(key, row[key]))
     report["runtime_mib_end"] = _runtime_mib()
     start, end = report["runtime_mib_start"], report["runtime_mib_end"]
     print(f"runtime (context, kernels, workspaces): {start:.0f} MiB at start, {end:.0f} MiB at the end (assumed: 768)")

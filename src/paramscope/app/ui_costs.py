@@ -412,9 +412,9 @@ _MEMORY_NOTES = """
   unless dropout is on; plus fp32 logits `4·s·b·vocab`.
 * **Measured** on an H100 (GPT-2, Qwen3-0.6B, Llama-3.2-1B and Gemma-3-1B built by transformers,
   `bench/gpu_memory.py`): weights, optimizer states, gradients and the KV cache as computed here (within 2.6 %:
-  the classes' buffers); activations within 1.4 % with full recomputation, 14–45 % more without it (transformers'
-  eager kernels keep more than fused ones); peaks add the transient buffers below. The runtime line (768 MiB
-  assumed) measured 717–837 MiB.
+  the classes' buffers), LoRA with PEFT too (its trainable count exactly); activations within 1.4 % with full
+  recomputation, 14–45 % more without it (transformers' eager kernels keep more than fused ones); peaks add the
+  transient buffers below. The runtime line (768 MiB assumed) measured 717–837 MiB.
 * Not counted: transient buffers (an unchunked prefill's MLP intermediates; the logits' gradient at the start of
   the backward pass, about 6 bytes × tokens × vocab), allocator fragmentation, communication buckets.
 """
