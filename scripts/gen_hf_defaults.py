@@ -12,6 +12,7 @@ import pathlib
 import sys
 import types
 import typing
+import warnings
 
 import torch
 import transformers
@@ -53,6 +54,18 @@ def _nullable(hint: object) -> bool:
     return hint is typing.Any or hint is type(None) or (union and type(None) in typing.get_args(hint))
 
 
+def _refuses_null(cls: type, key: str) -> bool:
+    """Whether the class refuses ``key: null`` (its type says so, and building it fails: some inherited keys are not
+    checked)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            cls(**{key: None})
+    except Exception:  # noqa: BLE001 - any refusal counts
+        return True
+    return False
+
+
 # The keys each config class refuses as null (its type hint admits no None: huggingface_hub's strict dataclass check
 # rejects the whole config), so that the reader refuses a file stating them null, naming the key.
 not_null = {}
@@ -63,7 +76,8 @@ for model_type in out:
         names.update(vars(sys.modules[base.__module__]))
     hints = typing.get_type_hints(cls, globalns=names)
     fields = inspect.signature(cls.__init__).parameters  # the config's keys, not class attributes
-    not_null[model_type] = sorted(k for k, h in hints.items() if k in fields and not _nullable(h))
+    typed = sorted(k for k, h in hints.items() if k in fields and not _nullable(h))
+    not_null[model_type] = [k for k in typed if _refuses_null(cls, k)]
 path = path.with_name("hf_not_null.json")
 path.write_text(json.dumps(not_null, indent=1, sort_keys=True) + "\n")
 print(f"wrote {path}")

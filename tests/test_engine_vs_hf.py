@@ -747,6 +747,33 @@ CASES = {
         use_mean_pooling=False,
     ),
     "internvl-vision-defaults": dict(model_type="internvl_vision"),
+    "internvl-vision-qk-norms-are-rms": dict(
+        model_type="internvl_vision", use_qk_norm=True, **{**VISION, "image_size": 16, "patch_size": 4}
+    ),
+    "internvl-vision-no-position-table": dict(
+        model_type="internvl_vision",
+        use_absolute_position_embeddings=False,
+        **{**VISION, "image_size": 16, "patch_size": 4},
+    ),
+    "glm4v_moe-text-ignores-use-qk-norm": dict(
+        model_type="glm4v_moe_text",
+        architectures=["Glm4vMoeTextModel"],
+        n_routed_experts=4,
+        num_experts_per_tok=2,
+        moe_intermediate_size=8,
+        use_qk_norm=True,
+        **SMALL,
+    ),
+    "kolibri1-leftover-use-sliding-window": dict(
+        model_type="kolibri1",
+        head_dim=8,
+        num_experts=4,
+        num_experts_per_tok=2,
+        moe_intermediate_size=8,
+        sliding_window=8,
+        use_sliding_window=False,
+        **{**SMALL, "num_hidden_layers": 5},
+    ),
     "glm4v-vision": dict(
         model_type="glm4v_vision",
         depth=2,

@@ -133,6 +133,21 @@ LATENT = dict(
 )
 LATENT_EXPERTS = dict(n_routed_experts=4, num_experts_per_tok=2, moe_intermediate_size=8)
 
+
+@pytest.mark.parametrize("model_type", ["cwm", "flint", "mellum", "kolibri1"])
+def test_the_stated_window_is_read_whatever_use_sliding_window_says(model_type: str) -> None:
+    """These config classes have no use_sliding_window (a leftover one in a file is ignored by transformers): the
+    sliding layers attend within the stated window, as transformers' config says (Mellum's slide where layer_types
+    says)."""
+    from transformers import AutoConfig
+
+    config = {"sliding_window": 40, "use_sliding_window": False, "num_hidden_layers": 6}
+    if model_type == "mellum":
+        config["layer_types"] = ["sliding_attention", "full_attention"] * 3
+    hf = AutoConfig.for_model(model_type, **config)
+    assert (hf.sliding_window, 40) == (from_config({"model_type": model_type, **config}).spec.sliding_window, 40)
+
+
 #: Small models whose cache is checked against transformers': hybrids (Gated DeltaNet, lightning attention, short
 #: convolutions: a constant state between full-attention layers' growing cache), state-space models (every layer a
 #: Mamba mixer; Mamba reads intermediate_size as its inner width; Zamba2's shared blocks, each use caching its own

@@ -109,6 +109,8 @@ CANNOT_BUILD = {
         "use_sliding_window",
     ),
     "iquestcoder with clip_qkv": (dict(model_type="iquestcoder", clip_qkv=8.0, **SMALL), "clip_qkv"),
+    "iquestcoder with clip_qkv 0": (dict(model_type="iquestcoder", clip_qkv=0, **SMALL), "clip_qkv"),
+    "gpt2 width null under its alias": (dict(model_type="gpt2", hidden_size=None, n_layer=2, n_head=4), "hidden_size"),
     "nemotron_h unknown block": (
         dict(model_type="nemotron_h", hybrid_override_pattern="M*X", mamba_num_heads=4, mamba_head_dim=8, **SMALL),
         "hybrid_override_pattern",

@@ -292,7 +292,7 @@ CWM = LLAMA.but(
     source=f"{TF}/cwm/modeling_cwm.py",
     # Llama's layers without attention biases; layer_types, else every fourth layer full from the first
     keys=dict(attention_bias=None),
-    extra_hooks=[hooks.sliding_every(4, first_full=True)],
+    hooks=(hooks.window_stated, hooks.sliding_every(4, first_full=True)),
 )
 DOGE = LLAMA.but(
     model_type="doge",
@@ -632,7 +632,7 @@ FLINT = QWEN2_MOE.but(
     keys=dict(attention_bias=("attention_bias",)),
     defaults=dict(attention_bias=False),
     fixed=dict(attention_out_bias=None, qk_norm="head", attention_sinks=True),  # PEFT leaves its experts frozen
-    hooks=(hooks.flint_layers, hooks.ungated_shared_expert),
+    hooks=(hooks.window_stated, hooks.flint_layers, hooks.ungated_shared_expert),
 )
 DEEPSEEK_V2 = LLAMA.but(
     model_type="deepseek_v2",
@@ -848,7 +848,7 @@ MELLUM = QWEN3_MOE.but(
     source=f"{TF}/mellum/modeling_mellum.py",
     # Qwen3-MoE's layers; dense layers where mlp_layer_types says, sliding ones where layer_types says
     keys=dict(num_experts=("num_local_experts", "num_experts")),
-    hooks=(hooks.sliding_window, hooks.mlp_layer_types, hooks.named_sliding_layers, hooks.sparse_without_experts),
+    hooks=(hooks.window_stated, hooks.mlp_layer_types, hooks.named_sliding_layers, hooks.sparse_without_experts),
 )
 KOLIBRI1 = QWEN3_MOE.but(
     model_type="kolibri1",
@@ -864,7 +864,7 @@ KOLIBRI1 = QWEN3_MOE.but(
     ),
     fixed=dict(norms_per_layer=4, lora_moe="frozen"),  # PEFT leaves its stacked experts frozen
     hooks=(
-        hooks.sliding_window,
+        hooks.window_stated,
         hooks.sliding_every(5),
         hooks.sliding_needs_window,
         hooks.ungated_shared_expert,
@@ -924,8 +924,10 @@ GLM4V_MOE_TEXT = GLM4_MOE.but(
     model_type="glm4v_moe_text",
     class_prefix="Glm4vMoeText",
     source=f"{TF}/glm4v_moe/modeling_glm4v_moe.py",
-    # GLM-4.5V's language model: GLM-4.5's layers; the LM head lives in the whole model
+    # GLM-4.5V's language model: GLM-4.5's layers without use_qk_norm (its config class drops it); the LM head lives in
+    # the whole model
     default_arch="base",
+    hooks=(hooks.sliding_window,),
     fixed=dict(lora_moe="frozen"),  # PEFT does not convert this type: its stacked experts stay frozen
     notes=(hooks.router_bias_buffers,),
 )

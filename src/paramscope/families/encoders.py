@@ -432,7 +432,7 @@ GLM4V_VISION = VIT.but(
         embedding_norm=True,
         patch_bias=True,
     ),
-    hooks=(),
+    hooks=(hooks.merger_mlp_width,),
     extra_heads=(),
 )
 GLM4V_MOE_VISION = GLM4V_VISION.but(

@@ -364,6 +364,13 @@ def cross_attention_beyond(c: Cfg, d: Values) -> None:
         raise BeyondRow("add_cross_attention", "cross-attention in every layer (a decoder for an encoder-decoder)")
 
 
+def window_stated(c: Cfg, d: Values) -> None:
+    """CWM, Mellum, Flint, Kolibri: ``sliding_window`` as stated; their config classes have no ``use_sliding_window``
+    (a file's leftover one is ignored), the layer types say which layers slide."""
+    window = c.get("sliding_window")
+    d["sliding_window"] = None if not window or isinstance(window, bool) else as_int("sliding_window", window)
+
+
 def sliding_needs_window(c: Cfg, d: Values) -> None:
     """Kolibri: sliding layers without a positive ``sliding_window`` are refused, as Kolibri1Config refuses them."""
     if d.get("sliding_window_layers") and not d.get("sliding_window"):
@@ -373,9 +380,10 @@ def sliding_needs_window(c: Cfg, d: Values) -> None:
 def iquestcoder_options(c: Cfg, d: Values) -> None:
     """IQuestCoder: IQuestCoderConfig refuses ``use_sliding_window`` and ``clip_qkv`` (no released checkpoint uses
     them)."""
-    for key in ("use_sliding_window", "clip_qkv"):
-        if c.data.get(key):
-            raise SpecError(key, "IQuestCoderConfig does not support it")
+    if c.data.get("use_sliding_window"):
+        raise SpecError("use_sliding_window", "IQuestCoderConfig does not support it")
+    if c.data.get("clip_qkv") is not None:
+        raise SpecError("clip_qkv", "IQuestCoderConfig does not support it")
 
 
 def mlp_ratio(c: Cfg, d: Values) -> None:
@@ -388,7 +396,8 @@ def mlp_ratio(c: Cfg, d: Values) -> None:
 
 def internvl_vision(c: Cfg, d: Values) -> None:
     """InternVL's tower: ``image_size`` and ``patch_size`` as [height, width] pairs (square here), ``norm_type``
-    ("layer_norm" with biases or "rms_norm"), q/k norms over the full width with ``use_qk_norm``, a final LayerNorm
+    ("layer_norm" with biases or "rms_norm"), RMSNorms over the full query and key width with ``use_qk_norm``, the
+    position table unless ``use_absolute_position_embeddings`` is false, a final LayerNorm
     unless ``use_mean_pooling`` (after RMSNorm layers no row describes it: counted by transformers)."""
     for key in ("image_size", "patch_size"):
         value = c.get(key)
@@ -401,6 +410,11 @@ def internvl_vision(c: Cfg, d: Values) -> None:
         raise SpecError("norm_type", f'expected "layer_norm" or "rms_norm", got {str(kind)[:40]}')
     d["norm_type"] = "layernorm" if kind == "layer_norm" else "rmsnorm"
     d["qk_norm"] = "full" if c.bool("use_qk_norm", default=False) else "none"
+    d["qk_norm_bias"] = False  # its q/k norms are RMSNorms whatever norm_type says
+    if not c.bool("use_absolute_position_embeddings", default=True):
+        d["position_embedding"] = "none"
+    if c.bool("use_mask_token", default=False):
+        raise BeyondRow("use_mask_token", "a learned mask token for masked-image pretraining")
     d["final_norm"] = not c.bool("use_mean_pooling", default=True)
     if d["final_norm"] and kind == "rms_norm":
         raise BeyondRow(c.stated("use_mean_pooling") or "use_mean_pooling", "a LayerNorm after RMSNorm layers")
@@ -411,6 +425,13 @@ def doge_cdmoe(c: Cfg, d: Values) -> None:
     row describes."""
     if c.bool("is_moe", default=False):
         raise BeyondRow("is_moe", "a cross-domain mixture of experts (product-key expert embeddings)")
+
+
+def merger_mlp_width(c: Cfg, d: Values) -> None:
+    """GLM-4V's tower: a merger MLP of no width (intermediate_size 0) is counted by transformers (no row describes a
+    merger without its MLP)."""
+    if not d.get("merger_mlp"):
+        raise BeyondRow(c.stated("intermediate_size") or "intermediate_size", "a merger without its MLP")
 
 
 def post_norms(c: Cfg, d: Values) -> None:
