@@ -246,6 +246,16 @@ CACHES = {
         sliding_window=16,
         num_hidden_layers=6,
     ),
+    "laguna": dict(
+        model_type="laguna",
+        num_hidden_layers=3,
+        num_experts=4,
+        num_experts_per_tok=2,
+        moe_intermediate_size=8,
+        shared_expert_intermediate_size=12,
+        sliding_window=16,
+        layer_types=["sliding_attention", "full_attention", "sliding_attention"],
+    ),
     "mellum": dict(
         model_type="mellum",
         num_hidden_layers=4,

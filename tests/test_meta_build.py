@@ -381,6 +381,13 @@ BEYOND = {
         | {"num_experts": 16, "num_experts_per_tok": 4, "vocab_size": 100},
         "is_moe",
     ),
+    "laguna layers of their own head counts": (
+        {"model_type": "laguna", "architectures": ["LagunaForCausalLM"], "num_hidden_layers": 2, "hidden_size": 32}
+        | {"num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8, "intermediate_size": 48}
+        | {"num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 8, "vocab_size": 101}
+        | {"num_attention_heads_per_layer": [4, 8]},
+        "num_attention_heads_per_layer",
+    ),
     "mellum sparse layers without experts": (
         {"model_type": "mellum", "architectures": ["MellumForCausalLM"], "num_local_experts": 0}
         | {"num_hidden_layers": 2, "hidden_size": 32, "num_attention_heads": 4, "num_key_value_heads": 2}

@@ -842,6 +842,29 @@ QWEN3_MOE = QWEN3.but(
     extra_hooks=[hooks.sparse_step],
     fixed=dict(lora_moe="tensors"),
 )
+LAGUNA = LLAMA.but(
+    model_type="laguna",
+    class_prefix="Laguna",
+    source=f"{TF}/laguna/modeling_laguna.py",
+    # AFMoE's attention (q/k norms per head) with a gate per head (or per channel), sliding layers where layer_types
+    # says; routed experts with a learned score bias beside one ungated shared expert after the dense layers
+    # mlp_layer_types names (by default the first)
+    keys=dict(
+        mlp_bias=None,
+        num_experts=("num_experts",),
+        num_experts_per_tok=("num_experts_per_tok",),
+        moe_intermediate_size=("moe_intermediate_size",),
+        shared_expert_intermediate_size=("shared_expert_intermediate_size",),
+    ),
+    fixed=dict(qk_norm="head", expert_score_bias=True, first_k_dense_replace=1),
+    hooks=(
+        hooks.window_stated,
+        hooks.named_sliding_layers,
+        hooks.mlp_layer_types,
+        hooks.laguna_attention,
+        hooks.ungated_shared_expert,
+    ),
+)
 MELLUM = QWEN3_MOE.but(
     model_type="mellum",
     class_prefix="Mellum",
@@ -1483,6 +1506,7 @@ ROWS = (
     YOUTU,
     GLM_MOE_DSA,
     MELLUM,
+    LAGUNA,
     KOLIBRI1,
     SOLAR_OPEN,
     SMOLLM3,

@@ -434,6 +434,26 @@ def merger_mlp_width(c: Cfg, d: Values) -> None:
         raise BeyondRow(c.stated("intermediate_size") or "intermediate_size", "a merger without its MLP")
 
 
+def laguna_attention(c: Cfg, d: Values) -> None:
+    """Laguna: ``num_attention_heads_per_layer`` (every layer the same here: layers of their own head counts are
+    counted by transformers), a gate per head on the attention output (``gating`` true or "per-head") or one per
+    channel (otherwise, g_proj heads x head_dim wide)."""
+    n = d["num_hidden_layers"]
+    per_layer_heads = c.get("num_attention_heads_per_layer")
+    if isinstance(per_layer_heads, list):
+        if len(per_layer_heads) != n:
+            raise SpecError("num_attention_heads_per_layer", f"holds {len(per_layer_heads)} layers; there are {n}")
+        if len(set(per_layer_heads)) > 1:
+            raise BeyondRow("num_attention_heads_per_layer", "layers with different numbers of heads")
+        if per_layer_heads:
+            d["num_attention_heads"] = as_int("num_attention_heads_per_layer", per_layer_heads[0])
+    gating = c.get("gating", default=True)
+    per_head = gating is True or gating == "per-head"
+    d["attention_head_gate"], d["attention_gate_proj"] = per_head, not per_head
+    if c.bool("moe_apply_router_weight_on_input", default=False):
+        raise SpecError("moe_apply_router_weight_on_input", "transformers' Laguna does not support it")
+
+
 def post_norms(c: Cfg, d: Values) -> None:
     """HyperCLOVA X: ``use_post_norm`` adds an RMSNorm after attention and after the MLP (four norms a layer)."""
     d["norms_per_layer"] = 4 if c.bool("use_post_norm", default=True) else 2
