@@ -135,6 +135,23 @@ def _inference(name: str, config: dict, batch: int, seq: int) -> dict:
     return row
 
 
+def _step(
+    model: torch.nn.Module, trained: list[torch.Tensor], vocab: int, batch: int, seq: int, floor: int
+) -> tuple[int, int, int]:
+    """One forward and backward pass over random tokens: the bytes the forward pass keeps for the backward pass, the
+    peak of the step (with what was allocated before it, the input ids left out) and the gradients' bytes."""
+    before = _allocated() - floor
+    ids = torch.randint(0, vocab, (batch, seq), device="cuda")
+    base = _allocated() - floor
+    torch.cuda.reset_peak_memory_stats()
+    loss = model(input_ids=ids, labels=ids, use_cache=False).loss
+    kept = _allocated() - floor - base
+    loss.backward()
+    peak = torch.cuda.max_memory_allocated() - floor - (base - before)
+    grads = sum(p.grad.untyped_storage().nbytes() for p in trained if p.grad is not None)
+    return kept, peak, grads
+
+
 def _training(name: str, config: dict, batch: int, seq: int, recompute: str) -> dict:
     spec = from_config(config).cost_spec
     settings = RunSettings(mode="training", batch=batch, seq=seq, recompute=recompute, runtime_mib=0)
@@ -152,14 +169,7 @@ def _training(name: str, config: dict, batch: int, seq: int, recompute: str) -> 
     for m in master:
         m.grad = None
     states = _allocated() - floor
-    ids = torch.randint(0, spec.vocab_size, (batch, seq), device="cuda")
-    base = _allocated() - floor
-    torch.cuda.reset_peak_memory_stats()
-    loss = model(input_ids=ids, labels=ids, use_cache=False).loss
-    kept = _allocated() - floor - base
-    loss.backward()
-    peak = torch.cuda.max_memory_allocated() - floor - (base - states)
-    grads = sum(p.grad.untyped_storage().nbytes() for p in params if p.grad is not None)
+    kept, peak, grads = _step(model, params, spec.vocab_size, batch, seq, floor)
     row = {
         "model": name,
         "recompute": recompute,
@@ -170,7 +180,7 @@ def _training(name: str, config: dict, batch: int, seq: int, recompute: str) -> 
         "gradients": (predicted["gradients"], grads),
         "peak": (predicted["total"], peak),
     }
-    del loss, model, params, master, optimizer, ids
+    del model, params, master, optimizer
     torch.cuda.empty_cache()
     return row
 
@@ -194,14 +204,7 @@ def _finetune(name: str, config: dict, batch: int, seq: int) -> dict:
     weights = _allocated() - floor
     moments = [torch.zeros_like(p, dtype=torch.float32) for p in adapters for _ in range(2)]
     states = _allocated() - floor
-    ids = torch.randint(0, spec.vocab_size, (batch, seq), device="cuda")
-    base = _allocated() - floor
-    torch.cuda.reset_peak_memory_stats()
-    loss = model(input_ids=ids, labels=ids, use_cache=False).loss
-    kept = _allocated() - floor - base
-    loss.backward()
-    peak = torch.cuda.max_memory_allocated() - floor - (base - states)
-    grads = sum(p.grad.untyped_storage().nbytes() for p in adapters if p.grad is not None)
+    kept, peak, grads = _step(model, adapters, spec.vocab_size, batch, seq, floor)
     row = {
         "model": name,
         "batch": batch,
@@ -213,7 +216,7 @@ def _finetune(name: str, config: dict, batch: int, seq: int) -> dict:
         "gradients": (predicted["gradients"], grads),
         "peak": (predicted["total"], peak),
     }
-    del loss, model, adapters, moments, ids
+    del model, adapters, moments
     torch.cuda.empty_cache()
     return row
 

@@ -888,8 +888,7 @@ KOLIBRI1 = QWEN3_MOE.but(
     fixed=dict(norms_per_layer=4, lora_moe="frozen"),  # PEFT leaves its stacked experts frozen
     hooks=(
         hooks.window_stated,
-        hooks.sliding_every(5),
-        hooks.sliding_needs_window,
+        hooks.sliding_every(5, needs_window="Kolibri"),
         hooks.ungated_shared_expert,
         hooks.sparse_without_experts,
     ),

@@ -15,13 +15,22 @@ from paramscope.families.schema import BeyondRow, Cfg, Hook, as_indices, as_int
 Values = dict[str, Any]
 
 
+def _window(window: object) -> int | None:
+    """A stated ``sliding_window``: none where it is absent, 0 or a flag."""
+    return None if not window or isinstance(window, bool) else as_int("sliding_window", window)
+
+
 def sliding_window(c: Cfg, d: Values) -> None:
     """Mistral-style windows: ``sliding_window`` unless ``use_sliding_window`` is false (every layer slides)."""
     use = c.get("use_sliding_window")
     window = c.get("sliding_window")
-    d["sliding_window"] = (
-        None if use is False or not window or isinstance(window, bool) else as_int("sliding_window", window)
-    )
+    d["sliding_window"] = None if use is False else _window(window)
+
+
+def window_stated(c: Cfg, d: Values) -> None:
+    """``sliding_window`` as stated (CWM, Mellum, Flint, Kolibri, LFM3: their config classes have no
+    ``use_sliding_window``, a file's leftover one is ignored, and the layer types say which layers slide)."""
+    d["sliding_window"] = _window(c.get("sliding_window"))
 
 
 def per_layer(c: Cfg, n: int, allowed: tuple[str, ...], *keys: str) -> list[str] | None:
@@ -48,12 +57,14 @@ def slide(d: Values, sliding: int, needs_window: str = "") -> None:
         raise SpecError("sliding_window", f"{needs_window}'s sliding layers need a window: state one")
 
 
-def sliding_every(period: int, first_full: bool = False, key: str = "sliding_window_pattern") -> Hook:
+def sliding_every(
+    period: int, first_full: bool = False, key: str = "sliding_window_pattern", needs_window: str = ""
+) -> Hook:
     """Sliding and full attention layers: ``layer_types`` names them; without it every ``period``-th layer
     (``sliding_window_pattern`` where the config states one) attends fully and the others slide, as the config
     classes fill ``layer_types`` in (Gemma 2 and gpt-oss every 2nd, Command-R 2, OLMo 3 and EXAONE 4 every 4th,
     Gemma 3 every 6th); with ``first_full`` the full layers are the first of each period (Granite SWA: 0, 4, 8 ...);
-    ``key`` names the config's period (AFMoE: ``global_attn_every_n_layers``)."""
+    ``key`` names the config's period (AFMoE: ``global_attn_every_n_layers``); ``needs_window`` as for :func:`slide`."""
 
     def hook(c: Cfg, d: Values) -> None:
         n = d["num_hidden_layers"]
@@ -64,7 +75,7 @@ def sliding_every(period: int, first_full: bool = False, key: str = "sliding_win
             every = c.get(key, default=period)
             every = every if isinstance(every, int) and not isinstance(every, bool) and every > 0 else period
             sliding = sum(1 for i in range(n) if (i + (not first_full)) % every)
-        slide(d, sliding)
+        slide(d, sliding, needs_window)
 
     hook.__name__ = hook.__qualname__ = f"sliding_every_{period}" + ("_first" if first_full else "")
     return hook
@@ -253,12 +264,7 @@ def flint_layers(c: Cfg, d: Values) -> None:
     if types is None:
         types = ["full_attention" if i < 2 or i % 4 == 1 or i == n - 1 else "sliding_attention" for i in range(n)]
     slide(d, types.count("sliding_attention"))
-    only = c.get("mlp_only_layers")
-    dense = set(as_indices("mlp_only_layers", only)) if only is not None else {0, 1}
-    step = c.int("decoder_sparse_step", default=1)
-    if step < 1:
-        raise SpecError("decoder_sparse_step", f"must be at least 1 (got {step})")
-    d["mlp_only_layers"] = tuple(i for i in range(n) if i in dense or (i + 1) % step)
+    sparse_step(c, d, default_only=(0, 1))
 
 
 def ungated_shared_expert(c: Cfg, d: Values) -> None:
@@ -362,19 +368,6 @@ def cross_attention_beyond(c: Cfg, d: Values) -> None:
     and its norm to every layer (a decoder for an encoder-decoder wrapper), which no row describes."""
     if c.bool("add_cross_attention", default=False):
         raise BeyondRow("add_cross_attention", "cross-attention in every layer (a decoder for an encoder-decoder)")
-
-
-def window_stated(c: Cfg, d: Values) -> None:
-    """CWM, Mellum, Flint, Kolibri: ``sliding_window`` as stated; their config classes have no ``use_sliding_window``
-    (a file's leftover one is ignored), the layer types say which layers slide."""
-    window = c.get("sliding_window")
-    d["sliding_window"] = None if not window or isinstance(window, bool) else as_int("sliding_window", window)
-
-
-def sliding_needs_window(c: Cfg, d: Values) -> None:
-    """Kolibri: sliding layers without a positive ``sliding_window`` are refused, as Kolibri1Config refuses them."""
-    if d.get("sliding_window_layers") and not d.get("sliding_window"):
-        raise SpecError("sliding_window", "the sliding layers need a positive window: state one")
 
 
 def iquestcoder_options(c: Cfg, d: Values) -> None:
@@ -554,14 +547,15 @@ def llama4_layers(c: Cfg, d: Values) -> None:
         d["sliding_window"] = None
 
 
-def sparse_step(c: Cfg, d: Values) -> None:
-    """Qwen-MoE: a layer holds experts when (i + 1) % decoder_sparse_step == 0 and i is not in mlp_only_layers."""
+def sparse_step(c: Cfg, d: Values, default_only: tuple[int, ...] = ()) -> None:
+    """Qwen-MoE: a layer holds experts when (i + 1) % decoder_sparse_step == 0 and i is not in mlp_only_layers
+    (``default_only`` where the config leaves it out)."""
     n = d["num_hidden_layers"]
     step = c.int("decoder_sparse_step", default=1)
     if step < 1:
         raise SpecError("decoder_sparse_step", f"must be at least 1 (got {step})")
-    only = c.get("mlp_only_layers") or []
-    listed = set(as_indices("mlp_only_layers", only))
+    only = c.get("mlp_only_layers")
+    listed = set(as_indices("mlp_only_layers", only)) if only is not None else set(default_only)
     d["mlp_only_layers"] = tuple(sorted(listed | {i for i in range(n) if (i + 1) % step}))
 
 
@@ -829,7 +823,7 @@ def lfm3_layers(c: Cfg, d: Values) -> None:
             for i in range(n)
         ]
     d["short_conv_layers"] = types.count("conv")
-    d["sliding_window"] = c.int("sliding_window")
+    window_stated(c, d)
     slide(d, types.count("sliding_attention"), needs_window="LFM3")
     d["norms_per_layer"] = 4 if c.bool("use_sandwich_norm", default=True) else 2
     d["attention_head_gate"] = c.bool("use_attention_gate", default=True)
@@ -850,9 +844,8 @@ def lfm2_moe_layers(c: Cfg, d: Values) -> None:
 
 def shared_expert_gate(c: Cfg, d: Values) -> None:
     """Qwen-MoE: one shared expert, with its sigmoid gate, whenever it has a width."""
-    shared = bool(d.get("shared_expert_intermediate_size"))
-    d["num_shared_experts"] = 1 if shared else 0
-    d["shared_expert_gate"] = shared
+    ungated_shared_expert(c, d)
+    d["shared_expert_gate"] = bool(d["num_shared_experts"])
 
 
 def multi_query(c: Cfg, d: Values) -> None:

@@ -211,11 +211,13 @@ class Family:
     # ------------------------------------------------------------------------------------ reading
     def read(self, data: Mapping[str, Any]) -> tuple[Spec, Cfg]:
         """The validated Spec this config builds, and the reader (which keys it used)."""
-        refused = hf_not_null().get(self.hf_type, ())
-        aliases = {k: keys for keys in self.keys.values() for k in keys}  # a null alias (hidden_size) is refused too
-        for key, value in data.items():
-            if value is None and (key in refused or any(k in refused for k in aliases.get(key, ()))):
-                raise SpecError(key, f"{self.config_class} refuses null here: state a value or leave the key out")
+        nulls = [key for key, value in data.items() if value is None]
+        if nulls:  # a key the class types as a value, or an alias of one (hidden_size for n_embd), stated null
+            refused = hf_not_null().get(self.hf_type, frozenset())
+            aliases = {k: keys for keys in self.keys.values() for k in keys}
+            for key in nulls:
+                if key in refused or not refused.isdisjoint(aliases.get(key, ())):
+                    raise SpecError(key, f"{self.config_class} refuses null here: state a value or leave the key out")
         cfg = Cfg(data, hf_defaults().get(self.hf_type, {}))
         values: dict[str, Any] = {}
         for name, keys in self.keys.items():
