@@ -65,29 +65,20 @@ def headline_numbers(model: Model, summary: Summary) -> None:
         st.caption(f"Changed from **{preset}** (keys of its config.json): {moves}")
 
 
-def breakdown_charts(spec: Spec) -> None:
-    """Where the parameters go (pie), by component (bars), and one layer of each kind when layers differ."""
-    pie, bars, layers = figures(spec)
+def breakdown_charts(summary: Summary) -> None:
+    """Where the parameters go (pie), by component (bars), and one layer of each kind when layers differ. Built on
+    every run, not cached: that takes 1-3 ms, less than ``st.cache_data`` took to hash the spec and unpickle the
+    figures (docs/benchmarks.md)."""
     left, right = st.columns(2)
-    left.plotly_chart(pie, config={"displaylogo": False})
-    right.plotly_chart(bars, config={"displaylogo": False})
+    left.plotly_chart(charts.pie(summary), config={"displaylogo": False})
+    right.plotly_chart(charts.bars(summary), config={"displaylogo": False})
+    layers = charts.layer_bars(summary)
     if layers is not None:
         st.plotly_chart(layers, config={"displaylogo": False})
 
 
-def tree_chart(spec: Spec) -> None:
-    st.plotly_chart(treemap(spec), config={"displaylogo": False})
-
-
-@st.cache_data(max_entries=256, show_spinner=False)
-def figures(spec: Spec) -> tuple:
-    summary = summarize(spec)
-    return charts.pie(summary), charts.bars(summary), charts.layer_bars(summary)
-
-
-@st.cache_data(max_entries=256, show_spinner=False)
-def treemap(spec: Spec) -> object:
-    return charts.treemap(summarize(spec))
+def tree_chart(summary: Summary) -> None:
+    st.plotly_chart(charts.treemap(summary), config={"displaylogo": False})
 
 
 def component_table(spec: Spec, summary: Summary) -> None:

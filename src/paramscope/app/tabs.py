@@ -35,11 +35,11 @@ def parameters_tab(model: Model) -> None:
     headline_numbers(model, summary)
     if model.hub_id:
         ui_hub.render_checkpoint(model)
-    breakdown_charts(spec)
+    breakdown_charts(summary)
     details = st.expander(DETAILS, key="details", on_change="rerun")
     if details.open:  # drawn only while open: it is the heaviest part of the page
         with details:
-            tree_chart(spec)
+            tree_chart(summary)
             component_table(spec, summary)
     downloads(model, summary)
 
