@@ -2,8 +2,8 @@
 
 Starts ``streamlit run app.py`` on a free port on 127.0.0.1, moves the layers slider, checks the total and
 the chart against the engine, opens a share link in a new page, and saves screenshots: artifacts/ (not
-committed) and docs/screenshots/{light,dark,phone,compare,architecture,sweep,upload,hub}.png (committed; rewritten
-only when missing or with PARAMSCOPE_SCREENSHOTS=1). Skipped locally only when /usr/bin/chromium is missing;
+committed) and docs/screenshots/ (committed; every tab in light, in dark and at 390 px; rewritten only when missing
+or with PARAMSCOPE_SCREENSHOTS=1). Skipped locally only when /usr/bin/chromium is missing;
 under CI (the CI variable set) it always runs.
 """
 
@@ -257,9 +257,11 @@ def open_tab(browser, url: str, ready: str, **context):
     return page
 
 
-def test_compare_link_shows_both_models(server, browser):
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_compare_link_shows_both_models(server, browser, scheme):
     """?tab=Compare&x_cmp=llama-2-7b opens the comparison: GPT-2 and Llama 2 7B side by side with their totals."""
-    page = open_tab(browser, f"{server}/?preset=gpt2&tab=Compare&x_cmp=llama-2-7b", "[data-testid='stMetric']")
+    url = f"{server}/?preset=gpt2&tab=Compare&x_cmp=llama-2-7b"
+    page = open_tab(browser, url, "[data-testid='stMetric']", color_scheme=scheme)
     page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=30_000)
     metrics = page.locator("[data-testid='stMetric']")
     assert 2 == metrics.count()
@@ -268,7 +270,7 @@ def test_compare_link_shows_both_models(server, browser):
     values = [metrics.nth(i).locator("[data-testid='stMetricValue']").inner_text() for i in range(2)]
     assert ["124.4M", "6.7B"] == values
     assert "x_cmp=llama-2-7b" in page.url
-    shoot(page, "compare", docs=True)
+    shoot(page, "compare" if scheme == "light" else "compare-dark", docs=True)
     page.context.close()
 
 
@@ -293,15 +295,17 @@ def test_explore_views_draw(server, browser, query, ready, name, scheme):
     page.context.close()
 
 
-def test_pasted_config_is_counted(server, browser):
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_pasted_config_is_counted(server, browser, scheme):
     """On Your model, the example config pasted in is read and counted, every digit shown (TinyLlama's 1.1B)."""
-    page = open_tab(browser, f"{server}/?preset=gpt2&tab=Your-model", "button:has-text('Paste the example')")
+    url = f"{server}/?preset=gpt2&tab=Your-model"
+    page = open_tab(browser, url, "button:has-text('Paste the example')", color_scheme=scheme)
     page.get_by_role("button", name="Paste the example").click()
     page.locator("[data-testid='stMetric']:has-text('Model type')").wait_for(timeout=15_000)
     assert "1,100,048,384" == (
         page.locator("[data-testid='stMetric']:has-text('Parameters') [data-testid='stMetricValue']").first.inner_text()
     )
-    shoot(page, "upload", docs=True)
+    shoot(page, "upload" if scheme == "light" else "upload-dark", docs=True)
     page.context.close()
 
 
@@ -343,4 +347,36 @@ def test_memory_table_shows_every_digit(server, browser):
     assert cell.first.is_visible()
     overflow = "(t) => t.closest('[data-testid=stTable]').scrollWidth - t.closest('[data-testid=stTable]').clientWidth"
     assert 0 >= page.locator("[data-testid='stTable'] table").first.evaluate(overflow)  # no column off the edge
+    page.context.close()
+
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
+
+
+@pytest.mark.parametrize(
+    ("query", "ready", "name"),
+    [
+        ("preset=llama-3-8b", "[data-testid='stMetric']", "parameters"),
+        ("preset=llama-3-70b&tab=Memory", "[data-testid='stTable']", "memory"),
+        ("preset=llama-3-8b&tab=Compute", ".js-plotly-plot", "compute"),
+        ("preset=gpt2&tab=Your-model", "button:has-text('Paste the example')", "upload"),
+        ("preset=gpt2&tab=Compare&x_cmp=llama-2-7b", ".js-plotly-plot", "compare"),
+        ("preset=llama-2-7b&tab=Architecture", "[data-testid='stGraphVizChart'] svg", "architecture"),
+        ("preset=gpt2&tab=Why-so-big", ".js-plotly-plot", "sweep"),
+    ],
+)
+def test_every_tab_fits_a_phone(server, browser, query, ready, name):
+    """Each tab at 390 px: it draws, the page does not scroll sideways (a wide table or chart scrolls inside its own
+    box), and every tab of the tab bar is on screen."""
+    page = browser.new_context(**PHONE).new_page()
+    page.goto(f"{server}/?{query}")
+    page.locator(ready).first.wait_for(timeout=30_000)
+    page.wait_for_timeout(800)  # charts lay themselves out to the width
+    assert 390 >= page.evaluate("document.documentElement.scrollWidth")
+    tabs = page.get_by_role("tab").all()
+    assert 7 == len(tabs) and all(
+        0 <= t.bounding_box()["x"] <= t.bounding_box()["x"] + t.bounding_box()["width"] <= 390 for t in tabs
+    )
+    page.evaluate("document.querySelector('[role=tablist]').scrollIntoView({block: 'start'})")  # the tab's content
+    shoot(page, f"{name}-phone", docs=True)
     page.context.close()

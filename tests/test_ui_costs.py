@@ -124,3 +124,36 @@ def test_tensor_parallel_memory_per_gpu() -> None:
     total = next(m for m in at.metric if m.label == "Total per GPU")
     expected = (141_107_412_992 + 2_637_824) // 2 + 335_544_320 + 768 * 2**20
     assert f"{expected:,} bytes" in total.help
+
+
+@pytest.mark.parametrize(
+    ("x", "digits", "shown"),
+    [
+        (7.746e21, 3, "7.75 × 10²¹"),
+        (1e18, 3, "1.00 × 10¹⁸"),
+        (9.996e21, 3, "1.00 × 10²²"),  # the rounding carries into the exponent
+        (989.4e12, 4, "9.894 × 10¹⁴"),
+        (123, 3, "1.23 × 10²"),
+        (4.2e-3, 2, "4.2 × 10⁻³"),
+    ],
+)
+def test_flops_are_written_as_powers_of_ten(x: float, digits: int, shown: str) -> None:
+    """Large FLOP counts read as papers write them, not as Python's '7.75e+21'."""
+    from paramscope.engine.spec import power_of_ten
+
+    assert shown == power_of_ten(x, digits)
+
+
+def test_compute_tab_training_flops_read_back() -> None:
+    """The Compute tab's training FLOPs, read back from 'm × 10ⁿ', are the engine's to the three digits shown."""
+    from paramscope.engine.flops import compute
+
+    at = _app("llama-2-7b")
+    metrics = {m.label: m.value for m in at.metric}
+    digits = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
+    for label in ("Training FLOPs", "6ND"):
+        mantissa, exponent = metrics[label].split(" × 10")
+        value = float(mantissa) * 10 ** int(exponent.translate(digits))
+        c = compute(presets.load("llama-2-7b"), RunSettings())
+        want = c.training_total if label == "Training FLOPs" else c.six_nd
+        assert abs(value - want) <= 0.005 * want

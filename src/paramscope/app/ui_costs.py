@@ -48,7 +48,7 @@ from paramscope.engine.run import (
     resolved_kv_dtype,
     resolved_seq,
 )
-from paramscope.engine.spec import Spec, short
+from paramscope.engine.spec import Spec, power_of_ten, short
 from paramscope.engine.speed import speed
 
 KEY = "run_"  # widget keys: KEY + RunSettings field name
@@ -442,21 +442,22 @@ def render_compute_tab(spec: Spec, settings: RunSettings) -> None:
         short(c.tokens),
         help=("as set" if settings.tokens else "Chinchilla-optimal: 20 × parameters") + f" = {c.tokens:,}",
     )
-    cols[3].metric("Training FLOPs", f"{c.training_total:.3g}", help=f"{c.training_total:,}")
+    cols[3].metric("Training FLOPs", power_of_ten(c.training_total), help=f"{c.training_total:,}")
     cols = st.columns(3)
-    cols[0].metric("6ND", f"{c.six_nd:.3g}", help=f"6 × {c.active_params:,} (active) params × {c.tokens:,} tokens")
+    cols[0].metric("6ND", power_of_ten(c.six_nd), help=f"6 × {c.active_params:,} (active) params × {c.tokens:,} tokens")
     cols[1].metric("Chinchilla tokens", short(c.chinchilla_tokens), help=f"20 × {c.params:,} params")
     cols[2].metric(
         f"Time on {settings.gpus} × {gpu.name}",
         F.human_seconds(seconds),
-        help=f"{c.training_total:.4g} FLOPs / ({settings.gpus} × {gpu.tflops:,.1f} TFLOP/s × MFU {settings.mfu:.0%})",
+        help=f"{power_of_ten(c.training_total, 4)} FLOPs / ({settings.gpus} × {gpu.tflops:,.1f} TFLOP/s × MFU "
+        f"{settings.mfu:.0%})",
     )
     if settings.tokens_per_second:
         m = F.mfu(settings.tokens_per_second, c.training_per_token, settings.gpus, gpu.bf16_flops)
         st.info(
             f"Measured {settings.tokens_per_second:,.0f} tokens/s on {settings.gpus} × {gpu.name} → "
             f"MFU {m:.1%} = tokens/s × {c.training_per_token:,} FLOPs/token / ({settings.gpus} × "
-            f"{gpu.bf16_flops:.4g} FLOP/s)"
+            f"{power_of_ten(gpu.bf16_flops, 4)} FLOP/s)"
         )
     st.latex(
         r"C_\text{train} = 3\,C_\text{forward} \approx 6ND, \qquad "

@@ -39,7 +39,7 @@ from paramscope.analysis.diagram import to_dot
 from paramscope.analysis.sweep import DIMENSIONS, default_values, family_points, field_of, sweep, where_it_goes
 from paramscope.app import charts_explore as CX
 from paramscope.engine.params import count
-from paramscope.engine.spec import Spec, short, validate
+from paramscope.engine.spec import Spec, power_of_ten, short, validate
 from paramscope.families import FAMILIES
 from paramscope.io import presets
 from paramscope.io.config_json import MAX_CONFIG_BYTES, parse
@@ -326,7 +326,8 @@ def render_upload(on_use: Callable[[str], None] | None = None) -> Model | None:
 def _big_as_text(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Training FLOPs (up to ~1e27) as text: the table would otherwise show them as long integers."""
     return [
-        {k: (f"{v:.3e}" if k == "training_flops" and isinstance(v, float) else v) for k, v in r.items()} for r in rows
+        {k: (power_of_ten(v, 4) if k == "training_flops" and isinstance(v, float) else v) for k, v in r.items()}
+        for r in rows
     ]
 
 

@@ -781,6 +781,15 @@ def _choice(value: str, options: tuple[str, ...], name: str) -> None:
         raise SpecError(name, f"{value!r} is not one of {', '.join(options)}")
 
 
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def power_of_ten(x: float, digits: int = 3) -> str:
+    """7.746e21 -> '7.75 × 10²¹': a count of FLOPs as papers write it (not Python's '7.75e+21')."""
+    mantissa, exponent = f"{x:.{digits - 1}e}".split("e")
+    return f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+
+
 def short(n: float) -> str:
     """124439808 -> '124.4M' (powers of 1000: K, M, B, T)."""
     if n != n or math.isinf(n):
