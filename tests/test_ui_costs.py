@@ -81,12 +81,13 @@ def test_restored_settings_show_in_the_controls() -> None:
 
 
 def test_memory_bar_has_capacity_line_and_parts() -> None:
-    """The stacked bar draws one trace per non-zero part, in GB, and a line at the GPU's capacity."""
+    """The stacked bar: one trace per non-zero part, in GB, and a line at the GPU's capacity, named in the legend."""
     out = parts(memory(presets.load("llama-2-7b"), RunSettings(seq=4096, dtype="fp16")))
     fig = charts_costs.memory_bar(out, 80 * 10**9, "H100")
-    assert ["Weights", "KV cache", "Runtime (assumed)"] == [t.name for t in fig.data]
+    assert ["Weights", "KV cache", "Runtime (assumed)", "H100: 80 GB"] == [t.name for t in fig.data]
     assert 2**31 / 1e9 == fig.data[1].y[0]
     assert 80.0 == fig.layout.shapes[0].y0
+    assert not fig.layout.annotations  # the GPU is named in the legend, not written over the bar
 
 
 def test_flops_bar_shares_add_to_the_forward_total() -> None:

@@ -47,14 +47,13 @@ def _hover(n: int) -> str:
 
 
 def _capacity_line(fig: go.Figure, capacity: int | None, label: str) -> None:
+    """A dashed line at the GPU's memory, named in the legend (a label on the plot would sit on the bars and their
+    values, in either theme and on a phone)."""
     if capacity:
-        fig.add_hline(
-            y=capacity / GB,
-            line_dash="dash",
-            line_color="#d62728",
-            annotation_text=f"{label}: {capacity / GB:,.0f} GB",
-            annotation_position="top left",
-        )
+        line = dict(dash="dash", color="#d62728")
+        fig.add_hline(y=capacity / GB, line=line)
+        name = f"{label}: {capacity / GB:,.0f} GB"
+        fig.add_scatter(x=[None], y=[None], mode="lines", line=line, name=name, hoverinfo="skip")
 
 
 def memory_bar(parts: dict[str, int], capacity: int | None = None, gpu_label: str = "", title: str = "") -> go.Figure:
