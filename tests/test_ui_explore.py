@@ -178,6 +178,26 @@ def test_compare_renders_totals_and_tables() -> None:
     assert ["gpt2-medium"] == at.session_state["picked"]
 
 
+def _y_axis_type(at: AppTest) -> str:
+    """The y axis of the compare tab's first chart (the bars per component), as the browser receives it."""
+    return json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["yaxis"].get("type", "linear")
+
+
+def test_compare_log_axis_follows_the_models_until_set() -> None:
+    """GPT-2 beside Mixtral 8x7B (377x larger) opens on a log axis, beside GPT-2 medium (2.9x) on a linear one;
+    once the toggle is moved by hand it stays where it was put."""
+    at = _app(COMPARE_SCRIPT)
+    picker = lambda: at.multiselect(key="x_cmp")  # noqa: E731
+    picker().set_value(["mixtral-8x7b"]).run()
+    assert (True, "log") == (at.toggle(key="x_cmp_log").value, _y_axis_type(at))
+    picker().set_value(["gpt2-medium"]).run()
+    assert (False, "linear") == (at.toggle(key="x_cmp_log").value, _y_axis_type(at))
+    at.toggle(key="x_cmp_log").set_value(True).run()
+    picker().set_value(["gpt2-large"]).run()
+    assert (True, "log") == (at.toggle(key="x_cmp_log").value, _y_axis_type(at))
+    assert not at.exception
+
+
 def test_compare_restores_a_link_with_an_encoded_config() -> None:
     """A link comparing a preset and an encoded model restores both in the picker and renders them."""
     deeper = dict(presets.get("gpt2").config, n_layer=48)

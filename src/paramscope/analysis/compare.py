@@ -46,7 +46,7 @@ class Comparison:
     rows: tuple[Row, ...]
     kinds: dict[str, tuple[int, ...]]  # component kind -> count per model (kinds every model lacks left out)
     fields: tuple[FieldDiff, ...]
-    costs: tuple[dict[str, float], ...]  # memory / compute columns per model ({} without those modules)
+    costs: tuple[dict[str, float], ...]  # memory / compute columns per model ({}: none asked or none computable)
 
     @property
     def totals(self) -> tuple[int, ...]:

@@ -186,7 +186,7 @@ def sweep_costs(
     rows: Sequence[dict[str, Any]], field: str, current: int | None = None, log: bool = True
 ) -> go.Figure | None:
     """Memory (inference, training; GB) and training FLOPs per token against the swept value; ``None``
-    when the rows carry no cost columns (memory / FLOPs modules not installed)."""
+    when the rows carry no cost columns (the model's costs cannot be computed under the run settings)."""
     has_mem = any("inference_gb" in r for r in rows)
     has_flops = any("training_flops_per_token" in r for r in rows)
     if not (has_mem or has_flops):

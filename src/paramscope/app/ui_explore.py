@@ -55,6 +55,10 @@ USE = "x_use"
 CMP = "x_cmp"  # multiselect of compare entries
 _CMP_EXTRA = "x_cmp_extra"  # entry -> label for encoded specs (from a link or an upload)
 CMP_LOG = "x_cmp_log"
+_CMP_LOG_SET = "x_cmp_log_set"  # the user moved the log toggle: it no longer follows the models
+#: A log axis by default when one compared model is this many times another (GPT-2 beside Mixtral: 377x), so that
+#: the small model's bars are not flattened to the axis.
+LOG_RATIO = 30
 SWEEP = "x_sweep"
 SWEEP_RANGE = "x_sweep_range"
 SWEEP_LOG = "x_sweep_log"
@@ -395,7 +399,15 @@ def render_compare(current_label: str, current_spec: Spec, settings: Any = None)
     for col, label, s in zip(cols, c.labels, c.summaries, strict=True):
         col.metric(label, short(s.total), help=f"{s.total:,} parameters")
         col.caption(f"non-embedding {short(s.non_embedding)} · active/token {short(s.active)}")
-    log = st.toggle("Log scale", key=CMP_LOG, value=False)
+    if not state.get(_CMP_LOG_SET):
+        state[CMP_LOG] = max(c.totals) >= LOG_RATIO * min(c.totals)
+    log = st.toggle(
+        "Log scale",
+        key=CMP_LOG,
+        on_change=state.__setitem__,
+        args=(_CMP_LOG_SET, True),
+        help=f"On by default when one model is at least {LOG_RATIO} times another, until you set it.",
+    )
     st.plotly_chart(CX.compare_bars(c, log=log), config=_CHART)
     totals = CX.compare_totals(c)
     totals.update_xaxes(title_text=None)  # the ticks say "B"; a title would sit on the legend below
@@ -416,10 +428,11 @@ def render_compare(current_label: str, current_spec: Spec, settings: Any = None)
         "training_flops": st.column_config.TextColumn("Training FLOPs"),
     }
     st.dataframe(_big_as_text(headline), hide_index=True, column_config=config)
-    if not c.costs[0]:
-        st.caption("Memory and compute columns appear when the memory and FLOPs modules are installed.")
-    else:
-        st.caption("Memory and compute use the run settings (batch, precision, GPUs) of the Memory tab.")
+    missing = [label for label, cost in zip(c.labels, c.costs, strict=True) if not cost]
+    st.caption(
+        "Memory and compute use the run settings (batch, precision, GPUs) of the Memory tab."
+        + (f" None for {', '.join(missing)}: its costs cannot be computed under them." if missing else "")
+    )
 
     st.markdown("**Parameters per component**")
     number = {label: st.column_config.NumberColumn(label, format="localized") for label in c.labels}
