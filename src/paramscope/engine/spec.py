@@ -791,10 +791,10 @@ def power_of_ten(x: float, digits: int = 3) -> str:
 
 
 def short(n: float) -> str:
-    """124439808 -> '124.4M' (powers of 1000: K, M, B, T)."""
+    """124439808 -> '124.4M' (powers of 1000: k, M, B, T, as the charts' axes write them)."""
     if n != n or math.isinf(n):
         return str(n)
-    for unit, scale in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)):
+    for unit, scale in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("k", 1e3)):
         if abs(n) >= scale:
             return f"{n / scale:.1f}{unit}"
     return f"{n:,.0f}" if isinstance(n, int) or float(n).is_integer() else f"{n:.3g}"
