@@ -96,3 +96,20 @@ def test_palm_parameters_are_mostly_mlp() -> None:
     assert 118 * 3 * 18432 * 73728 == kinds["mlp"]
     assert 256000 * 18432 == kinds["embedding"]
     assert list(KINDS) == list(kinds)
+
+
+def test_model_colours_are_not_component_colours() -> None:
+    """The compare tab colours its bars by model and its stacked totals by component kind: no colour means both."""
+    from paramscope.app.charts_explore import MODEL_COLOURS
+
+    assert set() == set(MODEL_COLOURS) & {kind.colour for kind in KINDS.values()}
+    assert len(set(MODEL_COLOURS)) == len(MODEL_COLOURS) >= 3  # compare takes up to three models
+
+
+def test_edits_in_words_have_thousands_separators() -> None:
+    """The "Changed from" line writes sizes as the page does (768 → 1,024) and other values as the link does."""
+    from paramscope.io import link
+
+    model = presets.model("gpt2").edit(hidden_size=1152, tie_word_embeddings=False)
+    want = [("hidden_size", "768", "1,152"), ("tie_word_embeddings", "(not in the file)", "false")]
+    assert want == link.changed(model)

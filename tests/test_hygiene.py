@@ -101,3 +101,18 @@ def test_ruff_is_clean() -> None:
     targets = [str(p) for p in (ROOT / "src", ROOT / "tests", ROOT / "bench", ROOT / "app.py") if p.exists()]
     out = subprocess.run([sys.executable, "-m", "ruff", "check", *targets], capture_output=True, text=True, cwd=ROOT)
     assert 0 == out.returncode, out.stdout[-3000:]
+
+
+@pytest.mark.parametrize("path", sorted((SRC / "app").glob("*.py")), ids=lambda p: p.name)
+def test_every_chart_uses_the_page_plotly_config(path: Path) -> None:
+    """Every st.plotly_chart call passes config=PLOTLY_CONFIG (no logo, the short toolbar that leaves a title
+    readable on a phone), so that no chart falls back to Plotly's full toolbar."""
+    calls = [
+        node
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "plotly_chart"
+    ]
+    for call in calls:
+        config = next((k.value for k in call.keywords if k.arg == "config"), None)
+        name = config.attr if isinstance(config, ast.Attribute) else getattr(config, "id", None)
+        assert "PLOTLY_CONFIG" == name, f"{path.name}:{call.lineno}"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -158,3 +160,30 @@ def test_compute_tab_training_flops_read_back() -> None:
         c = compute(presets.load("llama-2-7b"), RunSettings())
         want = c.training_total if label == "Training FLOPs" else c.six_nd
         assert abs(value - want) <= 0.005 * want
+
+
+def test_gpu_badge_says_does_not_fit_without_an_arrow() -> None:
+    """Llama-3-70B in bf16 does not fit one H100: the badge says so in red with no arrow (an arrow up would read as
+    "more is better"), and the per-token FLOPs are in GFLOPs, the unit of the Compute chart's axis."""
+    from streamlit.proto.Metric_pb2 import Metric
+
+    from paramscope.engine.flops import compute
+
+    at = _app("llama-3-70b")
+    badge = next(m for m in at.metric if m.proto.delta == "does not fit")
+    assert (Metric.MetricDirection.NONE, Metric.MetricColor.RED) == (badge.proto.direction, badge.proto.color)
+    forward = compute(presets.load("llama-3-70b"), RunSettings()).forward_per_token
+    metrics = {m.label: m.value for m in at.metric}
+    assert f"{forward / 1e9:,.1f} GFLOPs" == metrics["Forward FLOPs / token"]
+
+
+@pytest.mark.parametrize("log_x", [True, False])
+def test_chosen_marker_label_sits_on_its_line(log_x: bool) -> None:
+    """The "chosen" label of a memory sweep stands at the dotted line, on a log axis too (where Plotly takes the
+    log of an annotation's x)."""
+    out = parts(memory(presets.load("llama-2-7b"), RunSettings()))
+    fig = charts_costs.memory_sweep([512, 2048, 8192], [out, out, out], "context", marker=2048, log_x=log_x)
+    line = fig.layout.shapes[-1].x0
+    label = fig.layout.annotations[-1]
+    assert "chosen" == label.text
+    assert (math.log10(line) if log_x else line) == label.x

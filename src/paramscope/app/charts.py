@@ -16,9 +16,16 @@ from types import MappingProxyType
 
 import plotly.graph_objects as go
 
-from paramscope.engine.components import colour, components, label
+from paramscope.engine.components import EMBEDDING_CONVENTION, colour, components, label
 from paramscope.engine.spec import ATTENTION_GROUPS, Spec, short, validate
 from paramscope.engine.tree import Node, Summary
+
+#: Every chart's Plotly config: no logo, and a short toolbar (image, zoom, pan, reset) that leaves the chart's title
+#: readable on a phone, where the toolbar does not hide until hovered.
+PLOTLY_CONFIG = {
+    "displaylogo": False,
+    "modeBarButtonsToRemove": ["zoomIn2d", "zoomOut2d", "autoScale2d", "lasso2d", "select2d"],
+}
 
 # ------------------------------------------------------------------------------------------ components
 GROUP_COLOUR = "rgba(128, 128, 128, 0.22)"
@@ -214,7 +221,7 @@ def breakdown_json(summary: Summary, preset: str, link: dict[str, str]) -> str:
         "embedding": summary.embedding,
         "non_embedding": summary.non_embedding,
         "active_per_token": summary.active,
-        "convention": "embedding = token + position + token-type tables + untied LM head",
+        "convention": EMBEDDING_CONVENTION,
         "tree": summary.tree.to_dict(),
     }
     return json.dumps(data, indent=1)
@@ -263,7 +270,7 @@ def pie(summary: Summary) -> go.Figure:
         hole=0.45,
         sort=False,
         direction="clockwise",
-        textinfo="percent",
+        texttemplate="%{percent:.1%}",
         textposition="inside",
         insidetextorientation="horizontal",
         hovertemplate="<b>%{label}</b><br>%{customdata[0][0]} parameters<br>%{percent}<extra></extra>",

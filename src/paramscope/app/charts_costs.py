@@ -5,6 +5,7 @@ Memory axes are in GB (10^9 bytes); every hover also gives GiB (2^30 bytes) and 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import plotly.graph_objects as go
@@ -111,10 +112,10 @@ def memory_sweep(
             hoverinfo="text+name+x",
         )
     _capacity_line(fig, capacity, gpu_label or "GPU")
-    if marker:
-        fig.add_vline(
-            x=marker, line_dash="dot", line_color="#555", annotation_text="chosen", annotation_position="top right"
-        )
+    if marker:  # the label placed by hand: add_vline's own would take log10 of x a second time on a log axis
+        fig.add_vline(x=marker, line_dash="dot", line_color="#555")
+        x = math.log10(marker) if log_x else marker
+        fig.add_annotation(x=x, y=1, yref="paper", text="chosen", showarrow=False, xanchor="left", yanchor="bottom")
     fig.update_layout(xaxis_title=x_title, yaxis_title="GB (10⁹ bytes)", **_LAYOUT)
     if log_x:
         fig.update_xaxes(type="log")

@@ -19,7 +19,9 @@ from paramscope.engine.spec import short
 
 _FONT = dict(family="Source Sans Pro, sans-serif")
 _LEGEND = dict(orientation="h", yanchor="top", y=-0.22, x=0)
-MODEL_COLOURS = ("#4c78a8", "#f58518", "#54a24b")
+#: The compared models' colours: none of the component kinds' (blue embeddings, orange attention ...), so that the
+#: bars per model and the totals split by component never read as the same thing.
+MODEL_COLOURS = ("#17becf", "#e377c2", "#bcbd22")
 DIMENSION_LABELS = {
     "num_hidden_layers": "layers (num_hidden_layers)",
     "hidden_size": "width (hidden_size)",

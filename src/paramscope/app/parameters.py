@@ -7,13 +7,13 @@ import json
 import streamlit as st
 
 from paramscope.app import charts, ui_explore
+from paramscope.engine.components import EMBEDDING_CONVENTION
 from paramscope.engine.params import summarize
 from paramscope.engine.spec import Spec, short, validate
 from paramscope.engine.tree import Summary
 from paramscope.io import link, presets
 from paramscope.model import Model
 
-EMBEDDING_CONVENTION = "embedding = token + position + token-type tables + untied LM head"
 DETAILS = "The whole tree, every component and the total's formula"
 
 
@@ -38,6 +38,7 @@ def headline_numbers(model: Model, summary: Summary) -> None:
         delta=delta,
         delta_color="off",
         help=f"Change against the preset {preset}" if delta else None,
+        delta_description=f"vs {preset}" if delta else None,
     )
     first[1].metric("Short form", short(summary.total))
     if spec.is_moe:
@@ -70,15 +71,15 @@ def breakdown_charts(summary: Summary) -> None:
     every run, not cached: that takes 1-3 ms, less than ``st.cache_data`` took to hash the spec and unpickle the
     figures (docs/benchmarks.md)."""
     left, right = st.columns(2)
-    left.plotly_chart(charts.pie(summary), config={"displaylogo": False})
-    right.plotly_chart(charts.bars(summary), config={"displaylogo": False})
+    left.plotly_chart(charts.pie(summary), config=charts.PLOTLY_CONFIG)
+    right.plotly_chart(charts.bars(summary), config=charts.PLOTLY_CONFIG)
     layers = charts.layer_bars(summary)
     if layers is not None:
-        st.plotly_chart(layers, config={"displaylogo": False})
+        st.plotly_chart(layers, config=charts.PLOTLY_CONFIG)
 
 
 def tree_chart(summary: Summary) -> None:
-    st.plotly_chart(charts.treemap(summary), config={"displaylogo": False})
+    st.plotly_chart(charts.treemap(summary), config=charts.PLOTLY_CONFIG)
 
 
 def component_table(spec: Spec, summary: Summary) -> None:
@@ -87,7 +88,7 @@ def component_table(spec: Spec, summary: Summary) -> None:
         {
             "Component": r.component,
             "Parameters": f"{r.params:,}",
-            "Share": f"{r.share:.2f}%",
+            "Share": f"{r.share:.2f}%" if r.share >= 0.005 or not r.params else "< 0.01%",
             "Formula (Hugging Face names)": f"`{r.formula}`",
             "Note": r.note,
         }

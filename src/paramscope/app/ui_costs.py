@@ -17,6 +17,7 @@ import dataclasses
 import streamlit as st
 
 from paramscope.app import charts_costs as C
+from paramscope.app.charts import PLOTLY_CONFIG
 from paramscope.engine import flops as F
 from paramscope.engine import hardware
 from paramscope.engine.hardware import GB, GiB
@@ -54,7 +55,6 @@ from paramscope.engine.speed import speed
 KEY = "run_"  # widget keys: KEY + RunSettings field name
 _SEEN = "run__seen"  # the settings these widgets showed last (to notice settings changed from outside)
 _SHOWN = "run__shown"  # the fields whose widgets were on screen in the last run
-_CHART = {"displaylogo": False}
 
 DTYPE_LABELS = {
     "fp32": "fp32 (4 bytes)",
@@ -67,6 +67,11 @@ DTYPE_LABELS = {
 }
 OPTIMIZER_LABELS = {"adamw": "AdamW", "sgd": "SGD with momentum", "adam8bit": "8-bit Adam"}
 RECOMPUTE_LABELS = {"none": "none", "selective": "selective (attention scores)", "full": "full (layer inputs only)"}
+
+
+def _flops(n: int) -> str:
+    """FLOPs per token in the unit the chart's axis uses: 16.1 GFLOPs (MFLOPs for toy models)."""
+    return f"{n / 1e9:,.1f} GFLOPs" if n >= 10**8 else f"{n / 1e6:,.1f} MFLOPs"
 
 
 def _gb(n: int) -> str:
@@ -296,6 +301,7 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
         gpu.memory_label,
         delta=("fits" if fits else "does not fit"),
         delta_color="normal" if fits else "inverse",
+        delta_arrow="off",  # an arrow up on "does not fit" would read as "more is better"
     )
     best = max_fit(spec, settings, gpu.memory_bytes, "seq")
     if best is None:
@@ -319,7 +325,7 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
                 icon=":material/memory:",
             )
     left, right = st.columns([1, 2])
-    left.plotly_chart(C.memory_bar(out, gpu.memory_bytes, gpu.name), config=_CHART)
+    left.plotly_chart(C.memory_bar(out, gpu.memory_bytes, gpu.name), config=PLOTLY_CONFIG)
     rows = []
     notes = []
     for n in tree.walk():
@@ -388,10 +394,12 @@ def _sweeps(spec: Spec, settings: RunSettings, seq: int, gpu: hardware.Accelerat
     xs, seq_rows = _trim(xs, sweep(spec, settings, "seq", xs), cap, seq)
     batches, batch_rows = _trim(batches, sweep(spec, settings, "batch", batches), cap, settings.batch)
     a, b = st.columns(2)
-    a.plotly_chart(C.memory_sweep(xs, seq_rows, "context length (tokens)", cap, gpu.name, marker=seq), config=_CHART)
+    a.plotly_chart(
+        C.memory_sweep(xs, seq_rows, "context length (tokens)", cap, gpu.name, marker=seq), config=PLOTLY_CONFIG
+    )
     b.plotly_chart(
         C.memory_sweep(batches, batch_rows, "batch (sequences per GPU)", cap, gpu.name, marker=settings.batch),
-        config=_CHART,
+        config=PLOTLY_CONFIG,
     )
 
 
@@ -433,9 +441,9 @@ def render_compute_tab(spec: Spec, settings: RunSettings) -> None:
         "LM head included, embedding lookups, norms and biases not."
     )
     cols = st.columns(4)
-    cols[0].metric("Forward FLOPs / token", short(c.forward_per_token), help=f"{c.forward_per_token:,}")
+    cols[0].metric("Forward FLOPs / token", _flops(c.forward_per_token), help=f"{c.forward_per_token:,}")
     cols[1].metric(
-        "Training FLOPs / token", short(c.training_per_token), help=f"3 × forward = {c.training_per_token:,}"
+        "Training FLOPs / token", _flops(c.training_per_token), help=f"3 × forward = {c.training_per_token:,}"
     )
     cols[2].metric(
         "Training tokens",
@@ -464,7 +472,7 @@ def render_compute_tab(spec: Spec, settings: RunSettings) -> None:
         r"C_\text{forward}/\text{token} = 2\,N_\text{matmul} + 4\,L\,d_\text{attn}\,s_\text{keys}"
     )
     left, right = st.columns([2, 3])
-    left.plotly_chart(C.flops_bar(c.tree, c.seq), config=_CHART)
+    left.plotly_chart(C.flops_bar(c.tree, c.seq), config=PLOTLY_CONFIG)
     rows = [
         {
             "component": "  " * (n.depth() - 1) + n.path,

@@ -38,6 +38,8 @@ from paramscope.analysis.compare import compare
 from paramscope.analysis.diagram import to_dot
 from paramscope.analysis.sweep import DIMENSIONS, default_values, family_points, field_of, sweep, where_it_goes
 from paramscope.app import charts_explore as CX
+from paramscope.app.charts import PLOTLY_CONFIG
+from paramscope.engine.components import EMBEDDING_CONVENTION
 from paramscope.engine.params import count
 from paramscope.engine.spec import Spec, power_of_ten, short, validate
 from paramscope.families import FAMILIES
@@ -67,7 +69,6 @@ _RESTORED = "x_restored"
 Q_CMP, Q_SWEEP, Q_SPEC = "x_cmp", "x_sweep", "x_spec"
 MAX_COMPARED = 2  # besides the model in view
 MAX_ENTRY = 2048
-_CHART = {"displaylogo": False}
 
 EXAMPLE = """{
   "model_type": "llama",
@@ -408,17 +409,17 @@ def render_compare(current_label: str, current_spec: Spec, settings: Any = None)
         args=(_CMP_LOG_SET, True),
         help=f"On by default when one model is at least {LOG_RATIO} times another, until you set it.",
     )
-    st.plotly_chart(CX.compare_bars(c, log=log), config=_CHART)
+    st.plotly_chart(CX.compare_bars(c, log=log), config=PLOTLY_CONFIG)
     totals = CX.compare_totals(c)
     totals.update_xaxes(title_text=None)  # the ticks say "B"; a title would sit on the legend below
-    st.plotly_chart(totals, config=_CHART)
+    st.plotly_chart(totals, config=PLOTLY_CONFIG)
 
     st.markdown("**Headline numbers**")
     headline = c.headline()
     config = {
         "model": st.column_config.TextColumn("Model"),
         "total": st.column_config.NumberColumn("Total", format="localized"),
-        "embedding": st.column_config.NumberColumn("Embedding", format="localized"),
+        "embedding": st.column_config.NumberColumn("Embedding", format="localized", help=EMBEDDING_CONVENTION),
         "non_embedding": st.column_config.NumberColumn("Non-embedding", format="localized"),
         "active": st.column_config.NumberColumn("Active per token", format="localized"),
         "inference_gb": st.column_config.NumberColumn("Inference memory (GB)", format="%.2f"),
@@ -524,15 +525,15 @@ def render_sweep(spec: Spec, preset: str | None = None, settings: Any = None) ->
     log = st.toggle("Log axes", key=SWEEP_LOG, value=dim != "experts")
     here = current if lo <= current <= hi else None
 
-    st.plotly_chart(CX.sweep_params(rows, name, points, here, log), config=_CHART)
+    st.plotly_chart(CX.sweep_params(rows, name, points, here, log), config=PLOTLY_CONFIG)
     left, right = st.columns(2)
     with left:
-        st.plotly_chart(CX.sweep_share(rows, name, here, log), config=_CHART)
+        st.plotly_chart(CX.sweep_share(rows, name, here, log), config=PLOTLY_CONFIG)
     with right:
-        st.plotly_chart(CX.sweep_kaplan(rows, name, here, log), config=_CHART)
+        st.plotly_chart(CX.sweep_kaplan(rows, name, here, log), config=PLOTLY_CONFIG)
     costs = CX.sweep_costs(rows, name, here, log)
     if costs is not None:
-        st.plotly_chart(costs, config=_CHART)
+        st.plotly_chart(costs, config=PLOTLY_CONFIG)
         st.caption("Memory and training compute use the run settings of the Memory tab (batch, precision, GPUs).")
     at = next((r for r in rows if r["value"] == current), None)
     if at is not None:
@@ -548,7 +549,7 @@ def render_sweep(spec: Spec, preset: str | None = None, settings: Any = None) ->
             column_config={
                 "value": st.column_config.NumberColumn(name, format="localized"),
                 "total": st.column_config.NumberColumn("Total", format="localized"),
-                "embedding": st.column_config.NumberColumn("Embedding", format="localized"),
+                "embedding": st.column_config.NumberColumn("Embedding", format="localized", help=EMBEDDING_CONVENTION),
                 "non_embedding": st.column_config.NumberColumn("Non-embedding", format="localized"),
                 "active": st.column_config.NumberColumn("Active", format="localized"),
                 "embedding_share": st.column_config.NumberColumn("Embedding share", format="percent"),
@@ -561,12 +562,12 @@ def render_sweep(spec: Spec, preset: str | None = None, settings: Any = None) ->
     st.subheader("Where do the parameters go?", anchor=False)
     left, right = st.columns(2)
     with left:
-        st.plotly_chart(CX.where_bars(where_it_goes(spec), "This model"), config=_CHART)
+        st.plotly_chart(CX.where_bars(where_it_goes(spec), "This model"), config=PLOTLY_CONFIG)
     if "palm-540b" in presets.names():
         with right:
             palm = presets.load("palm-540b")
             rows_palm = where_it_goes(palm)
-            st.plotly_chart(CX.where_bars(rows_palm, "PaLM 540B"), config=_CHART)
+            st.plotly_chart(CX.where_bars(rows_palm, "PaLM 540B"), config=PLOTLY_CONFIG)
             mlp = next((r for r in rows_palm if r["component"] == "mlp"), None)
             if mlp is not None:
                 st.caption(

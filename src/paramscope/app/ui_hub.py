@@ -15,6 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from paramscope.app.charts import PLOTLY_CONFIG
 from paramscope.engine.spec import short
 from paramscope.io import hub
 from paramscope.model import Model
@@ -154,7 +155,7 @@ def render_counted_by_transformers(model: Model, on_use: Callable[[Model], None]
     fig = go.Figure(go.Bar(x=[n.count for n in top], y=[n.path for n in top], orientation="h"))
     fig.update_layout(height=120 + 28 * len(top), margin=dict(l=10, r=10, t=30, b=10), title="Top-level modules")
     fig.update_yaxes(autorange="reversed")
-    st.plotly_chart(fig, key="x_meta_bars")
+    st.plotly_chart(fig, key="x_meta_bars", config=PLOTLY_CONFIG)
     st.dataframe(
         pd.DataFrame(rows),
         hide_index=True,

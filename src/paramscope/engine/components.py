@@ -139,6 +139,9 @@ STACKS = MappingProxyType({"encoder": ("Encoder", 0.0), "decoder": ("Decoder", 0
 #: The groups the page opens to show what is inside; every other node under them is a component.
 GROUPS = frozenset({"", "embedding", "layers", "head", *STACKS})
 
+#: What "embedding" counts, in words (every view and export that shows an embedding count says it).
+EMBEDDING_CONVENTION = "embedding = token + position + token-type tables + untied LM head"
+
 #: Every path whose count is embedding parameters, stack copies included.
 EMBEDDING_PATHS = tuple(
     prefix + c.path for prefix in ("", *(f"{s}/" for s in STACKS)) for c in COMPONENTS.values() if c.embedding

@@ -62,7 +62,10 @@ ADAM8BIT_BLOCK = 2048
 PARTS = ("weights", "kv_cache", "gradients", "optimizer", "activations", "runtime")
 
 #: What the runtime line is, in a table's note column; RUNTIME_NOTE says where the number comes from.
-RUNTIME_SHORT = "assumed, not counted: the CUDA context and workspaces (run_runtime_mib; 0 leaves it out)"
+RUNTIME_SHORT = (
+    "assumed (not from the model), included in the total: the CUDA context and workspaces (run_runtime_mib; 0 "
+    "leaves it out)"
+)
 #: What the runtime line assumes, and where the number comes from.
 RUNTIME_NOTE = (
     "an assumption, not a count: the CUDA context and the framework's workspaces (cuBLAS, the caching allocator) "

@@ -254,9 +254,13 @@ def query_from_model(model: Model) -> dict[str, str]:
 
 
 def changed(model: Model) -> list[tuple[str, str, str]]:
-    """The edits in words: ``(name, before, after)`` for each edited key."""
+    """The edits in words: ``(name, before, after)`` for each edited key, sizes with thousands separators."""
+
+    def words(value: object) -> str:
+        return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else format_value(value)
+
     base = model.base
     return [
-        (link_key(model, key), format_value(base[key]) if key in base else "(not in the file)", format_value(value))
+        (link_key(model, key), words(base[key]) if key in base else "(not in the file)", words(value))
         for key, value in sorted(model.edits.items())
     ]
