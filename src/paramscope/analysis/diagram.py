@@ -181,7 +181,8 @@ class _Dot:
         kind = kind_of(node.path + "/x")
         self.lines.append(f"{indent}subgraph {self.cid(node.path)} {{")
         self.lines.append(f"{indent}  label={_label(*self.group_lines(node))};")
-        self.lines.append(f'{indent}  style="rounded,filled"; fillcolor="{fill(kind, cluster=True)}"; color="#9ca3af";')
+        fills = f'style="rounded,filled"; fillcolor="{fill(kind, cluster=True)}"; color="#9ca3af"; fontcolor="#4b5563";'
+        self.lines.append(f"{indent}  {fills}")  # a group's label sits on its light fill, in either theme
         for child in node.children:
             self.emit(child, indent + "  ")
         self.lines.append(f"{indent}}}")
@@ -267,7 +268,7 @@ class _Dot:
                     self.edge(child, attention, "style=dashed", 'label="bias on scores"')
 
     # ------------------------------------------------------------------ whole graph
-    def build(self, title: str) -> str:
+    def build(self, title: str, outside: str) -> str:
         tree = self.tree
         top = {c.name: c for c in tree.children}
         # Graphviz's spline router now and then loses an edge between the two stacks of an encoder-decoder
@@ -275,12 +276,12 @@ class _Dot:
         splines = "splines=line, " if "encoder" in top else ""
         self.lines = [
             "digraph model {",
-            # transparent, with grey text outside the boxes: readable on the light and the dark theme
+            # transparent, the text outside the boxes in the page theme's grey (``outside``)
             f"  graph [rankdir=TB, compound=true, newrank=true, {splines}fontname=Helvetica, fontsize=11, "
-            f'bgcolor="transparent", fontcolor="#6b7280", labelloc=t, label={_label(title)}];',
+            f'bgcolor="transparent", fontcolor="{outside}", labelloc=t, label={_label(title)}];',
             '  node [shape=box, fontname=Helvetica, fontsize=10, color="#6b7280"];',
             '  edge [color="#6b7280", fontcolor="#6b7280", arrowsize=0.6, fontname=Helvetica, fontsize=9];',
-            '  input [shape=plaintext, fontcolor="#6b7280", label="token ids"];',
+            f'  input [shape=plaintext, fontcolor="{outside}", label="token ids"];',
         ]
         for child in tree.children:
             self.emit(child, "  ")
@@ -302,7 +303,7 @@ class _Dot:
             if node.children:
                 self.flow(node)
         if "head" in top or "final_norm" in top or "layers" in top:
-            self.lines.append('  output [shape=plaintext, fontcolor="#6b7280", label="logits / hidden states"];')
+            self.lines.append(f'  output [shape=plaintext, fontcolor="{outside}", label="logits / hidden states"];')
             ends.append(chain[-1])
         for end in ends:
             out_of = [f"ltail={self.cid(end.path)}"] if end.children else []
@@ -334,11 +335,16 @@ def fill(kind: str, cluster: bool = False) -> str:
     return lighten(KINDS[kind].colour, 0.8 if cluster else 0.6)
 
 
-def to_dot(spec: Spec, tree: Node, title: str = "") -> str:
+#: The grey of the text outside the boxes (title, input, output) on a light page and on a dark one (4.8:1 and 8.0:1).
+OUTSIDE_TEXT = {"light": "#6b7280", "dark": "#a3a9b3"}
+
+
+def to_dot(spec: Spec, tree: Node, title: str = "", theme: str = "light") -> str:
     """Graphviz DOT source for ``spec`` drawn from its parameter ``tree`` (``count(spec)``).
 
-    ``title`` (escaped like every label) heads the drawing; by default it is the model type and total.
+    ``title`` (escaped like every label) heads the drawing; by default it is the model type and total. ``theme``
+    (light or dark) sets the grey of the text outside the boxes; the boxes read the same in both.
     """
     spec = validate(spec)
     head = title or f"{spec.model_type} · {tree.count:,} parameters ({short(tree.count)})"
-    return _Dot(spec, tree).build(head)
+    return _Dot(spec, tree).build(head, OUTSIDE_TEXT[theme])

@@ -448,14 +448,14 @@ def render_compare(current_label: str, current_spec: Spec, settings: Any = None)
 
 # ======================================================================================= diagram
 @st.cache_data(max_entries=128, show_spinner=False)
-def _dot(spec: Spec, title: str) -> str:
-    return to_dot(spec, count(spec), title=title)
+def _dot(spec: Spec, title: str, theme: str) -> str:
+    return to_dot(spec, count(spec), title=title, theme=theme)
 
 
 def render_diagram(spec: Spec, title: str = "") -> None:
     """The architecture as boxes with their shapes and counts, following the controls live."""
     spec = validate(spec)
-    dot = _dot(spec, title)
+    dot = _dot(spec, title, "dark" if st.context.theme.type == "dark" else "light")
     st.caption(
         "One box per weight: its shape and parameters per copy, and × the layers (or experts) it repeats over. "
         "A dashed box is a tied weight, counted once where it lives."
