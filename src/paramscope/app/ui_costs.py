@@ -63,7 +63,7 @@ DTYPE_LABELS = {
     "fp8": "fp8 (1 byte + scales)",
     "int8": "int8 (1 byte + scales)",
     "int4": "int4 (½ byte + scales)",
-    "auto": "auto (as the weights; bf16 for quantized weights)",
+    "auto": "auto (as the weights)",
 }
 OPTIMIZER_LABELS = {"adamw": "AdamW", "sgd": "SGD with momentum", "adam8bit": "8-bit Adam"}
 RECOMPUTE_LABELS = {"none": "none", "selective": "selective (attention scores)", "full": "full (layer inputs only)"}
@@ -166,7 +166,13 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
             help="With TP: the norms' and dropout's activations split too (Korthikanti et al. 2022).",
         )
     if mode == "inference":
-        got["kv_dtype"] = st.selectbox("KV cache format", KV_DTYPES, key=KEY + "kv_dtype", format_func=DTYPE_LABELS.get)
+        got["kv_dtype"] = st.selectbox(
+            "KV cache format",
+            KV_DTYPES,
+            key=KEY + "kv_dtype",
+            format_func=DTYPE_LABELS.get,
+            help="auto: the weights' format, or bf16 when the weights are quantized (fp8, int8, int4).",
+        )
     else:
         got["optimizer"] = st.selectbox(
             "Optimizer", OPTIMIZERS, key=KEY + "optimizer", format_func=OPTIMIZER_LABELS.get
@@ -217,7 +223,7 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
         key=KEY + "tokens",
         help="0 = Chinchilla-optimal: 20 tokens per parameter.",
     )
-    got["mfu"] = st.slider("Assumed MFU (%)", min_value=1.0, max_value=100.0, step=0.5, key=KEY + "mfu")
+    got["mfu"] = st.slider("Assumed MFU (%)", min_value=1.0, max_value=100.0, step=0.5, format="%.1f", key=KEY + "mfu")
     got["tokens_per_second"] = st.number_input(
         "Measured throughput (tokens/s, all GPUs)",
         min_value=0.0,
