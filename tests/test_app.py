@@ -296,6 +296,7 @@ def test_change_against_the_preset_is_shown():
     metric = next(m for m in at.metric if m.label == "Total parameters")
     diff = summarize(edited("gpt2", n_layer=13)).total - presets.get("gpt2").expected_total
     assert metric.delta.startswith(f"{diff:+,}")
+    assert f"vs {presets.get('gpt2').title}" == metric.proto.delta_description  # against which model
     assert any("num_hidden_layers" in c.value and "12 → 13" in c.value for c in at.caption)
 
 
@@ -313,6 +314,8 @@ def test_table_and_formula():
     at.run()
     table = at.table[0].value
     assert presets.get("gpt2").expected_total == sum(int(v.replace(",", "")) for v in table["Parameters"])
+    final_norm = table[table["Component"] == "Final norm"]["Share"].item()  # 1,536 of 124,439,808 = 0.0012 %
+    assert "< 0.01%" == final_norm
     tex = at.latex[0].value.replace("{,}", ",")
     assert f"&= {presets.get('gpt2').expected_total:,}\\end{{aligned}}" in tex
 

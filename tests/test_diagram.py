@@ -212,11 +212,12 @@ def test_odd_models_draw_valid_dot(spec: Spec) -> None:
 
 @pytest.mark.parametrize(("theme", "grey"), [("light", "#6b7280"), ("dark", "#a3a9b3")])
 def test_text_outside_the_boxes_follows_the_theme(theme: str, grey: str) -> None:
-    """The title, the input and the output are written in the theme's grey (readable on white and on Streamlit's
-    dark background); nothing else changes with the theme."""
+    """The title, the input, the output and the edge labels are written in the theme's grey (readable on white and
+    on Streamlit's dark background); nothing else changes with the theme."""
     spec = presets.load("gpt2")
     dot = to_dot(spec, count(spec), theme=theme)
-    outside = [line for line in dot.splitlines() if line.startswith(("  graph [", "  input [", "  output ["))]
-    assert 3 == len(outside) and all(f'fontcolor="{grey}"' in line for line in outside)
+    starts = ("  graph [", "  edge [", "  input [", "  output [")
+    outside = [line for line in dot.splitlines() if line.startswith(starts)]
+    assert 4 == len(outside) and all(f'fontcolor="{grey}"' in line for line in outside)
     other = "dark" if theme == "light" else "light"
     assert to_dot(spec, count(spec), theme=other).replace("#a3a9b3", "#6b7280") == dot.replace("#a3a9b3", "#6b7280")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -86,10 +84,11 @@ def test_memory_bar_has_capacity_line_and_parts() -> None:
     """The stacked bar: one trace per non-zero part, in GB, and a line at the GPU's capacity, named in the legend."""
     out = parts(memory(presets.load("llama-2-7b"), RunSettings(seq=4096, dtype="fp16")))
     fig = charts_costs.memory_bar(out, 80 * 10**9, "H100")
-    assert ["Weights", "KV cache", "Runtime (assumed)", "H100: 80 GB"] == [t.name for t in fig.data]
+    assert ["Weights", "KV cache", "Runtime (assumed)"] == [t.name for t in fig.data]
     assert 2**31 / 1e9 == fig.data[1].y[0]
-    assert 80.0 == fig.layout.shapes[0].y0
-    assert not fig.layout.annotations  # the GPU is named in the legend, not written over the bar
+    line = fig.layout.shapes[0]
+    assert (80.0, True, "H100: 80 GB") == (line.y0, line.showlegend, line.name)  # in the legend, clicking hides it
+    assert not fig.layout.annotations  # not written over the bar
 
 
 def test_flops_bar_shares_add_to_the_forward_total() -> None:
@@ -185,5 +184,34 @@ def test_chosen_marker_label_sits_on_its_line(log_x: bool) -> None:
     fig = charts_costs.memory_sweep([512, 2048, 8192], [out, out, out], "context", marker=2048, log_x=log_x)
     line = fig.layout.shapes[-1].x0
     label = fig.layout.annotations[-1]
-    assert "chosen" == label.text
-    assert (math.log10(line) if log_x else line) == label.x
+    assert ("chosen", 2048) == (label.text, line)
+    assert (3.311 if log_x else 2048) == round(label.x, 3)  # a log axis places annotations at log10(2048)
+
+
+@pytest.mark.parametrize(
+    ("flops", "shown"), [(16_060_000_000, "16.1 GFLOPs"), (100_000_000, "0.1 GFLOPs"), (2_500_000, "2.5 MFLOPs")]
+)
+def test_per_token_flops_in_the_axis_unit(flops: int, shown: str) -> None:
+    """Per-token FLOPs read in GFLOPs, the Compute chart's axis unit; a toy model's in MFLOPs instead of 0.0."""
+    from paramscope.app.ui_costs import _flops
+
+    assert shown == _flops(flops)
+
+
+@pytest.mark.parametrize(
+    ("n", "shown"),
+    [(124_439_808, "124.4M"), (38_400, "38.4k"), (999_950, "1.0M"), (950, "950"), (1.5e12, "1.5T"), (0, "0")],
+)
+def test_short_forms(n: float, shown: str) -> None:
+    """Short forms use k, M, B, T as the charts' axes do, and a value that rounds up moves to the next unit."""
+    from paramscope.engine.spec import short
+
+    assert shown == short(n)
+
+
+@pytest.mark.parametrize(("p", "shown"), [(31.68, "31.68%"), (0.0012, "< 0.01%"), (0.005, "0.01%"), (0.0, "0.00%")])
+def test_shares(p: float, shown: str) -> None:
+    """A share that is not zero never reads as 0.00%."""
+    from paramscope.engine.spec import percent
+
+    assert shown == percent(p)

@@ -280,7 +280,7 @@ class _Dot:
             f"  graph [rankdir=TB, compound=true, newrank=true, {splines}fontname=Helvetica, fontsize=11, "
             f'bgcolor="transparent", fontcolor="{outside}", labelloc=t, label={_label(title)}];',
             '  node [shape=box, fontname=Helvetica, fontsize=10, color="#6b7280"];',
-            '  edge [color="#6b7280", fontcolor="#6b7280", arrowsize=0.6, fontname=Helvetica, fontsize=9];',
+            f'  edge [color="#6b7280", fontcolor="{outside}", arrowsize=0.6, fontname=Helvetica, fontsize=9];',
             f'  input [shape=plaintext, fontcolor="{outside}", label="token ids"];',
         ]
         for child in tree.children:
@@ -335,7 +335,8 @@ def fill(kind: str, cluster: bool = False) -> str:
     return lighten(KINDS[kind].colour, 0.8 if cluster else 0.6)
 
 
-#: The grey of the text outside the boxes (title, input, output) on a light page and on a dark one (4.8:1 and 8.0:1).
+#: The grey of the text outside the boxes (title, input, output, edge labels) on a light page and on a dark one (4.8:1
+#: and 8.0:1).
 OUTSIDE_TEXT = {"light": "#6b7280", "dark": "#a3a9b3"}
 
 

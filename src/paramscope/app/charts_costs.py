@@ -51,10 +51,8 @@ def _capacity_line(fig: go.Figure, capacity: int | None, label: str) -> None:
     """A dashed line at the GPU's memory, named in the legend (a label on the plot would sit on the bars and their
     values, in either theme and on a phone)."""
     if capacity:
-        line = dict(dash="dash", color="#d62728")
-        fig.add_hline(y=capacity / GB, line=line)
         name = f"{label}: {capacity / GB:,.0f} GB"
-        fig.add_scatter(x=[None], y=[None], mode="lines", line=line, name=name, hoverinfo="skip")
+        fig.add_hline(y=capacity / GB, line=dict(dash="dash", color="#d62728"), showlegend=True, name=name)
 
 
 def memory_bar(parts: dict[str, int], capacity: int | None = None, gpu_label: str = "", title: str = "") -> go.Figure:
@@ -113,7 +111,7 @@ def memory_sweep(
         )
     _capacity_line(fig, capacity, gpu_label or "GPU")
     if marker:  # the label placed by hand: add_vline's own would take log10 of x a second time on a log axis
-        fig.add_vline(x=marker, line_dash="dot", line_color="#555")
+        fig.add_vline(x=marker, line_dash="dot", line_color="#878e9a")  # 3.3:1 on white, 5.7:1 on dark
         x = math.log10(marker) if log_x else marker
         fig.add_annotation(x=x, y=1, yref="paper", text="chosen", showarrow=False, xanchor="left", yanchor="bottom")
     fig.update_layout(xaxis_title=x_title, yaxis_title="GB (10⁹ bytes)", **_LAYOUT)

@@ -15,7 +15,7 @@ from plotly.subplots import make_subplots
 
 from paramscope.analysis.compare import Comparison
 from paramscope.engine.components import KINDS
-from paramscope.engine.spec import short
+from paramscope.engine.spec import percent, short
 
 _FONT = dict(family="Source Sans Pro, sans-serif")
 _LEGEND = dict(orientation="h", yanchor="top", y=-0.22, x=0)
@@ -236,7 +236,7 @@ def where_bars(rows: Sequence[dict[str, Any]], title: str) -> go.Figure:
         x=[r["params"] for r in rows],
         orientation="h",
         marker_color=[KINDS[r["component"]].colour for r in rows],
-        text=[f"{100 * r['share']:.2f} %  ({short(r['params'])})" for r in rows],
+        text=[f"{percent(100 * r['share'])}  ({short(r['params'])})" for r in rows],
         textposition="auto",
         hovertext=[_hover(r["params"]) for r in rows],
         hovertemplate="%{y}: %{hovertext}<extra></extra>",

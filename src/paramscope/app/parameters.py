@@ -9,7 +9,7 @@ import streamlit as st
 from paramscope.app import charts, ui_explore
 from paramscope.engine.components import EMBEDDING_CONVENTION
 from paramscope.engine.params import summarize
-from paramscope.engine.spec import Spec, short, validate
+from paramscope.engine.spec import Spec, percent, short, validate
 from paramscope.engine.tree import Summary
 from paramscope.io import link, presets
 from paramscope.model import Model
@@ -62,7 +62,7 @@ def headline_numbers(model: Model, summary: Summary) -> None:
         st.caption(f"Not in this count: {note}.")
     changed = link.changed(model)
     if changed:
-        moves = ", ".join(f"`{name}` {before} → {after}" for name, before, after in changed)
+        moves = "; ".join(f"`{name}` {before} → {after}" for name, before, after in changed)
         st.caption(f"Changed from **{preset}** (keys of its config.json): {moves}")
 
 
@@ -88,7 +88,7 @@ def component_table(spec: Spec, summary: Summary) -> None:
         {
             "Component": r.component,
             "Parameters": f"{r.params:,}",
-            "Share": f"{r.share:.2f}%" if r.share >= 0.005 or not r.params else "< 0.01%",
+            "Share": percent(r.share),
             "Formula (Hugging Face names)": f"`{r.formula}`",
             "Note": r.note,
         }

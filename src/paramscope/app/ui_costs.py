@@ -70,7 +70,7 @@ RECOMPUTE_LABELS = {"none": "none", "selective": "selective (attention scores)",
 
 
 def _flops(n: int) -> str:
-    """FLOPs per token in the unit the chart's axis uses: 16.1 GFLOPs (MFLOPs for toy models)."""
+    """FLOPs per token in GFLOPs, the unit of the Compute chart's axis (MFLOPs for models too small to show there)."""
     return f"{n / 1e9:,.1f} GFLOPs" if n >= 10**8 else f"{n / 1e6:,.1f} MFLOPs"
 
 

@@ -328,12 +328,12 @@ def render_upload(on_use: Callable[[str], None] | None = None) -> Model | None:
 
 
 # ======================================================================================= compare
+#: Columns of counts up to ~1e27, written as powers of ten (as the Compute tab writes them), not as long integers.
+_BIG = frozenset({"training_flops", "training_flops_per_token", "training_tokens"})
+
+
 def _big_as_text(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Training FLOPs (up to ~1e27) as text: the table would otherwise show them as long integers."""
-    return [
-        {k: (power_of_ten(v, 4) if k == "training_flops" and isinstance(v, float) else v) for k, v in r.items()}
-        for r in rows
-    ]
+    return [{k: (power_of_ten(v) if k in _BIG and isinstance(v, float) else v) for k, v in r.items()} for r in rows]
 
 
 def _entry_label(entry: str) -> str:
@@ -424,16 +424,17 @@ def render_compare(current_label: str, current_spec: Spec, settings: Any = None)
         "active": st.column_config.NumberColumn("Active per token", format="localized"),
         "inference_gb": st.column_config.NumberColumn("Inference memory (GB)", format="%.2f"),
         "training_gb": st.column_config.NumberColumn("Training memory (GB / GPU)", format="%.2f"),
-        "training_flops_per_token": st.column_config.NumberColumn("Training FLOPs / token", format="scientific"),
-        "training_tokens": st.column_config.NumberColumn("Training tokens", format="scientific"),
+        "training_flops_per_token": st.column_config.TextColumn("Training FLOPs / token"),
+        "training_tokens": st.column_config.TextColumn("Training tokens"),
         "training_flops": st.column_config.TextColumn("Training FLOPs"),
     }
     st.dataframe(_big_as_text(headline), hide_index=True, column_config=config)
     missing = [label for label, cost in zip(c.labels, c.costs, strict=True) if not cost]
-    st.caption(
-        "Memory and compute use the run settings (batch, precision, GPUs) of the Memory tab."
-        + (f" None for {', '.join(missing)}: its costs cannot be computed under them." if missing else "")
-    )
+    note = "Memory and compute use the run settings (batch, precision, GPUs) of the Memory tab."
+    if missing:
+        whose = "its" if len(missing) == 1 else "their"
+        note += f" None for {' and '.join(missing)}: {whose} costs cannot be computed under them."
+    st.caption(note)
 
     st.markdown("**Parameters per component**")
     number = {label: st.column_config.NumberColumn(label, format="localized") for label in c.labels}

@@ -12,7 +12,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from paramscope.engine.spec import Spec, short
+from paramscope.engine.components import EMBEDDING_CONVENTION
+from paramscope.engine.spec import Spec, percent, short
 from paramscope.io import presets
 from paramscope.io.config_json import MAX_CONFIG_BYTES, parse
 from paramscope.model import Model
@@ -160,11 +161,11 @@ def cmd_count(args: argparse.Namespace) -> int:
     print(f"{'component':<{width}}  {'params':>17}  {'share':>7}  {'formula' if model.has_formulas else 'shape'}")
     for n in comps:
         indent = "  " * (n.depth() - 1)
-        share = f"{100 * n.count / s.total:6.2f}%" if s.total else "      -"
+        share = f"{percent(100 * n.count / s.total):>7}" if s.total else "      -"
         how = n.full_formula if model.has_formulas else n.shape
         print(f"{indent + n.path:<{width}}  {n.count:>17,}  {share}  {how}" + (f"  [{n.note}]" if n.note else ""))
     print(f"{'total':<{width}}  {s.total:>17,}  {short(s.total):>7}")
-    print(f"{'embedding':<{width}}  {s.embedding:>17,}  (token, position and token-type tables + untied LM head)")
+    print(f"{'embedding':<{width}}  {s.embedding:>17,}  ({EMBEDDING_CONVENTION})")
     print(f"{'non-embedding':<{width}}  {s.non_embedding:>17,}")
     if model.has_formulas and model.spec.is_moe:
         print(f"{'active per token':<{width}}  {s.active:>17,}")

@@ -140,7 +140,7 @@ STACKS = MappingProxyType({"encoder": ("Encoder", 0.0), "decoder": ("Decoder", 0
 GROUPS = frozenset({"", "embedding", "layers", "head", *STACKS})
 
 #: What "embedding" counts, in words (every view and export that shows an embedding count says it).
-EMBEDDING_CONVENTION = "embedding = token + position + token-type tables + untied LM head"
+EMBEDDING_CONVENTION = "embedding = token, position, token-type and per-layer input tables + untied LM head"
 
 #: Every path whose count is embedding parameters, stack copies included.
 EMBEDDING_PATHS = tuple(

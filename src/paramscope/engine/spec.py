@@ -785,16 +785,24 @@ _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 
 def power_of_ten(x: float, digits: int = 3) -> str:
-    """7.746e21 -> '7.75 × 10²¹': a count of FLOPs as papers write it (not Python's '7.75e+21')."""
+    """7.746e21 -> '7.75 × 10²¹': a count of FLOPs as papers write it (not Python's '7.75e+21'); a value that is
+    not finite as Python writes it."""
+    if not math.isfinite(x):
+        return str(x)
     mantissa, exponent = f"{x:.{digits - 1}e}".split("e")
     return f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
 
 
+def percent(p: float) -> str:
+    """A share in percent with two decimals; a non-zero share that would show as 0.00 says so: '< 0.01%'."""
+    return "< 0.01%" if 0 < p < 0.005 else f"{p:.2f}%"
+
+
 def short(n: float) -> str:
-    """124439808 -> '124.4M' (powers of 1000: k, M, B, T, as the charts' axes write them)."""
+    """124439808 -> '124.4M' (powers of 1000: k, M, B, T, as the charts' axes write them; 999,950 -> '1.0M')."""
     if n != n or math.isinf(n):
         return str(n)
     for unit, scale in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("k", 1e3)):
-        if abs(n) >= scale:
+        if round(abs(n) / scale, 1) >= 1:
             return f"{n / scale:.1f}{unit}"
     return f"{n:,.0f}" if isinstance(n, int) or float(n).is_integer() else f"{n:.3g}"
