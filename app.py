@@ -11,7 +11,7 @@ from __future__ import annotations
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from paramscope.app import page_style, ui_explore
+from paramscope.app import freeze_imports, page_style, ui_explore
 from paramscope.app.controls import apply_controls, model_controls, run_controls
 from paramscope.app.picker import preset_picker
 from paramscope.app.session import (
@@ -89,4 +89,5 @@ def model_view(tab: dict, messages: DeltaGenerator, link_slot: DeltaGenerator, s
     keep_url_in_sync(query)
 
 
+freeze_imports()
 page()
