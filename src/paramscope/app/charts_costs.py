@@ -5,11 +5,11 @@ Memory axes are in GB (10^9 bytes); every hover also gives GiB (2^30 bytes) and 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
+from paramscope.app.charts import marker_line
 from paramscope.engine.hardware import GB, GiB
 from paramscope.engine.memory import PARTS
 from paramscope.engine.tree import Node
@@ -110,10 +110,8 @@ def memory_sweep(
             hoverinfo="text+name+x",
         )
     _capacity_line(fig, capacity, gpu_label or "GPU")
-    if marker:  # the label placed by hand: add_vline's own would take log10 of x a second time on a log axis
-        fig.add_vline(x=marker, line_dash="dot", line_color="#878e9a")  # 3.3:1 on white, 5.7:1 on dark
-        x = math.log10(marker) if log_x else marker
-        fig.add_annotation(x=x, y=1, yref="paper", text="chosen", showarrow=False, xanchor="left", yanchor="bottom")
+    if marker:
+        marker_line(fig, marker, "chosen", log_x)
     fig.update_layout(xaxis_title=x_title, yaxis_title="GB (10⁹ bytes)", **_LAYOUT)
     if log_x:
         fig.update_xaxes(type="log")

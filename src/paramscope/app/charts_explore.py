@@ -6,7 +6,6 @@ Streamlit. Component kinds take their labels and colours from the component regi
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,6 +13,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from paramscope.analysis.compare import Comparison
+from paramscope.app.charts import marker_line
 from paramscope.engine.components import KINDS
 from paramscope.engine.spec import percent, short
 
@@ -102,15 +102,6 @@ def _family_markers(fig: go.Figure, points: Sequence[dict[str, Any]], key: str, 
     )
 
 
-def _current(fig: go.Figure, current: int | None, log: bool = False) -> None:
-    """A dotted vertical line at the model's own value, labelled (annotations on a log axis take log10)."""
-    if current is None:
-        return
-    fig.add_vline(x=current, line_dash="dot", line_color="#6b7280")
-    x = math.log10(current) if log and current > 0 else current
-    fig.add_annotation(x=x, y=1, yref="paper", text="this model", showarrow=False, xanchor="left", yanchor="bottom")
-
-
 def sweep_params(
     rows: Sequence[dict[str, Any]],
     field: str,
@@ -137,7 +128,7 @@ def sweep_params(
             hovertemplate="%{x:,}: %{hovertext}<extra>" + name + "</extra>",
         )
     _family_markers(fig, points, "total")
-    _current(fig, current, log)
+    marker_line(fig, current, "this model", log)
     axis = "log" if log else "linear"
     fig.update_xaxes(title_text=_x_title(field), type=axis)
     fig.update_yaxes(title_text="parameters", type=axis)
@@ -155,7 +146,7 @@ def sweep_share(rows: Sequence[dict[str, Any]], field: str, current: int | None 
         line=dict(color="#4c78a8"),
         hovertemplate="%{x:,}: %{y:.1f} %<extra></extra>",
     )
-    _current(fig, current, log)
+    marker_line(fig, current, "this model", log)
     fig.update_xaxes(title_text=_x_title(field), type="log" if log else "linear")
     fig.update_yaxes(title_text="% of all parameters", rangemode="tozero")
     return _layout(fig, 320, title="Embedding share", showlegend=False)
@@ -178,7 +169,7 @@ def sweep_kaplan(rows: Sequence[dict[str, Any]], field: str, current: int | None
             hovertemplate="%{x:,}: %{y:+.3f} %<extra>" + name + "</extra>",
         )
     fig.add_hline(y=0, line_color="#9ca3af")
-    _current(fig, current, log)
+    marker_line(fig, current, "this model", log)
     fig.update_xaxes(title_text=_x_title(field), type="log" if log else "linear")
     fig.update_yaxes(title_text="(12·L·d² − exact) / exact, %")
     return _layout(fig, 340, title="Kaplan's approximation: error", legend=_LEGEND)
@@ -219,7 +210,7 @@ def sweep_costs(
             hovertemplate="%{x:,}: %{y:.3s} FLOPs per token<extra></extra>",
             secondary_y=True,
         )
-    _current(fig, current, log)
+    marker_line(fig, current, "this model", log)
     axis = "log" if log else "linear"
     fig.update_xaxes(title_text=_x_title(field), type=axis)
     fig.update_yaxes(title_text="GB per GPU", type=axis, secondary_y=False)
