@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from paramscope.app.controls import SECTION, SECTIONS
 from paramscope.engine.params import summarize
 from paramscope.engine.spec import Spec, short
 from paramscope.io import link, presets
@@ -48,7 +49,24 @@ def expected(name: str, **keys: object) -> str:
     return f"{summarize(edited(name, **keys)).total:,}"
 
 
+def open_section(at: AppTest, key: str) -> AppTest:
+    """Open the sidebar section that holds control ``key``, as a click on its header does."""
+    name = "intermediate_size" if key == "f_ffn_multiplier" else key.removeprefix("f.")
+    title = next(title for title, names in SECTIONS.items() if name in names)
+    at.session_state[SECTION + title] = True
+    return at.run()
+
+
+def every_section(at: AppTest) -> AppTest:
+    """Open every section of the sidebar."""
+    for title in SECTIONS:
+        at.session_state[SECTION + title] = True
+    return at.run()
+
+
 def move(at: AppTest, kind: str, key: str, value: object) -> AppTest:
+    if key not in [w.key for w in getattr(at, kind)]:
+        open_section(at, key)
     widget = getattr(at, kind)(key=key)
     (widget.select(value) if kind == "selectbox" else widget.set_value(value)).run()
     assert not at.exception, at.exception
@@ -148,7 +166,7 @@ def test_structural_switches_edit_a_model_of_our_own_vocabulary(kind, key, value
 @pytest.mark.parametrize("key", ["f.attention_bias", "f.mlp_gated", "f.norm_type", "f.num_key_value_heads"])
 def test_what_gpt2_classes_fix_is_shown_not_editable(key):
     """GPT-2's classes fix its biases, gating, norm and kv heads: the control is disabled and says so."""
-    at = fresh()
+    at = every_section(fresh())
     widgets = {w.key: w for kind in ("number_input", "toggle", "selectbox") for w in getattr(at, kind)}
     assert widgets[key].disabled
     assert any(c.value.startswith("fixed by the GPT2 classes") for c in at.caption)
@@ -162,7 +180,7 @@ def test_ffn_multiplier_follows_the_exact_size():
 
 def test_moe_controls_appear_with_experts():
     """Experts per token and expert width show only for a mixture of experts, and count as the engine says."""
-    at = fresh({"preset": TOY})
+    at = every_section(fresh({"preset": TOY}))
     assert "f.num_experts_per_tok" not in [w.key for w in at.number_input]
     move(at, "number_input", "f.num_experts", 8)
     move(at, "number_input", "f.num_experts_per_tok", 1)
@@ -205,10 +223,45 @@ def test_controls_that_do_not_apply_are_hidden_or_disabled(name, key, expected):
     """A control that does not apply to the architecture in view is hidden or disabled."""
     if name not in presets.names():
         pytest.skip(f"needs the {name} preset")
-    at = fresh({"preset": name})
+    at = every_section(fresh({"preset": name}))
     widgets = {w.key: w for kind in ("number_input", "toggle", "slider", "selectbox") for w in getattr(at, kind)}
     shown = "hidden" if key not in widgets else ("disabled" if widgets[key].disabled else "enabled")
     assert expected == shown
+
+
+# (preset, the sidebar sections open when it opens): the sliders' sections, and the model's own kind of layer
+OPEN_SECTIONS = [
+    ("gpt2", {"Size", "Feed-forward"}),
+    ("mixtral-8x7b", {"Size", "Feed-forward", "Mixture of experts"}),
+    ("jamba-v0.1", {"Size", "Feed-forward", "Mixture of experts", "State space (Mamba)"}),
+    ("qwen3-next-80b-a3b", {"Size", "Feed-forward", "Mixture of experts", "Linear attention (Gated DeltaNet)"}),
+    ("lfm2-1.2b", {"Size", "Feed-forward", "Short convolutions (LFM2)"}),
+    ("hybrid-rnn-transformer", {"Size", "Feed-forward", "Recurrent units"}),
+]
+
+
+@pytest.mark.parametrize(("name", "expected"), OPEN_SECTIONS, ids=[n for n, _ in OPEN_SECTIONS])
+def test_sections_open_with_the_page_and_with_the_model(name, expected):
+    """The sliders' sections open with the page, and a model's own kind of layer opens with it; a closed section
+    draws none of its controls (a move redraws every control drawn), and opening it draws them."""
+    if name not in presets.names():
+        pytest.skip(f"needs the {name} preset")
+    at = fresh({"preset": name})
+    shown = {title for title in SECTIONS if SECTION + title in at.session_state and at.session_state[SECTION + title]}
+    assert expected == shown
+    assert "f.num_attention_heads" not in [w.key for w in at.number_input]
+    open_section(at, "f.num_attention_heads")
+    assert "f.num_attention_heads" in [w.key for w in at.number_input]
+
+
+def test_a_section_the_user_opened_stays_open_for_the_next_model():
+    """Attention opened on GPT-2 stays open on Mixtral; the experts open with Mixtral and close again with GPT-2."""
+    at = open_section(fresh(), "f.num_attention_heads")
+    move(at, "selectbox", "preset", "mixtral-8x7b")
+    assert at.session_state[SECTION + "Attention"] and at.session_state[SECTION + "Mixture of experts"]
+    assert "f.num_attention_heads" in [w.key for w in at.number_input]
+    move(at, "selectbox", "preset", "gpt2")
+    assert at.session_state[SECTION + "Attention"] and not at.session_state[SECTION + "Mixture of experts"]
 
 
 def test_norm_bias_is_disabled_for_rmsnorm():
@@ -230,7 +283,7 @@ def test_impossible_combination_is_explained_and_the_last_model_kept(key, value,
     move(at, "number_input", key, value)
     assert expected("gpt2", n_layer=6) == total(at)
     errors = [e.value for e in at.error]
-    assert any(e.startswith(f"Pending: {field}:") for e in errors), errors
+    assert any(e.startswith(f"Pending: {field}:") for e in errors), errors  # under its control: Attention opened
     assert {"preset": "gpt2", "num_hidden_layers": "6"} == at.query_params
 
 

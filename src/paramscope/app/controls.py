@@ -29,8 +29,10 @@ CLEARABLE = ("num_key_value_heads", "head_dim", "intermediate_size", "moe_interm
 
 
 def clear_controls() -> None:
-    """Every model control re-reads the session's model on its next draw."""
-    for key in [k for k in st.session_state if str(k).startswith(WIDGET)]:
+    """Every model control re-reads the session's model on its next draw; the sections that only some models use
+    open or close with the next model."""
+    model_sections = [SECTION + title for title in SECTIONS if title not in EVERY_MODEL]
+    for key in [k for k in st.session_state if str(k).startswith(WIDGET) or k in model_sections]:
         del st.session_state[key]
 
 
@@ -85,12 +87,27 @@ def image_controls(view: Spec, show: Spot) -> None:
 
 
 def model_controls(error: str, culprit: str) -> None:
-    """Every control in plain words with its Hugging Face name; an error shows under the control it names."""
+    """Every control in plain words with its Hugging Face name, in sections drawn only while open (a move redraws
+    every control drawn: docs/benchmarks.md); an error shows under the control it names, its section opened."""
     model: Model = st.session_state.model
     show = Spot(error, culprit, model)
     view = model.spec
+    section("Size", size_controls, view, show)
+    section("Attention", attention_controls, view, show)
+    section("Feed-forward", feed_forward_controls, view, show)
+    section("Norms and embeddings", norm_controls, view, show)
+    section("Mixture of experts", expert_controls, view, show, uses=view.is_moe)
+    if view.ssm_layers:
+        section("State space (Mamba)", ssm_controls, view, show, uses=True)
+    if view.linear_attention_layers:
+        section("Linear attention (Gated DeltaNet)", linear_attention_controls, view, show, uses=True)
+    if view.short_conv_layers:
+        section("Short convolutions (LFM2)", short_conv_controls, view, show, uses=True)
+    section("Recurrent units", recurrent_controls, view, show, uses=view.recurrent_units > 0)
+    show.rest()
 
-    st.subheader("Size", anchor=False)
+
+def size_controls(view: Spec, show: Spot) -> None:
     if view.image_size:  # a vision encoder reads image patches, not tokens of a vocabulary
         image_controls(view, show)
     else:
@@ -120,41 +137,105 @@ def model_controls(error: str, culprit: str) -> None:
             minimum=0,
         )
 
-    st.subheader("Attention", anchor=False)
-    if not view.has_attention:
-        st.caption("This model has no attention.")
-    elif view.is_mla:
-        number("num_attention_heads", "Attention heads", "Query heads per layer.", show)
-        st.caption("Multi-head latent attention: its low-rank sizes stay as in the preset.")
-    else:
-        number(
-            "num_attention_heads",
-            "Attention heads",
-            "Query heads per layer. Must divide the hidden size unless head dim is set.",
-            show,
-        )
-        heads = max(view.num_attention_heads, 1)
-        optional(
-            "num_key_value_heads",
-            "Key/value heads",
-            "Fewer than the heads is grouped-query attention (1 is multi-query). Must divide the heads. "
-            "Empty: one per head.",
-            f"same as heads ({heads})",
-            show,
-            maximum=heads,
-        )
-        derived = f"hidden ÷ heads ({view.hidden_size // heads})" if view.hidden_size % heads == 0 else "not whole"
-        optional("head_dim", "Head dim", "Width of one head. Empty: hidden size ÷ heads.", derived, show)
-        switch("attention_bias", "Attention biases", "Bias vectors on the query, key and value projections.", show)
 
-    st.subheader("Feed-forward", anchor=False)
+def feed_forward_controls(view: Spec, show: Spot) -> None:
     if view.is_moe and view.num_moe_layers == view.num_hidden_layers:
         st.caption("Every layer uses experts: see *Mixture of experts* below (an expert's width may follow this).")
     ffn_controls(view, show)
     switch("mlp_gated", "Gated MLP (SwiGLU / GeGLU)", "A third matrix, gate_proj, multiplies the up projection.", show)
     switch("mlp_bias", "MLP biases", "Bias vectors on the feed-forward projections.", show)
 
-    st.subheader("Norms and embeddings", anchor=False)
+
+def expert_controls(view: Spec, show: Spot) -> None:
+    number("num_experts", "Experts", "Routed expert MLPs per MoE layer; 0 is a dense model.", show, minimum=0)
+    if not view.is_moe:
+        return
+    number(
+        "num_experts_per_tok",
+        "Experts per token",
+        "How many experts each token is routed to.",
+        show,
+        maximum=max(view.num_experts, 1),
+    )
+    optional(
+        "moe_intermediate_size",
+        "Expert intermediate size",
+        "Hidden width of one expert MLP.",
+        f"same as intermediate size ({view.ffn_size})",
+        show,
+        minimum=0,
+    )
+
+
+def ssm_controls(view: Spec, show: Spot) -> None:
+    number("ssm_state_size", "State size", "State values per inner channel (Mamba's d_state).", show)
+    number(
+        "ssm_inner",
+        "Inner width",
+        "Channels the mixer works in (expand × hidden size, unless the config states it).",
+        show,
+    )
+    number("ssm_conv_kernel", "Convolution width", "Taps of the depthwise causal convolution.", show)
+
+
+def linear_attention_controls(view: Spec, show: Spot) -> None:
+    st.caption(f"{view.linear_attention_layers} of {view.num_hidden_layers} layers; the others attend fully.")
+    number("linear_num_key_heads", "Key heads", "Query and key heads of a linear-attention layer.", show)
+    number(
+        "linear_num_value_heads",
+        "Value heads",
+        "Value heads (a multiple of the key heads); each keeps a key dim × value dim state.",
+        show,
+    )
+    number("linear_key_head_dim", "Key head dim", "Width of a query or key head.", show)
+    number("linear_value_head_dim", "Value head dim", "Width of a value head.", show)
+
+
+def short_conv_controls(view: Spec, show: Spot) -> None:
+    st.caption(f"{view.short_conv_layers} of {view.num_hidden_layers} layers; the others attend fully.")
+    number("short_conv_kernel", "Convolution width", "Taps of the depthwise causal convolution.", show)
+
+
+def recurrent_controls(view: Spec, show: Spot) -> None:
+    number(
+        "recurrent_units",
+        "Recurrent units per channel",
+        "A small RNN of this hidden size on every embedding channel, in every block (teaching model).",
+        show,
+        minimum=0,
+    )
+
+
+def attention_controls(view: Spec, show: Spot) -> None:
+    if not view.has_attention:
+        st.caption("This model has no attention.")
+        return
+    if view.is_mla:
+        number("num_attention_heads", "Attention heads", "Query heads per layer.", show)
+        st.caption("Multi-head latent attention: its low-rank sizes stay as in the preset.")
+        return
+    number(
+        "num_attention_heads",
+        "Attention heads",
+        "Query heads per layer. Must divide the hidden size unless head dim is set.",
+        show,
+    )
+    heads = max(view.num_attention_heads, 1)
+    optional(
+        "num_key_value_heads",
+        "Key/value heads",
+        "Fewer than the heads is grouped-query attention (1 is multi-query). Must divide the heads. "
+        "Empty: one per head.",
+        f"same as heads ({heads})",
+        show,
+        maximum=heads,
+    )
+    derived = f"hidden ÷ heads ({view.hidden_size // heads})" if view.hidden_size % heads == 0 else "not whole"
+    optional("head_dim", "Head dim", "Width of one head. Empty: hidden size ÷ heads.", derived, show)
+    switch("attention_bias", "Attention biases", "Bias vectors on the query, key and value projections.", show)
+
+
+def norm_controls(view: Spec, show: Spot) -> None:
     choice(
         "norm_type",
         "Norm type",
@@ -196,60 +277,6 @@ def model_controls(error: str, culprit: str) -> None:
         minimum=0,
     )
 
-    with st.expander("Mixture of experts", expanded=view.is_moe):
-        number("num_experts", "Experts", "Routed expert MLPs per MoE layer; 0 is a dense model.", show, minimum=0)
-        if view.is_moe:
-            number(
-                "num_experts_per_tok",
-                "Experts per token",
-                "How many experts each token is routed to.",
-                show,
-                maximum=max(view.num_experts, 1),
-            )
-            optional(
-                "moe_intermediate_size",
-                "Expert intermediate size",
-                "Hidden width of one expert MLP.",
-                f"same as intermediate size ({view.ffn_size})",
-                show,
-                minimum=0,
-            )
-    if view.ssm_layers:
-        with st.expander("State space (Mamba)", expanded=True):
-            number("ssm_state_size", "State size", "State values per inner channel (Mamba's d_state).", show)
-            number(
-                "ssm_inner",
-                "Inner width",
-                "Channels the mixer works in (expand × hidden size, unless the config states it).",
-                show,
-            )
-            number("ssm_conv_kernel", "Convolution width", "Taps of the depthwise causal convolution.", show)
-    if view.linear_attention_layers:
-        with st.expander("Linear attention (Gated DeltaNet)", expanded=True):
-            st.caption(f"{view.linear_attention_layers} of {view.num_hidden_layers} layers; the others attend fully.")
-            number("linear_num_key_heads", "Key heads", "Query and key heads of a linear-attention layer.", show)
-            number(
-                "linear_num_value_heads",
-                "Value heads",
-                "Value heads (a multiple of the key heads); each keeps a key dim × value dim state.",
-                show,
-            )
-            number("linear_key_head_dim", "Key head dim", "Width of a query or key head.", show)
-            number("linear_value_head_dim", "Value head dim", "Width of a value head.", show)
-    if view.short_conv_layers:
-        with st.expander("Short convolutions (LFM2)", expanded=True):
-            st.caption(f"{view.short_conv_layers} of {view.num_hidden_layers} layers; the others attend fully.")
-            number("short_conv_kernel", "Convolution width", "Taps of the depthwise causal convolution.", show)
-    with st.expander("Recurrent units", expanded=view.recurrent_units > 0):
-        number(
-            "recurrent_units",
-            "Recurrent units per channel",
-            "A small RNN of this hidden size on every embedding channel, in every block (teaching model).",
-            show,
-            minimum=0,
-        )
-    show.rest()
-
 
 def run_controls(shown: bool) -> object:
     """The run settings (batch, precision, GPUs ...), shown while a tab that uses them is open (RUN_TABS).
@@ -266,39 +293,42 @@ def run_controls(shown: bool) -> object:
 
 
 # ---------------------------------------------------------------------------------- control helpers
-CONTROL_FIELDS = (
-    "vocab_size",
-    "image_size",
-    "patch_size",
-    "num_channels",
-    "hidden_size",
-    "num_hidden_layers",
-    "num_decoder_layers",
-    "num_attention_heads",
-    "num_key_value_heads",
-    "head_dim",
-    "attention_bias",
-    "intermediate_size",
-    "mlp_gated",
-    "mlp_bias",
-    "norm_type",
-    "norm_bias",
-    "tie_word_embeddings",
-    "position_embedding",
-    "max_position_embeddings",
-    "num_experts",
-    "num_experts_per_tok",
-    "moe_intermediate_size",
-    "recurrent_units",
-    "ssm_state_size",
-    "ssm_inner",
-    "ssm_conv_kernel",
-    "linear_num_key_heads",
-    "linear_num_value_heads",
-    "linear_key_head_dim",
-    "linear_value_head_dim",
-    "short_conv_kernel",
-)
+#: The sidebar's sections and the controls each holds (session-state names). The first four serve every model and
+#: keep the user's open or closed choice from model to model, Size and Feed-forward (the sliders: vocabulary, width,
+#: layers, FFN multiplier) open at first; the others open with each model that has such layers.
+SECTIONS: dict[str, tuple[str, ...]] = {
+    "Size": ("vocab_size", "image_size", "patch_size", "num_channels", "hidden_size", "num_hidden_layers",
+             "num_decoder_layers"),
+    "Attention": ("num_attention_heads", "num_key_value_heads", "head_dim", "attention_bias"),
+    "Feed-forward": ("intermediate_size", "mlp_gated", "mlp_bias"),
+    "Norms and embeddings": ("norm_type", "norm_bias", "tie_word_embeddings", "position_embedding",
+                             "max_position_embeddings"),
+    "Mixture of experts": ("num_experts", "num_experts_per_tok", "moe_intermediate_size"),
+    "State space (Mamba)": ("ssm_state_size", "ssm_inner", "ssm_conv_kernel"),
+    "Linear attention (Gated DeltaNet)": ("linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim",
+                                          "linear_value_head_dim"),
+    "Short convolutions (LFM2)": ("short_conv_kernel",),
+    "Recurrent units": ("recurrent_units",),
+}  # fmt: skip
+OPEN_AT_FIRST = ("Size", "Feed-forward")
+EVERY_MODEL = ("Size", "Attention", "Feed-forward", "Norms and embeddings")
+CONTROL_FIELDS = tuple(name for names in SECTIONS.values() for name in names)
+SECTION = "sec."  # session-state key prefix of the sections' open state
+
+
+def section(title: str, draw: Callable[[Spec, Spot], None], view: Spec, show: Spot, *, uses: bool = False) -> None:
+    """A section's header, and ``draw(view, show)`` inside it while it is open (closed, it costs one element).
+
+    ``uses``: the model has this kind of layer, so the section opens with it. The section holding the control an
+    error names opens, so the error, and the nearest valid value, show under that control.
+    """
+    key = SECTION + title
+    if show.error and show.names_any(SECTIONS[title]):
+        st.session_state[key] = True
+    box = st.expander(title, expanded=uses or title in OPEN_AT_FIRST, key=key, on_change="rerun")
+    if box.open:
+        with box:
+            draw(view, show)
 
 
 class Spot:
@@ -311,11 +341,17 @@ class Spot:
         """Whether the family's classes fix ``name`` (no key of the config can change it)."""
         return self.model.family.key_for(name, self.model.config) is None
 
+    def names(self, name: str) -> bool:
+        """Whether the error is about control ``name`` (by its field or by the family's key for it)."""
+        return self.field in (name, self.model.family.key_for(name, self.model.config))
+
+    def names_any(self, names: tuple[str, ...]) -> bool:
+        return any(self.names(name) for name in names)
+
     def after(self, name: str) -> None:
         """Where the value comes from, and the error that blocks this control's edit."""
         st.caption(self.model.origin_of(name).text)
-        key = self.model.family.key_for(name, self.model.config)
-        if self.error and self.field in (name, key):
+        if self.error and self.names(name):
             st.error(f"Pending: {self.error}", icon=":material/error:")
             self.shown = True
             self.offer(name)
