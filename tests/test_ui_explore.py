@@ -7,6 +7,8 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from paramscope.analysis.sweep import family_points
+from paramscope.app import charts_explore
 from paramscope.app.ui_explore import (
     ExploreLink,
     explore_from_query,
@@ -223,6 +225,15 @@ def test_diagram_and_sweep_render() -> None:
     at.radio(key="x_sweep").set_value("experts").run()
     assert not at.exception and not at.error
     assert "experts" == at.session_state["dim"]
+
+
+def test_sweep_names_real_models_by_their_titles() -> None:
+    """The real models marked on a sweep are named by their preset's title (as Compare names them), not by id."""
+    points = family_points("layers", "GPT-2")
+    fig = charts_explore.sweep_params([], "num_hidden_layers", points)
+    marks = next(trace for trace in fig.data if trace.name == "real models")
+    assert ["GPT-2 small (124M)", "GPT-2 medium (355M)"] == list(marks.text)[:2]
+    assert [presets.get(p["name"]).title for p in points] == list(marks.text)
 
 
 # ------------------------------------------------------------------------------- link helpers (pure)

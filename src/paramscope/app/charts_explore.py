@@ -93,7 +93,7 @@ def _family_markers(fig: go.Figure, points: Sequence[dict[str, Any]], key: str, 
         y=[p[key] for p in points],
         mode="markers+text",
         name="real models",
-        text=[p["name"] for p in points],
+        text=[p["title"] for p in points],  # as Compare names models
         textposition="top left",
         marker=dict(symbol="diamond", size=11, color="#6b7280", line=dict(width=1, color="white")),
         hovertext=[f"{p['title']}: {_hover(p[key])}" for p in points],
