@@ -254,6 +254,16 @@ def test_sections_open_with_the_page_and_with_the_model(name, expected):
     assert "f.num_attention_heads" in [w.key for w in at.number_input]
 
 
+def test_a_link_opens_the_sections_it_edited():
+    """A shared link that edited the heads and the tying opens Attention and Norms and embeddings, so the edited
+    controls are in sight; the sections it did not touch keep their defaults."""
+    at = fresh({"preset": "gpt2", "num_attention_heads": "16", "hidden_size": "1024", "tie_word_embeddings": "false"})
+    shown = {title for title in SECTIONS if SECTION + title in at.session_state and at.session_state[SECTION + title]}
+    assert {"Size", "Attention", "Feed-forward", "Norms and embeddings"} == shown
+    assert 16 == at.number_input(key="f.num_attention_heads").value
+    assert not at.toggle(key="f.tie_word_embeddings").value
+
+
 def test_a_section_the_user_opened_stays_open_for_the_next_model():
     """Attention opened on GPT-2 stays open on Mixtral; the experts open with Mixtral and close again with GPT-2."""
     at = open_section(fresh(), "f.num_attention_heads")

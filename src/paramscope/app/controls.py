@@ -319,13 +319,15 @@ SECTION = "sec."  # session-state key prefix of the sections' open state
 def section(title: str, draw: Callable[[Spec, Spot], None], view: Spec, show: Spot, *, uses: bool = False) -> None:
     """A section's header, and ``draw(view, show)`` inside it while it is open (closed, it costs one element).
 
-    ``uses``: the model has this kind of layer, so the section opens with it. The section holding the control an
-    error names opens, so the error, and the nearest valid value, show under that control.
+    ``uses``: the model has this kind of layer, so the section opens with it; so does a section whose controls a
+    link edited (when the page opens). The section holding the control an error names opens, so the error, and the
+    nearest valid value, show under that control.
     """
     key = SECTION + title
     if show.error and show.names_any(SECTIONS[title]):
         st.session_state[key] = True
-    box = st.expander(title, expanded=uses or title in OPEN_AT_FIRST, key=key, on_change="rerun")
+    edited = not show.edited.isdisjoint(SECTIONS[title])  # a link's edits show where they were made
+    box = st.expander(title, expanded=uses or edited or title in OPEN_AT_FIRST, key=key, on_change="rerun")
     if box.open:
         with box:
             draw(view, show)
@@ -336,6 +338,7 @@ class Spot:
 
     def __init__(self, error: str, field: str, model: Model) -> None:
         self.error, self.field, self.shown, self.model = error, field, False, model
+        self.edited = {link.link_key(model, key) for key in model.edits}  # the controls the edits moved
 
     def fixed(self, name: str) -> bool:
         """Whether the family's classes fix ``name`` (no key of the config can change it)."""
