@@ -208,6 +208,21 @@ def test_width_slider_keeps_a_valid_model(server, browser):
     page.context.close()
 
 
+def test_a_closed_section_opens_and_its_control_edits(server, browser):
+    """Attention is closed when GPT-2 opens (its controls are not drawn); a click on its header draws them, and 8
+    heads typed in the box give GPT-2's config.json with n_head 8, as transformers builds it."""
+    page = open_page(browser, f"{server}/?preset=gpt2")
+    heads = page.get_by_role("spinbutton", name=re.compile(r"^Attention heads"))
+    assert 0 == heads.count()
+    page.locator("[data-testid='stSidebar'] summary").filter(has_text="Attention").click()
+    heads.fill("8")
+    heads.press("Enter")
+    want = engine_total("gpt2", n_head=8)
+    page.wait_for_function(f"(want) => {TOTAL_JS} === want", arg=want, timeout=10_000)
+    page.wait_for_url("**num_attention_heads=8**", timeout=10_000)
+    page.context.close()
+
+
 def test_share_link_opens_the_same_model(server, browser):
     """A share link opened in a fresh page shows exactly that model: total, controls and link."""
     query = "preset=gpt2&hidden_size=1024&num_attention_heads=16&num_hidden_layers=24&tie_word_embeddings=false"
@@ -217,6 +232,7 @@ def test_share_link_opens_the_same_model(server, browser):
 
     expect(page.locator(TOTAL)).to_have_text(want, timeout=20_000)  # waits out a page still drawing under load
     expect(page.get_by_role("spinbutton", name=re.compile(r"^Hidden size .*exact"))).to_have_value("1024")
+    expect(page.get_by_role("spinbutton", name=re.compile(r"^Attention heads"))).to_have_value("16")  # opened
     expect(page.locator("[data-testid='stCode']").first).to_contain_text(query)
     assert 0 == page.locator("[data-testid='stAlertContentWarning']").count()
     shoot(page, "dark", docs=True)
