@@ -95,6 +95,27 @@ def test_first_open_is_gpt2():
     ]
 
 
+# GPT-2 small's components written out by hand (d=768, L=12, V=50,257, T=1,024, d_ff=3,072; biases everywhere)
+GPT2_BY_HAND = {
+    "Final norm": 2 * 768,
+    "Layer norms": 12 * 2 * 2 * 768,
+    "Position embedding": 1024 * 768,
+    "Attention": 12 * ((768 + 1) * 3 * 768 + (768 + 1) * 768),
+    "Token embedding": 50257 * 768,
+    "MLP": 12 * ((768 + 1) * 3072 + (3072 + 1) * 768),
+}
+
+
+def test_bars_carry_the_exact_counts_and_are_drawn_static():
+    """The "By component" bars, redrawn on every move, are drawn static (no hover layer to build), so each bar
+    carries its exact count, smallest to largest: GPT-2's, written out by hand."""
+    chart = fresh().get("plotly_chart")[1]
+    bar = json.loads(chart.proto.spec)["data"][0]
+    assert list(GPT2_BY_HAND) == bar["y"]
+    assert [f"{n:,}" for n in GPT2_BY_HAND.values()] == bar["text"]
+    assert json.loads(chart.proto.config)["staticPlot"]
+
+
 @pytest.mark.parametrize("name", presets.names())
 def test_each_preset_loads(session, name):
     """Picking a preset shows its published total, resets every control and the link to the bare preset."""

@@ -27,6 +27,9 @@ PLOTLY_CONFIG = {
     "displaylogo": False,
     "modeBarButtonsToRemove": ["zoomIn2d", "zoomOut2d", "autoScale2d", "lasso2d", "select2d"],
 }
+#: A chart redrawn on every move of a control that has nothing to hover or zoom: its numbers are written on it.
+#: Plotly then skips its drag and hover layers, ~10-15 ms of the browser's work per move (docs/benchmarks.md).
+STATIC_CONFIG = {**PLOTLY_CONFIG, "staticPlot": True}
 
 
 def marker_line(fig: go.Figure, x: float | None, text: str, log: bool = False) -> None:
@@ -299,7 +302,8 @@ def pie(summary: Summary) -> go.Figure:
 
 
 def bars(summary: Summary) -> go.Figure:
-    """Parameters by component, largest first."""
+    """Parameters by component, largest first, each bar with its exact count written on it (the chart is drawn
+    static, ``STATIC_CONFIG``: nothing is left to hover for)."""
     comps = sorted((c for c in components(summary.tree) if c.count), key=lambda c: c.count)
     bar = dict(
         type="bar",
@@ -307,10 +311,8 @@ def bars(summary: Summary) -> go.Figure:
         y=[label(c.path) for c in comps],
         orientation="h",
         marker=dict(color=[colour(c.path) for c in comps]),
-        text=[short(c.count) for c in comps],
+        text=[f"{c.count:,}" for c in comps],
         textposition="auto",
-        customdata=[f"{c.count:,}" for c in comps],
-        hovertemplate="<b>%{y}</b><br>%{customdata} parameters<extra></extra>",
     )
     return _figure(
         [bar],

@@ -67,12 +67,12 @@ def headline_numbers(model: Model, summary: Summary) -> None:
 
 
 def breakdown_charts(summary: Summary) -> None:
-    """Where the parameters go (pie), by component (bars), and one layer of each kind when layers differ. Built on
-    every run, not cached: that takes 1-3 ms, less than ``st.cache_data`` took to hash the spec and unpickle the
-    figures (docs/benchmarks.md)."""
+    """Where the parameters go (pie), by component (bars, drawn static), and one layer of each kind when layers
+    differ. Built on every run, not cached: that takes 1-3 ms, less than ``st.cache_data`` took to hash the spec and
+    unpickle the figures (docs/benchmarks.md)."""
     left, right = st.columns(2)
     left.plotly_chart(charts.pie(summary), config=charts.PLOTLY_CONFIG)
-    right.plotly_chart(charts.bars(summary), config=charts.PLOTLY_CONFIG)
+    right.plotly_chart(charts.bars(summary), config=charts.STATIC_CONFIG)  # exact counts on the bars
     layers = charts.layer_bars(summary)
     if layers is not None:
         st.plotly_chart(layers, config=charts.PLOTLY_CONFIG)
