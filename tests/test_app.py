@@ -57,6 +57,11 @@ def open_section(at: AppTest, key: str) -> AppTest:
     return at.run()
 
 
+def open_sections(at: AppTest) -> set[str]:
+    """The sidebar sections open on the page (a section the model has no use for is not drawn at all)."""
+    return {title for title in SECTIONS if SECTION + title in at.session_state and at.session_state[SECTION + title]}
+
+
 def every_section(at: AppTest) -> AppTest:
     """Open every section of the sidebar."""
     for title in SECTIONS:
@@ -268,8 +273,7 @@ def test_sections_open_with_the_page_and_with_the_model(name, expected):
     if name not in presets.names():
         pytest.skip(f"needs the {name} preset")
     at = fresh({"preset": name})
-    shown = {title for title in SECTIONS if SECTION + title in at.session_state and at.session_state[SECTION + title]}
-    assert expected == shown
+    assert expected == open_sections(at)
     assert "f.num_attention_heads" not in [w.key for w in at.number_input]
     open_section(at, "f.num_attention_heads")
     assert "f.num_attention_heads" in [w.key for w in at.number_input]
@@ -279,8 +283,7 @@ def test_a_link_opens_the_sections_it_edited():
     """A shared link that edited the heads and the tying opens Attention and Norms and embeddings, so the edited
     controls are in sight; the sections it did not touch keep their defaults."""
     at = fresh({"preset": "gpt2", "num_attention_heads": "16", "hidden_size": "1024", "tie_word_embeddings": "false"})
-    shown = {title for title in SECTIONS if SECTION + title in at.session_state and at.session_state[SECTION + title]}
-    assert {"Size", "Attention", "Feed-forward", "Norms and embeddings"} == shown
+    assert {"Size", "Attention", "Feed-forward", "Norms and embeddings"} == open_sections(at)
     assert 16 == at.number_input(key="f.num_attention_heads").value
     assert not at.toggle(key="f.tie_word_embeddings").value
 
