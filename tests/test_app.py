@@ -112,12 +112,13 @@ GPT2_BY_HAND = {
 
 
 def test_bars_carry_the_exact_counts_and_are_drawn_static():
-    """The "By component" bars, redrawn on every move, are drawn static (no hover layer to build), so each bar
-    carries its exact count, smallest to largest: GPT-2's, written out by hand."""
+    """The "By component" bars, redrawn on every move, are drawn static (no hover layer to build), so each bar's
+    label carries its exact count, smallest to largest: GPT-2's, written out by hand."""
     chart = fresh().get("plotly_chart")[1]
-    bar = json.loads(chart.proto.spec)["data"][0]
-    assert list(GPT2_BY_HAND) == bar["y"]
-    assert [f"{n:,}" for n in GPT2_BY_HAND.values()] == bar["text"]
+    figure = json.loads(chart.proto.spec)
+    assert list(GPT2_BY_HAND.values()) == figure["data"][0]["x"]
+    assert list(GPT2_BY_HAND) == figure["layout"]["yaxis"]["tickvals"]
+    assert [f"{name}<br>{n:,}" for name, n in GPT2_BY_HAND.items()] == figure["layout"]["yaxis"]["ticktext"]
     assert json.loads(chart.proto.config)["staticPlot"]
 
 

@@ -31,8 +31,8 @@ def headline_numbers(model: Model, summary: Summary) -> None:
     diff = summary.total - base_total
     delta = f"{diff:+,} ({diff / base_total:+.1%})" if diff and base_total else None
     share = summary.embedding / summary.total if summary.total else 0
-    first = st.columns(3)
-    first[0].metric(
+    first = st.container(horizontal=True)  # one element a row (st.columns(3) sends four): a move sends fewer
+    first.metric(
         "Total parameters",
         f"{summary.total:,}",
         delta=delta,
@@ -40,9 +40,9 @@ def headline_numbers(model: Model, summary: Summary) -> None:
         help=f"Change against the preset {preset}" if delta else None,
         delta_description=f"vs {preset}" if delta else None,
     )
-    first[1].metric("Short form", short(summary.total))
+    first.metric("Short form", short(summary.total))
     if spec.is_moe:
-        first[2].metric(
+        first.metric(
             "Active per token",
             f"{summary.active:,}",
             help=f"{validate(spec).num_experts_per_tok} of {spec.num_experts} experts per MoE layer. Without the "
@@ -52,11 +52,11 @@ def headline_numbers(model: Model, summary: Summary) -> None:
     else:
         kinds = charts.layer_kinds(summary)
         if len(kinds) == 1:
-            first[2].metric("One layer", f"{sum(n for _, n in kinds[0][2]):,}", help="Parameters of one block")
-    second = st.columns(3)
-    second[0].metric("Embedding", f"{summary.embedding:,}", help=EMBEDDING_CONVENTION)
-    second[1].metric("Non-embedding", f"{summary.non_embedding:,}")
-    second[2].metric("Embedding share", f"{share:.1%}")
+            first.metric("One layer", f"{sum(n for _, n in kinds[0][2]):,}", help="Parameters of one block")
+    second = st.container(horizontal=True)
+    second.metric("Embedding", f"{summary.embedding:,}", help=EMBEDDING_CONVENTION)
+    second.metric("Non-embedding", f"{summary.non_embedding:,}")
+    second.metric("Embedding share", f"{share:.1%}")
     st.caption(f"Convention: {EMBEDDING_CONVENTION}. Tied weights are counted once.")
     for note in model.notes:
         st.caption(f"Not in this count: {note}.")
@@ -70,9 +70,9 @@ def breakdown_charts(summary: Summary) -> None:
     """Where the parameters go (pie), by component (bars, drawn static), and one layer of each kind when layers
     differ. Built on every run, not cached: that takes 1-3 ms, less than ``st.cache_data`` took to hash the spec and
     unpickle the figures (docs/benchmarks.md)."""
-    left, right = st.columns(2)
-    left.plotly_chart(charts.pie(summary), config=charts.PLOTLY_CONFIG)
-    right.plotly_chart(charts.bars(summary), config=charts.STATIC_CONFIG)  # exact counts on the bars
+    both = st.container(horizontal=True)  # side by side, one above the other on a phone
+    both.plotly_chart(charts.pie(summary), config=charts.PLOTLY_CONFIG)
+    both.plotly_chart(charts.bars(summary), config=charts.STATIC_CONFIG)  # exact counts under the labels
     layers = charts.layer_bars(summary)
     if layers is not None:
         st.plotly_chart(layers, config=charts.PLOTLY_CONFIG)
@@ -103,19 +103,19 @@ def component_table(spec: Spec, summary: Summary) -> None:
 def downloads(model: Model, summary: Summary) -> None:
     """The breakdown and the config as files, made when a button is clicked (not on every move of a control)."""
     stem = (model.preset or model.model_type) + ("-edited" if model.edits else "")
-    a, b, c = st.columns(3)
-    a.download_button(
+    row = st.container(horizontal=True)
+    row.download_button(
         "Breakdown (CSV)", lambda: charts.breakdown_csv(summary), f"{stem}-params.csv", "text/csv", on_click="ignore"
     )
     link = ui_explore.upload_link(model)  # reads the session: made here, not in the click's thread
-    b.download_button(
+    row.download_button(
         "Breakdown (JSON)",
         lambda: charts.breakdown_json(summary, model.preset, link),
         f"{stem}-params.json",
         "application/json",
         on_click="ignore",
     )
-    c.download_button(
+    row.download_button(
         "config.json (Hugging Face)",
         lambda: json.dumps(model.config, indent=2),
         f"{stem}-config.json",
