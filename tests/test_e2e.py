@@ -366,6 +366,27 @@ def test_memory_table_shows_every_digit(server, browser):
     page.context.close()
 
 
+BAR_LABELS_JS = """() => {
+    const chart = document.querySelectorAll('.js-plotly-plot')[1];
+    const left = chart.querySelector('.main-svg').getBoundingClientRect().left;
+    const labels = chart.querySelectorAll('.ytick text');
+    return Array.from(labels, t => [t.textContent, t.getBoundingClientRect().left - left]);
+}"""
+
+
+@pytest.mark.parametrize("width", [1400, 390])
+@pytest.mark.parametrize("name", ["t5-base", "kimi-k2-instruct"])
+def test_bar_labels_fit_their_margin(server, browser, name, width):
+    """The bars' left margin is computed from their labels, not measured by Plotly: every label (name and exact
+    count) starts inside the chart, for T5's longest names and Kimi K2's 13-digit counts, on a desktop and a phone."""
+    page = open_page(browser, f"{server}/?preset={name}", viewport={"width": width, "height": 1200})
+    page.wait_for_function("document.querySelectorAll('.js-plotly-plot')[1]?.querySelector('.ytick text')")
+    labels = page.evaluate(BAR_LABELS_JS)
+    assert [] == [(text, x) for text, x in labels if x < 0]
+    assert len(labels) >= 6
+    page.context.close()
+
+
 PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
 
 
