@@ -196,6 +196,41 @@ def slider(page, label: str):
     return page.get_by_role("slider", name=re.compile("^" + re.escape(label)))
 
 
+#: The card's sliders on GPT-2: (slider label, the exact box that shows the value it set, the config.json key).
+CARD_SLIDERS = [
+    ("Vocabulary size", "Vocabulary size, exact", "vocab_size"),
+    ("Hidden size", "Hidden size (embedding width), exact", "n_embd"),
+    ("Layers", None, "n_layer"),
+    ("FFN multiplier", "Intermediate size (FFN width)", "n_inner"),
+]
+
+
+@pytest.mark.parametrize(("label", "box", "key"), CARD_SLIDERS)
+def test_dragging_a_slider_moves_the_total_and_the_pie(server, browser, label, box, key):
+    """A mouse drag on each of the card's sliders (vocabulary, width, layers, FFN multiplier) changes the total and
+    the pie; the total is what transformers builds from GPT-2's config.json with the value the drag set."""
+    page = open_page(browser, f"{server}/?preset=gpt2", viewport={"width": 1400, "height": 1400})
+    before = page.locator(TOTAL).inner_text()
+    pie = json.dumps(page.evaluate(PIE_VALUES), separators=(",", ":"))
+    thumb = slider(page, label).locator("xpath=..").bounding_box()  # the thumb's centre (the input is hidden)
+    page.mouse.move(thumb["x"], thumb["y"])
+    page.mouse.down()
+    page.mouse.move(thumb["x"] + 25, thumb["y"], steps=5)
+    page.mouse.up()
+    page.wait_for_function(f"(old) => ({TOTAL_JS}) && {TOTAL_JS} !== old", arg=before, timeout=10_000)
+    page.wait_for_function(f"(old) => !['[]', old].includes(JSON.stringify({PIE_VALUES}))", arg=pie, timeout=10_000)
+    page.wait_for_timeout(500)  # the drag's last rerun has landed
+    if box is None:
+        value = int(slider(page, label).get_attribute("aria-valuetext").replace(",", ""))
+    else:
+        field = page.get_by_role("spinbutton", name=re.compile("^" + re.escape(box)))
+        field.first.wait_for(timeout=10_000)
+        value = int(field.first.input_value().replace(",", ""))
+    want = f"{hf_count({**presets.get('gpt2').config, key: value}):,}"
+    page.wait_for_function(f"(want) => {TOTAL_JS} === want", arg=want, timeout=10_000)
+    page.context.close()
+
+
 def test_width_slider_keeps_a_valid_model(server, browser):
     """One step right on GPT-2's width slider is 768 + 96 = 864 (12 heads of 72): the model stays valid and the
     derived MLP follows (n_inner is null), as transformers builds the edited config.json."""
