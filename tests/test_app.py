@@ -11,6 +11,7 @@ import random
 from pathlib import Path
 
 import pytest
+from hf_oracle import hf_count
 from streamlit.testing.v1 import AppTest
 
 from paramscope.app.controls import SECTION, SECTIONS
@@ -120,6 +121,29 @@ def test_bars_carry_the_exact_counts_and_are_drawn_static():
     assert list(GPT2_BY_HAND) == figure["layout"]["yaxis"]["tickvals"]
     assert [f"{name}<br>{n:,}" for name, n in GPT2_BY_HAND.items()] == figure["layout"]["yaxis"]["ticktext"]
     assert json.loads(chart.proto.config)["staticPlot"]
+
+
+# (preset, its config's width key, the width one "+" on the width box gives: heads × 8 when head_dim follows the
+# width, 64 when the config states head_dim)
+WIDTH_PLUS = [
+    ("gpt2", "n_embd", 768 + 12 * 8),
+    ("bert-base-uncased", "hidden_size", 768 + 12 * 8),
+    ("llama-3.2-1b", "hidden_size", 2048 + 64),
+    ("qwen3-0.6b", "hidden_size", 1024 + 64),
+    ("t5-small", "d_model", 512 + 64),
+]
+
+
+@pytest.mark.parametrize(("name", "key", "width"), WIDTH_PLUS)
+def test_width_plus_keeps_the_model_valid(name, key, width):
+    """One "+" on the width box steps to a width that keeps every head whole (or by 64 where head_dim is stated):
+    no error, and the total is what transformers builds from the preset's config.json with that width."""
+    at = fresh({"preset": name})
+    at.number_input(key="f.hidden_size").increment().run()
+    assert not at.exception, at.exception
+    assert [] == [e.value for e in at.error]
+    assert width == at.number_input(key="f.hidden_size").value
+    assert f"{hf_count({**presets.get(name).config, key: width}):,}" == total(at)
 
 
 @pytest.mark.parametrize("name", presets.names())

@@ -243,6 +243,23 @@ def test_width_slider_keeps_a_valid_model(server, browser):
     page.context.close()
 
 
+def test_width_plus_keeps_a_valid_model_and_any_width_can_be_typed(server, browser):
+    """The width box's "+" on GPT-2 steps 768 → 864 (12 heads × 8: every head stays whole, no error), and a width
+    off that step typed in the box (1,008 = 12 heads of 84) is taken as typed: both totals as transformers builds
+    GPT-2's config.json with that n_embd."""
+    page = open_page(browser, f"{server}/?preset=gpt2")
+    box = page.get_by_role("spinbutton", name=re.compile(r"^Hidden size \(embedding width\), exact"))
+    box.locator("xpath=../..").get_by_test_id("stNumberInputStepUp").click()
+    for width in (864, 1008):
+        if width == 1008:
+            box.fill("1008")
+            box.press("Enter")
+        want = f"{hf_count({**presets.get('gpt2').config, 'n_embd': width}):,}"
+        page.wait_for_function(f"(want) => {TOTAL_JS} === want", arg=want, timeout=10_000)
+        assert 0 == page.locator("[data-testid='stAlertContentError']").count()
+    page.context.close()
+
+
 def test_a_closed_section_opens_and_its_control_edits(server, browser):
     """Attention is closed when GPT-2 opens (its controls are not drawn); a click on its header draws them, and 8
     heads typed in the box give GPT-2's config.json with n_head 8, as transformers builds it."""

@@ -122,10 +122,11 @@ def size_controls(view: Spec, show: Spot) -> None:
     number(
         "hidden_size",
         "Hidden size (embedding width)",
-        "Width of every token vector between blocks. The slider keeps every head whole "
+        "Width of every token vector between blocks. The slider and the box's + and − keep every head whole "
         f"({width_rule(show.model)}); type any width in the box.",
         show,
         slider=width_steps(show.model),
+        step=width_step(show.model)[0],
     )
     layers_slider(view, show)
     if view.is_encoder_decoder:
@@ -399,8 +400,10 @@ def number(
     maximum: int | None = None,
     disabled: bool = False,
     slider: list[int] | None = None,
+    step: int = 1,
 ) -> None:
-    """A whole-number control: the exact box, with a slider over sensible steps above it when ``slider`` is given."""
+    """A whole-number control: the exact box (its + and − move by ``step``; any value can be typed), with a slider
+    over sensible steps above it when ``slider`` is given."""
     value = _current(name)
     top = max(maximum or LIMITS[name], int(value or 0))
     off = disabled or show.fixed(name)
@@ -410,7 +413,7 @@ def number(
         _label(f"{text}, exact", name) if slider else _label(text, name),
         min_value=min(minimum, int(value or 0)),
         max_value=top,
-        step=1,
+        step=step,
         key=WIDGET + name,
         help=None if slider else help,
         disabled=off,
