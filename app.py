@@ -72,8 +72,8 @@ def model_view(tab: dict, messages: DeltaGenerator, link_slot: DeltaGenerator, s
     if not st.session_state.get("full_run") and model != drawn:
         if model.reset() != drawn.reset() or any(tab[name].open for name in TABS if name != "Parameters"):
             st.rerun()
-    with messages:
-        show_link_warnings(model)
+    with messages.container():  # written on every run: Streamlit lets a fragment's rerun write only where the last
+        show_link_warnings(model)  # full run wrote, and an edit's error appears on a rerun of this fragment alone
         if error:
             st.error(f"Not applied: {error.rstrip('.')}. The page shows the last valid model.", icon=":material/error:")
     if tab["Parameters"].open:  # only the open tab runs

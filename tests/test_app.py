@@ -146,6 +146,40 @@ def test_width_plus_keeps_the_model_valid(name, key, width):
     assert f"{hf_count({**presets.get(name).config, key: width}):,}" == total(at)
 
 
+def without(name: str, key: str) -> dict:
+    """Preset ``name``'s config.json without ``key``."""
+    return {k: v for k, v in presets.get(name).config.items() if k != key}
+
+
+@pytest.mark.parametrize(("name", "default"), [("gpt2", "GPT2Config"), ("llama-3.2-1b", "LlamaConfig")])
+def test_an_emptied_box_deletes_its_key(name, default):
+    """Emptying the vocabulary box deletes vocab_size from the config: the total is what transformers builds from
+    the config.json without it (the class's default vocabulary), the box shows that default and says where it comes
+    from, and nothing is refused."""
+    at = fresh({"preset": name})
+    at.number_input(key="f.vocab_size").set_value(None).run()
+    assert not at.exception, at.exception
+    assert [] == [e.value for e in at.error]
+    want = hf_count(without(name, "vocab_size"))
+    assert f"{want:,}" == total(at)
+    vocab = at.number_input(key="f.vocab_size").value
+    assert any(c.value.startswith(f"default of {default}: {vocab:,}") for c in at.caption)
+
+
+def test_a_fraction_is_refused_naming_its_field():
+    """12.5 typed as the vocabulary is refused under its control, naming vocab_size; the model stays as it was and
+    the nearest whole number is offered (one click applies it, as transformers builds that config)."""
+    at = fresh({"preset": "gpt2"})
+    at.number_input(key="f.vocab_size").set_value(12.5).run()
+    assert not at.exception, at.exception
+    assert any("vocab_size: 12.5 is not a whole number" in e.value for e in at.error)
+    assert f"{presets.get('gpt2').expected_total:,}" == total(at)
+    offer = next(b for b in at.button if b.label.startswith("Use vocab_size = 12,"))
+    offer.click().run()
+    assert f"{hf_count({**presets.get('gpt2').config, 'vocab_size': 12}):,}" == total(at)
+    assert [] == [e.value for e in at.error]
+
+
 @pytest.mark.parametrize("name", presets.names())
 def test_each_preset_loads(session, name):
     """Picking a preset shows its published total, resets every control and the link to the bare preset."""

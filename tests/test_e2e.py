@@ -260,6 +260,45 @@ def test_width_plus_keeps_a_valid_model_and_any_width_can_be_typed(server, brows
     page.context.close()
 
 
+def test_an_invalid_width_is_pending_and_its_nearest_valid_value_applies(server, browser):
+    """1,000 typed as GPT-2's width (12 heads do not divide it) is not applied: the page keeps working, says why
+    above the tabs and under the heads, and offers 996; one click on the offer gives what transformers builds from
+    GPT-2's config.json with n_embd 996."""
+    page = open_page(browser, f"{server}/?preset=gpt2")
+    box = page.get_by_role("spinbutton", name=re.compile(r"^Hidden size \(embedding width\), exact"))
+    box.fill("1000")
+    box.press("Enter")
+    offer = page.get_by_role("button", name="Use hidden_size = 996, the nearest valid value")
+    offer.wait_for(timeout=10_000)
+    assert 0 == page.locator("[data-testid='stException']").count()
+    errors = page.locator("[data-testid='stAlertContentError']")
+    assert 2 == errors.filter(has_text="12 does not divide hidden_size 1000").count()
+    assert f"{presets.get('gpt2').expected_total:,}" == page.locator(TOTAL).inner_text()
+    offer.click()
+    want = f"{hf_count({**presets.get('gpt2').config, 'n_embd': 996}):,}"
+    page.wait_for_function(f"(want) => {TOTAL_JS} === want", arg=want, timeout=10_000)
+    assert 0 == errors.count()
+    page.context.close()
+
+
+def test_the_vocabulary_box_reads_1e5_and_an_emptied_box_takes_the_default(server, browser):
+    """ "1e5" typed as the vocabulary is 100,000 (a browser's int box would read 1), and an emptied box deletes
+    vocab_size: the class's default (GPT2Config: 50,257), said under the box. Both totals as transformers builds the
+    edited config.json."""
+    page = open_page(browser, f"{server}/?preset=gpt2&vocab_size=32000")
+    box = page.get_by_role("spinbutton", name=re.compile(r"^Vocabulary size, exact"))
+    config = presets.get("gpt2").config
+    emptied = {k: v for k, v in config.items() if k != "vocab_size"}
+    for typed, edited in (("1e5", {**config, "vocab_size": 100_000}), ("", emptied)):
+        box.fill(typed)
+        box.press("Enter")
+        page.wait_for_function(f"(want) => {TOTAL_JS} === want", arg=f"{hf_count(edited):,}", timeout=10_000)
+    page.get_by_text("default of GPT2Config: 50,257").wait_for(timeout=10_000)
+    assert "50257" == box.input_value()
+    assert 0 == page.locator("[data-testid='stAlertContentError']").count()
+    page.context.close()
+
+
 def test_a_closed_section_opens_and_its_control_edits(server, browser):
     """Attention is closed when GPT-2 opens (its controls are not drawn); a click on its header draws them, and 8
     heads typed in the box give GPT-2's config.json with n_head 8, as transformers builds it."""

@@ -52,14 +52,20 @@ def apply_controls() -> tuple[str, str]:
     }
     if not edits:
         return "", ""
+    for name, value in edits.items():  # the exact boxes are float boxes (they read "1e5"): whole numbers only
+        if isinstance(value, float):
+            if not value.is_integer():
+                st.session_state.pending = edits  # the nearest whole number that makes a valid model is offered
+                return f"{name}: {value:g} is not a whole number", name
+            edits[name] = int(value)
     try:
         edited = model.edit(**edits)
     except SpecError as exc:
         st.session_state.pending = edits  # what the controls ask for, to offer the nearest valid value
         return str(exc), exc.field
     st.session_state.model = edited
-    for name in CONTROL_FIELDS:  # derived values follow the edit (GPT-2's MLP width follows its width)
-        if WIDGET + name in st.session_state and name not in edits:
+    for name in CONTROL_FIELDS:  # derived values follow the edit (GPT-2's MLP width follows its width); an emptied
+        if WIDGET + name in st.session_state and edits.get(name) is None:  # box shows what the class defaults to
             st.session_state[WIDGET + name] = control_value(edited, name)
     return "", ""
 
@@ -409,17 +415,33 @@ def number(
     off = disabled or show.fixed(name)
     if slider:
         steps(name, _label(text, name), slider, int(value or 0), help, off, lambda v: f"{v:,}")
-    st.number_input(
+    whole_number_box(
         _label(f"{text}, exact", name) if slider else _label(text, name),
-        min_value=min(minimum, int(value or 0)),
-        max_value=top,
-        step=step,
-        key=WIDGET + name,
+        min(minimum, int(value or 0)),
+        top,
+        step,
+        name,
         help=None if slider else help,
         disabled=off,
         label_visibility="collapsed" if slider else "visible",  # the slider above carries the label
     )
     show.after(name)
+
+
+def whole_number_box(label: str, minimum: int, maximum: int, step: int, name: str, **options: Any) -> None:
+    """The exact box of a whole-number control. A float box shown without decimals, so that the browser reads
+    "1e5" as 100,000 (an int box reads 1); it may be emptied (``value=None``), which deletes the key, as transformers
+    reads a config without it. ``apply_controls`` refuses a fraction, naming the field."""
+    st.number_input(
+        label,
+        min_value=float(minimum),
+        max_value=float(maximum),
+        value=None,
+        step=float(step),
+        format="%.0f",
+        key=WIDGET + name,
+        **options,
+    )
 
 
 SLIDER = "s."  # session-state key prefix of the sliders that step a control (the box holds the exact value)
@@ -489,13 +511,12 @@ def optional(
     """A size that may be left empty to derive it (``None``), as transformers does."""
     value = _current(name)
     top = max(maximum or LIMITS[name], int(value or 0))
-    st.number_input(
+    whole_number_box(
         _label(text, name),
-        min_value=min(minimum, int(value or minimum)),
-        max_value=top,
-        value=None,
-        step=1,
-        key=WIDGET + name,
+        min(minimum, int(value or minimum)),
+        top,
+        1,
+        name,
         help=help,
         placeholder=placeholder,
         disabled=show.fixed(name),

@@ -12,6 +12,7 @@ warning that names the field, and the preset's value is kept.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -149,13 +150,14 @@ def apply_edits(model: Model, changes: Mapping[str, object]) -> tuple[Model, dic
 
 def nearest_valid(model: Model, changes: Mapping[str, object], name: str, reach: int = 1024) -> int | None:
     """The whole number closest to ``changes[name]`` that makes ``changes`` a valid edit of ``model`` (the
-    smaller one on a tie), searching ``reach`` either side; ``None`` when there is none or the value is not a
-    whole number."""
+    smaller one on a tie), searching ``reach`` either side: the whole numbers around a fraction, those either side
+    of a whole number (itself the invalid value); ``None`` when there is none or the value is not a number."""
     value = changes.get(name)
-    if isinstance(value, bool) or not isinstance(value, int):
+    if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    for step in range(1, reach + 1):
-        for candidate in (value - step, value + step):
+    below, above = (value - 1, value + 1) if value == int(value) else (math.floor(value), math.ceil(value))
+    for step in range(reach):
+        for candidate in (int(below) - step, int(above) + step):
             if candidate < 0:
                 continue
             try:
