@@ -166,6 +166,19 @@ def test_an_emptied_box_deletes_its_key(name, default):
     assert any(c.value.startswith(f"default of {default}: {vocab:,}") for c in at.caption)
 
 
+def test_an_emptied_width_whose_default_is_invalid_is_pending():
+    """Emptying Qwen2.5-0.5B's width asks for Qwen2Config's default width, 4,096, which its 14 heads do not divide:
+    the edit is pending with the reason, the model stays, and moving another control (the FFN multiplier) still
+    works without an error of the page's own."""
+    at = fresh({"preset": "qwen2.5-0.5b"})
+    at.number_input(key="f.hidden_size").set_value(None).run()
+    assert any("14 does not divide hidden_size 4096" in e.value for e in at.error)
+    assert f"{presets.get('qwen2.5-0.5b').expected_total:,}" == total(at)
+    at.number_input(key="f_ffn_multiplier").set_value(3.0).run()
+    assert not at.exception, at.exception
+    assert any("14 does not divide hidden_size 4096" in e.value for e in at.error)
+
+
 def test_a_fraction_is_refused_naming_its_field():
     """12.5 typed as the vocabulary is refused under its control, naming vocab_size; the model stays as it was and
     the nearest whole number is offered (one click applies it, as transformers builds that config)."""

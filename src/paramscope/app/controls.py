@@ -597,6 +597,6 @@ def ffn_controls(view: Spec, show: Spot) -> None:
 
 
 def _multiplier_moved() -> None:
-    hidden = st.session_state.get(WIDGET + "hidden_size", st.session_state.model.spec.hidden_size)
+    hidden = st.session_state.get(WIDGET + "hidden_size") or st.session_state.model.spec.hidden_size  # or emptied
     size = round(st.session_state["f_ffn_multiplier"] * hidden)
     st.session_state[WIDGET + "intermediate_size"] = min(size, LIMITS["intermediate_size"])
