@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import socket
 import statistics
 import subprocess
@@ -51,7 +52,9 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start(script: str) -> tuple[subprocess.Popen, str]:
+def start(script: str, tree: Path = ROOT) -> tuple[subprocess.Popen, str]:
+    """``streamlit run script`` of ``tree`` (this checkout, or an earlier version's worktree, which then imports its
+    own ``src``) on a free loopback port, once it answers its health check."""
     port = free_port()
     proc = subprocess.Popen(
         [
@@ -69,7 +72,8 @@ def start(script: str) -> tuple[subprocess.Popen, str]:
             "--browser.gatherUsageStats",
             "false",
         ],
-        cwd=ROOT,
+        cwd=tree,
+        env=dict(os.environ, PYTHONPATH=str(tree / "src")),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -81,15 +85,17 @@ def start(script: str) -> tuple[subprocess.Popen, str]:
         except OSError:
             time.sleep(0.2)
     proc.kill()
-    raise SystemExit(f"{script}: the server did not start")
+    raise SystemExit(f"{tree / script}: the server did not start")
 
 
 class Page:
     """One page in its own headless Chromium, ready to have its first slider moved."""
 
-    def __init__(self, playwright, url: str, open_details: bool = False) -> None:
+    def __init__(self, playwright, url: str, open_details: bool = False, init_script: str = "") -> None:
         self.browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
         self.page = self.browser.new_page(viewport={"width": 1400, "height": 1000})
+        if init_script:  # runs in the page before its own scripts
+            self.page.add_init_script(init_script)
         self.page.goto(url)
         self.page.wait_for_function(f"({TOTAL_JS}) && {CHART_JS} !== '[]'", timeout=60_000)
         if open_details:  # ParamScope's expander with the treemap, the table and the formula

@@ -16,19 +16,16 @@ run-to-run noise of that ratio (±0.1) cannot.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from app_latency import CHART_JS, CHROMIUM_ARGS, TOTAL_JS, free_port  # noqa: E402
+from app_latency import CHART_JS, TOTAL_JS, Page, start  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORD_MESSAGES = """
@@ -65,37 +62,10 @@ WATCH = f"""() => {{
 COLUMNS = ("first message", "last message", "messages", "total drawn", "chart drawn")
 
 
-def serve(tree: Path) -> tuple[subprocess.Popen, str]:
-    """``streamlit run app.py`` of ``tree``, importing that tree's package."""
-    port = free_port()
-    env = dict(os.environ, PYTHONPATH=str(tree / "src"))
-    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true"]
-    command += ["--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]
-    proc = subprocess.Popen(command, cwd=tree, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(300):
-        try:
-            urllib.request.urlopen(url + "/_stcore/health", timeout=1)
-            return proc, url
-        except OSError:
-            time.sleep(0.2)
-    proc.terminate()
-    raise RuntimeError(f"the server of {tree} did not start")
-
-
 def measure(urls: list[str], moves: int) -> list[list[list[float]]]:
     """Each page's moves, alternating pages; one browser per page (no shared renderer)."""
     with sync_playwright() as p:
-        pages = []
-        for url in urls:
-            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.add_init_script(RECORD_MESSAGES)
-            page.goto(url)
-            page.wait_for_function(f"({TOTAL_JS}) && {CHART_JS} !== '[]'", timeout=60_000)
-            page.wait_for_timeout(1500)
-            page.get_by_role("slider").first.focus()
-            pages.append(page)
+        pages = [Page(p, url, init_script=RECORD_MESSAGES).page for url in urls]
         timings: list[list[list[float]]] = [[] for _ in pages]
         for i in range(moves):
             for page, runs in zip(pages, timings, strict=True):
@@ -114,7 +84,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         then = Path(tmp) / "then"
         subprocess.run(["git", "worktree", "add", "--detach", "-q", str(then), args.rev], cwd=ROOT, check=True)
-        servers = [serve(ROOT), serve(then)]
+        servers = [start("app.py"), start("app.py", then)]
         try:
             timings = measure([url for _, url in servers], args.moves)
         finally:
