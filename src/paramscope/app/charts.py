@@ -305,13 +305,13 @@ def label_width(text: str) -> int:
     """Pixels that ``text`` takes as a 12 px tick label beside its axis (Plotly sets it ~8 px off), a little over:
     Streamlit's Source Sans measured in Chromium ("MLP" 24.7 px, "Token embedding" 94.7 px, "Decoder relative
     position bias" 156 px, "1,017,493,585,920" 100.4 px)."""
-    return round(sum(_GLYPH_WIDTHS.get(ch, 9.5 if ch.isupper() else 6.2) for ch in text)) + 14
+    return round(sum(_GLYPH_WIDTHS.get(ch, 6.2) for ch in text)) + 14
 
 
-#: Glyph widths (px) of 12 px Source Sans, rounded up: narrow, wide, digits, capitals (M and W wider still, 9.5).
+#: Glyph widths (px) of 12 px Source Sans, rounded up: narrow, wide, digits, capitals; any other character 6.2.
 _GLYPH_WIDTHS = (
     dict.fromkeys("ijlrtf()-.,' ", 3.6)
-    | dict.fromkeys("mw", 9.5)
+    | dict.fromkeys("MWmw", 9.5)
     | dict.fromkeys("0123456789", 7.0)
     | dict.fromkeys("ABCDEFGHIJKLNOPQRSTUVXYZ", 8.4)
 )

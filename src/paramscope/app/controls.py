@@ -411,14 +411,13 @@ def number(
     """A whole-number control: the exact box (its + and − move by ``step``; any value can be typed), with a slider
     over sensible steps above it when ``slider`` is given."""
     value = _current(name)
-    top = max(maximum or LIMITS[name], int(value or 0))
     off = disabled or show.fixed(name)
     if slider:
         steps(name, _label(text, name), slider, int(value or 0), help, off, lambda v: f"{v:,}")
     whole_number_box(
         _label(f"{text}, exact", name) if slider else _label(text, name),
         min(minimum, int(value or 0)),
-        top,
+        maximum,
         step,
         name,
         help=None if slider else help,
@@ -428,14 +427,16 @@ def number(
     show.after(name)
 
 
-def whole_number_box(label: str, minimum: int, maximum: int, step: int, name: str, **options: Any) -> None:
-    """The exact box of a whole-number control. A float box shown without decimals, so that the browser reads
-    "1e5" as 100,000 (an int box reads 1); it may be emptied (``value=None``), which deletes the key, as transformers
-    reads a config without it. ``apply_controls`` refuses a fraction, naming the field."""
+def whole_number_box(label: str, minimum: int, maximum: int | None, step: int, name: str, **options: Any) -> None:
+    """The exact box of a whole-number control, up to ``maximum`` (or the field's limit) or the value it holds. A
+    float box shown without decimals, so that the browser reads "1e5" as 100,000 (an int box reads 1); it may be
+    emptied (``value=None``), which deletes the key, as transformers reads a config without it. ``apply_controls``
+    refuses a fraction, naming the field."""
+    top = max(maximum or LIMITS[name], int(st.session_state[WIDGET + name] or 0))
     st.number_input(
         label,
         min_value=float(minimum),
-        max_value=float(maximum),
+        max_value=float(top),
         value=None,
         step=float(step),
         format="%.0f",
@@ -510,11 +511,10 @@ def optional(
 ) -> None:
     """A size that may be left empty to derive it (``None``), as transformers does."""
     value = _current(name)
-    top = max(maximum or LIMITS[name], int(value or 0))
     whole_number_box(
         _label(text, name),
         min(minimum, int(value or minimum)),
-        top,
+        maximum,
         1,
         name,
         help=help,
