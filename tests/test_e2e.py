@@ -164,7 +164,7 @@ def test_slider_moves_total_chart_and_link(server, browser):
     slider(page, "Layers").focus()
     page.keyboard.press("ArrowRight")
     want = engine_total("gpt2", n_layer=13)
-    page.wait_for_function(f"(want) => {TOTAL_JS} === want", arg=want, timeout=10_000)
+    wait_for_total(page, want)
     page.wait_for_function(
         f"(old) => !['[]', old].includes(JSON.stringify({PIE_VALUES}))",
         arg=json.dumps(before, separators=(",", ":")),
@@ -196,7 +196,17 @@ def slider(page, label: str):
     return page.get_by_role("slider", name=re.compile("^" + re.escape(label)))
 
 
-#: The card's sliders on GPT-2: (slider label, the exact box that shows the value it set, the config.json key).
+def box(page, label: str):
+    """The sidebar number box whose label starts with ``label``."""
+    return page.get_by_role("spinbutton", name=re.compile("^" + re.escape(label))).first
+
+
+def wait_for_total(page, want: str) -> None:
+    """Until the page's total reads ``want``."""
+    page.wait_for_function(f"(want) => {TOTAL_JS} === want", arg=want, timeout=10_000)
+
+
+#: The card's sliders on GPT-2: (slider label, the number box that shows the value it set, the config.json key).
 CARD_SLIDERS = [
     ("Vocabulary size", "Vocabulary size, exact", "vocab_size"),
     ("Hidden size", "Hidden size (embedding width), exact", "n_embd"),
@@ -205,8 +215,8 @@ CARD_SLIDERS = [
 ]
 
 
-@pytest.mark.parametrize(("label", "box", "key"), CARD_SLIDERS)
-def test_dragging_a_slider_moves_the_total_and_the_pie(server, browser, label, box, key):
+@pytest.mark.parametrize(("label", "exact", "key"), CARD_SLIDERS)
+def test_dragging_a_slider_moves_the_total_and_the_pie(server, browser, label, exact, key):
     """A mouse drag on each of the card's sliders (vocabulary, width, layers, FFN multiplier) changes the total and
     the pie; the total is what transformers builds from GPT-2's config.json with the value the drag set."""
     page = open_page(browser, f"{server}/?preset=gpt2", viewport={"width": 1400, "height": 1400})
@@ -220,14 +230,14 @@ def test_dragging_a_slider_moves_the_total_and_the_pie(server, browser, label, b
     page.wait_for_function(f"(old) => ({TOTAL_JS}) && {TOTAL_JS} !== old", arg=before, timeout=10_000)
     page.wait_for_function(f"(old) => !['[]', old].includes(JSON.stringify({PIE_VALUES}))", arg=pie, timeout=10_000)
     page.wait_for_timeout(500)  # the drag's last rerun has landed
-    if box is None:
+    if exact is None:
         value = int(slider(page, label).get_attribute("aria-valuetext").replace(",", ""))
     else:
-        field = page.get_by_role("spinbutton", name=re.compile("^" + re.escape(box)))
-        field.first.wait_for(timeout=10_000)
-        value = int(field.first.input_value().replace(",", ""))
+        field = box(page, exact)
+        field.wait_for(timeout=10_000)
+        value = int(field.input_value().replace(",", ""))
     want = f"{hf_count({**presets.get('gpt2').config, key: value}):,}"
-    page.wait_for_function(f"(want) => {TOTAL_JS} === want", arg=want, timeout=10_000)
+    wait_for_total(page, want)
     page.context.close()
 
 
@@ -238,7 +248,7 @@ def test_width_slider_keeps_a_valid_model(server, browser):
     slider(page, "Hidden size").focus()
     page.keyboard.press("ArrowRight")
     want = engine_total("gpt2", n_embd=864)
-    page.wait_for_function(f"(want) => {TOTAL_JS} === want", arg=want, timeout=10_000)
+    wait_for_total(page, want)
     assert 0 == page.locator("[data-testid='stAlertContentError']").count()
     page.context.close()
 
@@ -248,14 +258,14 @@ def test_width_plus_keeps_a_valid_model_and_any_width_can_be_typed(server, brows
     off that step typed in the box (1,008 = 12 heads of 84) is taken as typed: both totals as transformers builds
     GPT-2's config.json with that n_embd."""
     page = open_page(browser, f"{server}/?preset=gpt2")
-    box = page.get_by_role("spinbutton", name=re.compile(r"^Hidden size \(embedding width\), exact"))
-    box.locator("xpath=../..").get_by_test_id("stNumberInputStepUp").click()
+    width_box = box(page, "Hidden size (embedding width), exact")
+    width_box.locator("xpath=../..").get_by_test_id("stNumberInputStepUp").click()
     for width in (864, 1008):
         if width == 1008:
-            box.fill("1008")
-            box.press("Enter")
+            width_box.fill("1008")
+            width_box.press("Enter")
         want = f"{hf_count({**presets.get('gpt2').config, 'n_embd': width}):,}"
-        page.wait_for_function(f"(want) => {TOTAL_JS} === want", arg=want, timeout=10_000)
+        wait_for_total(page, want)
         assert 0 == page.locator("[data-testid='stAlertContentError']").count()
     page.context.close()
 
@@ -265,9 +275,9 @@ def test_an_invalid_width_is_pending_and_its_nearest_valid_value_applies(server,
     above the tabs and under the heads, and offers 996; one click on the offer gives what transformers builds from
     GPT-2's config.json with n_embd 996."""
     page = open_page(browser, f"{server}/?preset=gpt2")
-    box = page.get_by_role("spinbutton", name=re.compile(r"^Hidden size \(embedding width\), exact"))
-    box.fill("1000")
-    box.press("Enter")
+    width_box = box(page, "Hidden size (embedding width), exact")
+    width_box.fill("1000")
+    width_box.press("Enter")
     offer = page.get_by_role("button", name="Use hidden_size = 996, the nearest valid value")
     offer.wait_for(timeout=10_000)
     assert 0 == page.locator("[data-testid='stException']").count()
@@ -276,7 +286,7 @@ def test_an_invalid_width_is_pending_and_its_nearest_valid_value_applies(server,
     assert f"{presets.get('gpt2').expected_total:,}" == page.locator(TOTAL).inner_text()
     offer.click()
     want = f"{hf_count({**presets.get('gpt2').config, 'n_embd': 996}):,}"
-    page.wait_for_function(f"(want) => {TOTAL_JS} === want", arg=want, timeout=10_000)
+    wait_for_total(page, want)
     assert 0 == errors.count()
     page.context.close()
 
@@ -286,15 +296,15 @@ def test_the_vocabulary_box_reads_1e5_and_an_emptied_box_takes_the_default(serve
     vocab_size: the class's default (GPT2Config: 50,257), said under the box. Both totals as transformers builds the
     edited config.json."""
     page = open_page(browser, f"{server}/?preset=gpt2&vocab_size=32000")
-    box = page.get_by_role("spinbutton", name=re.compile(r"^Vocabulary size, exact"))
+    vocab = box(page, "Vocabulary size, exact")
     config = presets.get("gpt2").config
     emptied = {k: v for k, v in config.items() if k != "vocab_size"}
     for typed, edited in (("1e5", {**config, "vocab_size": 100_000}), ("", emptied)):
-        box.fill(typed)
-        box.press("Enter")
-        page.wait_for_function(f"(want) => {TOTAL_JS} === want", arg=f"{hf_count(edited):,}", timeout=10_000)
+        vocab.fill(typed)
+        vocab.press("Enter")
+        wait_for_total(page, f"{hf_count(edited):,}")
     page.get_by_text("default of GPT2Config: 50,257").wait_for(timeout=10_000)
-    assert "50257" == box.input_value()
+    assert "50257" == vocab.input_value()
     assert 0 == page.locator("[data-testid='stAlertContentError']").count()
     page.context.close()
 
@@ -303,13 +313,13 @@ def test_a_closed_section_opens_and_its_control_edits(server, browser):
     """Attention is closed when GPT-2 opens (its controls are not drawn); a click on its header draws them, and 8
     heads typed in the box give GPT-2's config.json with n_head 8, as transformers builds it."""
     page = open_page(browser, f"{server}/?preset=gpt2")
-    heads = page.get_by_role("spinbutton", name=re.compile(r"^Attention heads"))
+    heads = box(page, "Attention heads")
     assert 0 == heads.count()
     page.locator("[data-testid='stSidebar'] summary").filter(has_text="Attention").click()
     heads.fill("8")
     heads.press("Enter")
     want = engine_total("gpt2", n_head=8)
-    page.wait_for_function(f"(want) => {TOTAL_JS} === want", arg=want, timeout=10_000)
+    wait_for_total(page, want)
     page.wait_for_url("**num_attention_heads=8**", timeout=10_000)
     page.context.close()
 
@@ -323,7 +333,7 @@ def test_share_link_opens_the_same_model(server, browser):
 
     expect(page.locator(TOTAL)).to_have_text(want, timeout=20_000)  # waits out a page still drawing under load
     expect(page.get_by_role("spinbutton", name=re.compile(r"^Hidden size .*exact"))).to_have_value("1024")
-    expect(page.get_by_role("spinbutton", name=re.compile(r"^Attention heads"))).to_have_value("16")  # opened
+    expect(box(page, "Attention heads")).to_have_value("16")  # opened
     expect(page.locator("[data-testid='stCode']").first).to_contain_text(query)
     assert 0 == page.locator("[data-testid='stAlertContentWarning']").count()
     shoot(page, "dark", docs=True)
