@@ -231,11 +231,18 @@ def group_attention(prefix: str, group: AttentionGroup) -> Node:
     return _renamed(node, group.renames) if group.renames else node
 
 
+@cache
+def _renamer(renames: tuple[tuple[str, str], ...]) -> tuple[re.Pattern[str], dict[str, str]]:
+    """One pattern matching every field name of ``renames`` as a whole word, and each name's replacement."""
+    return re.compile(r"\b(" + "|".join(re.escape(old) for old, _ in renames) + r")\b"), dict(renames)
+
+
 def rename(text: str, renames: tuple[tuple[str, str], ...]) -> str:
     """``text`` (a formula) with each field name of ``renames`` replaced by the model's own name for it."""
-    for old, new in renames:
-        text = re.sub(rf"\b{old}\b", new, text)
-    return text
+    if not renames:
+        return text
+    pattern, names = _renamer(renames)
+    return pattern.sub(lambda m: names[m[1]], text)
 
 
 def _renamed(node: Node, renames: tuple[tuple[str, str], ...]) -> Node:
