@@ -16,7 +16,7 @@ config.json). For each preset it measures, with ``torch.cuda.memory_allocated`` 
 * **runtime**: what the process holds on the GPU with no model or data (the CUDA context, kernel images, cuBLAS's
   workspace), against the ``runtime_mib`` assumption; every other figure leaves it out.
 
-Run on the GPU machine: python bench/gpu_memory.py [--json FILE]
+Run on the GPU machine: python bench/gpu_memory.py [--json FILE] [--models NAME ...]
 """
 
 from __future__ import annotations
@@ -38,18 +38,22 @@ from paramscope.engine.run import RunSettings
 
 ROOT = Path(__file__).resolve().parents[1]
 GIB = 2**30
-#: preset, inference (batch, seq), training (batch, seq)
+#: name, preset, edits to its config.json, inference (batch, seq), training (batch, seq) or None (inference only)
 CASES = [
-    ("gpt2", (8, 1023), (8, 1024)),  # a decode step after 1,023 tokens fills the 1,024 positions
-    ("qwen3-0.6b", (8, 4096), (4, 2048)),
-    ("llama-3.2-1b", (8, 4096), (4, 2048)),
-    ("gemma-3-1b-pt", (8, 4096), (4, 2048)),
+    ("gpt2", "gpt2", {}, (8, 1023), (8, 1024)),  # a decode step after 1,023 tokens fills the 1,024 positions
+    ("qwen3-0.6b", "qwen3-0.6b", {}, (8, 4096), (4, 2048)),
+    ("llama-3.2-1b", "llama-3.2-1b", {}, (8, 4096), (4, 2048)),
+    ("gemma-3-1b-pt", "gemma-3-1b-pt", {}, (8, 4096), (4, 2048)),
+    # mixture of experts: the whole Qwen3-30B-A3B (61 GB in bf16) for inference, and the same config cut to 4 layers
+    # of 32 experts (1.2B) for training and LoRA
+    ("qwen3-30b-a3b", "qwen3-30b-a3b", {}, (8, 4096), None),
+    ("qwen3-moe-4x32", "qwen3-30b-a3b", {"num_hidden_layers": 4, "num_experts": 32}, (8, 4096), (4, 2048)),
 ]
 NO_DROPOUT = ("resid_pdrop", "embd_pdrop", "attn_pdrop", "attention_dropout", "hidden_dropout", "dropout")
 
 
-def _config(name: str) -> dict:
-    config = json.loads((ROOT / "presets" / f"{name}.json").read_text())["config"]
+def _config(preset: str, edits: dict) -> dict:
+    config = json.loads((ROOT / "presets" / f"{preset}.json").read_text())["config"] | edits
     for key in NO_DROPOUT:  # the estimate's default: modern LLMs train without dropout
         if key in config:
             config[key] = 0.0
@@ -230,6 +234,8 @@ def _line(label: str, pair: tuple[int, int]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", type=Path, help="write every measurement here")
+    names = [case[0] for case in CASES]
+    parser.add_argument("--models", nargs="+", choices=names, default=names, help="the cases to run (default: all)")
     args = parser.parse_args()
     if not torch.cuda.is_available():
         sys.exit("needs a CUDA GPU")
@@ -244,14 +250,19 @@ def main() -> None:
         "finetune": [],
     }
     print(f"{report['device']}, torch {report['torch']}, transformers {report['transformers']}")
-    for name, (ib, iseq), (tb, tseq) in CASES:
-        config = _config(name)
+    for name, preset, edits, (ib, iseq), training in CASES:
+        if name not in args.models:
+            continue
+        config = _config(preset, edits)
         row = _inference(name, config, ib, iseq)
         report["inference"].append(row)
         counts = f"params {row['transformers_params']:,} (paramscope {row['paramscope_params']:,})"
         print(f"{name}: inference, batch {ib} x {iseq} tokens, {counts}")
         for key in ("weights", "kv_after_prefill", "kv_cache", "peak"):
             print(_line(key, row[key]))
+        if training is None:
+            continue
+        tb, tseq = training
         for recompute in ("none", "full"):
             row = _training(name, config, tb, tseq, recompute)
             report["training"].append(row)

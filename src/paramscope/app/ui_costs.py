@@ -519,7 +519,14 @@ def _speed(spec: Spec, settings: RunSettings, gpu: hardware.Accelerator, prompt:
     left, right = st.columns(2)
     new = left.number_input("New tokens per sequence", 1, 1_000_000, 256, key=KEY + "speed_new")
     eff = right.slider(
-        "Efficiency (% of peak and bandwidth)", 10, 100, 100, 5, key=KEY + "speed_eff", help="100 = roofline bound"
+        "Efficiency (% of peak and bandwidth)",
+        10,
+        100,
+        100,
+        5,
+        key=KEY + "speed_eff",
+        help="100 = the roofline bound. Measured decode: vLLM 73 % (A100), PyTorch with CUDA graphs 46-56 % (H200), "
+        "a plain transformers script under 10 %",
     )
     sp = speed(spec, gpu, dtype=dtype, batch=settings.batch, prompt=prompt, new=int(new), efficiency=eff / 100)
     cols = st.columns(3)
@@ -538,7 +545,8 @@ def _speed(spec: Spec, settings: RunSettings, gpu: hardware.Accelerator, prompt:
     st.caption(
         f"Roofline, {dtype} weights: each phase takes the longer of FLOPs / ({gpu.tflops:,.1f} TFLOP/s × {eff}%) and "
         f"bytes / ({gpu.bandwidth / 1e9:,.0f} GB/s × {eff}%). A decode step reads every weight once (MoE: only "
-        "the experts the batch routes to) plus the KV cache; measured kernels reach about 60-80 % of bandwidth."
+        "the experts the batch routes to) plus the KV cache. Measured decode: vLLM 73 % of this bound (A100), "
+        "PyTorch's kernels with CUDA graphs 46-56 % (H200), a plain transformers script under 10 %."
     )
 
 

@@ -1,0 +1,267 @@
+"""Decode speed measured against ParamScope's roofline, on one GPU, side by side in one run.
+
+A decode step reads every weight once (the input table only a row per sequence) and the whole KV cache, so on one
+GPU it is bound by memory bandwidth; ParamScope's estimate (``engine.speed``) divides those bytes by the datasheet's
+bandwidth and scales by an efficiency setting. This measures, for a Llama-style dense preset (Llama-3-8B by
+default, random bf16 weights, nothing downloaded), the time of one decode step for ``batch`` sequences at a context
+of ``context`` tokens:
+
+* **roofline**: ParamScope's decode step at efficiency 1 on this GPU's datasheet entry;
+* **graphed**: a hand-written decode step in PyTorch, captured in a CUDA graph and replayed: what the kernels reach
+  with no Python between them. Its weights are sized from the preset (its parameter count is checked equal to
+  ParamScope's): the embedding rows; per layer an RMSNorm, the fused q/k/v projection, the new key and value
+  written into a static cache, attention over the cache (each KV head's queries together, so the cache is read
+  once), the output projection, an RMSNorm, the fused gate/up projection, SiLU and the down projection; the final
+  norm and the head. RoPE is left out (a few elementwise operations on one token: no weights, no cache reads);
+* **eager**: the same step run from Python without the graph;
+* **transformers**: the preset's own class built by transformers, decode steps through its dynamic cache at
+  contexts around ``context``, run eagerly as a plain script would;
+* **copy**: the bandwidth a 4 GiB device-to-device copy reaches (bytes read and written), against the datasheet;
+* **matrix-vector**: the bandwidth ``F.linear`` reaches on one token with each of a layer's weight matrices alone.
+
+Run on the GPU machine: python bench/gpu_decode.py [--preset NAME] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+import transformers
+from transformers import AutoConfig
+
+from paramscope import from_config
+from paramscope.engine.hardware import get
+from paramscope.engine.speed import speed
+
+ROOT = Path(__file__).resolve().parents[1]
+#: (batch, context) pairs: one sequence, a small and a larger batch, and a long context where the cache weighs
+CASES = [(1, 1024), (8, 1024), (32, 1024), (8, 8192)]
+#: the datasheet entry of each GPU this can run on, by the name CUDA reports
+GPUS = {"H100 80GB HBM3": "h100-sxm", "H100 PCIe": "h100-pcie", "H200": "h200-sxm", "A100-SXM4-80GB": "a100-80gb"}
+
+
+def _timed(fn, repeat: int) -> float:
+    """Mean seconds of ``fn`` over ``repeat`` calls, after three warm-ups, synchronized at both ends."""
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(repeat):
+        fn()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - start) / repeat
+
+
+class Decoder:
+    """A Llama-style decoder's weights (random, bf16) and a static KV cache of ``context`` positions for ``batch``
+    sequences, with one decode step that writes the new token's key and value at ``position`` and attends over the
+    positions up to it."""
+
+    def __init__(self, config: dict, batch: int, context: int, device: str) -> None:
+        h, v, n = config["hidden_size"], config["vocab_size"], config["num_hidden_layers"]
+        self.heads = config["num_attention_heads"]
+        self.kv = config.get("num_key_value_heads") or self.heads
+        self.d = config.get("head_dim") or h // self.heads
+        i, eps = config["intermediate_size"], config.get("rms_norm_eps", 1e-6)
+        self.eps = eps
+
+        def w(*shape: int) -> torch.Tensor:
+            return torch.randn(*shape, device=device, dtype=torch.bfloat16) * 0.02
+
+        qkv = (self.heads + 2 * self.kv) * self.d
+        self.embedding = w(v, h)
+        self.layers = [
+            {
+                "norm1": torch.ones(h, device=device, dtype=torch.bfloat16),
+                "qkv": w(qkv, h),
+                "o": w(h, self.heads * self.d),
+                "norm2": torch.ones(h, device=device, dtype=torch.bfloat16),
+                "gate_up": w(2 * i, h),
+                "down": w(h, i),
+                "k_cache": w(batch, self.kv, context, self.d),
+                "v_cache": w(batch, self.kv, context, self.d),
+            }
+            for _ in range(n)
+        ]
+        self.norm = torch.ones(h, device=device, dtype=torch.bfloat16)
+        self.head = self.embedding if config.get("tie_word_embeddings") else w(v, h)
+        self.slots = torch.arange(context, device=device)
+
+    def params(self) -> int:
+        """The weights' elements (the caches left out, a tied head once)."""
+        tensors = [self.embedding, self.norm] + ([] if self.head is self.embedding else [self.head])
+        tensors += [t for layer in self.layers for k, t in layer.items() if not k.endswith("_cache")]
+        return sum(t.numel() for t in tensors)
+
+    def step(self, tokens: torch.Tensor, position: torch.Tensor) -> torch.Tensor:
+        """The next token's logits for each sequence: ``tokens`` is ``batch × 1``, ``position`` a one-element tensor
+        (kept on the GPU, so a captured graph replays with whatever it holds)."""
+        b = tokens.shape[0]
+        x = self.embedding[tokens]
+        mask = (self.slots <= position).view(1, 1, 1, -1)
+        for layer in self.layers:
+            y = F.rms_norm(x, x.shape[-1:], layer["norm1"], self.eps)
+            q, k, v = F.linear(y, layer["qkv"]).split([self.heads * self.d, self.kv * self.d, self.kv * self.d], dim=-1)
+            layer["k_cache"].index_copy_(2, position, k.view(b, 1, self.kv, self.d).transpose(1, 2))
+            layer["v_cache"].index_copy_(2, position, v.view(b, 1, self.kv, self.d).transpose(1, 2))
+            # the queries of each KV head's group attend as one short sequence: the cache is read once, not repeated
+            q = q.view(b, self.kv, self.heads // self.kv, self.d)
+            att = F.scaled_dot_product_attention(q, layer["k_cache"], layer["v_cache"], attn_mask=mask)
+            x = x + F.linear(att.reshape(b, 1, -1), layer["o"])
+            y = F.rms_norm(x, x.shape[-1:], layer["norm2"], self.eps)
+            gate, up = F.linear(y, layer["gate_up"]).chunk(2, dim=-1)
+            x = x + F.linear(F.silu(gate) * up, layer["down"])
+        return F.linear(F.rms_norm(x, x.shape[-1:], self.norm, self.eps), self.head)
+
+
+def _graphed(decoder: Decoder, tokens: torch.Tensor, position: torch.Tensor) -> torch.cuda.CUDAGraph:
+    """One decode step captured in a CUDA graph (warmed up on a side stream first, as PyTorch's docs ask)."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            decoder.step(tokens, position)
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        decoder.step(tokens, position)
+    return graph
+
+
+def _hand_written(config: dict, batch: int, context: int) -> tuple[int, float, float]:
+    """The hand-written decoder's parameters and its step's seconds, replayed from a CUDA graph and run eagerly."""
+    decoder = Decoder(config, batch, context, "cuda")
+    tokens = torch.randint(0, config["vocab_size"], (batch, 1), device="cuda")
+    position = torch.tensor([context - 1], device="cuda")
+    with torch.no_grad():
+        graphed = _timed(_graphed(decoder, tokens, position).replay, 50)
+        eager = _timed(lambda: decoder.step(tokens, position), 20)
+    return decoder.params(), graphed, eager
+
+
+def _transformers_step(config: dict, batch: int, context: int) -> float:
+    """Seconds of one eager decode step of transformers' own class through its dynamic cache: 20 steps timed after a
+    prefill and three untimed steps, their contexts centred on ``context``."""
+    cfg = dict(config)
+    model_type = cfg.pop("model_type")
+    cls = getattr(transformers, cfg["architectures"][0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        hf_cfg = AutoConfig.for_model(model_type, **cfg)
+        hf_cfg._attn_implementation = "sdpa"
+        torch.set_default_dtype(torch.bfloat16)
+        with torch.device("cuda"):
+            model = cls(hf_cfg).eval()
+        torch.set_default_dtype(torch.float32)
+    prompt = torch.randint(0, cfg["vocab_size"], (batch, context - 13), device="cuda")
+    token = torch.randint(0, cfg["vocab_size"], (batch, 1), device="cuda")
+    with torch.no_grad():
+        cache = model(input_ids=prompt, use_cache=True, logits_to_keep=1).past_key_values
+        return _timed(lambda: model(input_ids=token, past_key_values=cache, use_cache=True, logits_to_keep=1), 20)
+
+
+def _copy_bandwidth() -> float:
+    """Bytes per second a 4 GiB device-to-device copy moves, counting what it reads and what it writes."""
+    src = torch.empty(2**31, dtype=torch.int16, device="cuda")
+    dst = torch.empty_like(src)
+    return 2 * 2**32 / _timed(lambda: dst.copy_(src), 20)
+
+
+def _matrix_vector(config: dict) -> dict[str, float]:
+    """Bytes per second ``F.linear`` reads in a one-token product with each of a layer's weight matrices (and the
+    head), each matrix alone, stored out × in as ``nn.Linear`` keeps it and in × out: the kernels a decode step at
+    batch 1 spends its time in."""
+    h, i, v = config["hidden_size"], config["intermediate_size"], config["vocab_size"]
+    heads = config["num_attention_heads"]
+    kv, d = config.get("num_key_value_heads") or heads, config.get("head_dim") or h // heads
+    shapes = {"qkv": ((heads + 2 * kv) * d, h), "o": (h, heads * d), "gate_up": (2 * i, h), "down": (h, i)}
+    out = {}
+    for name, (rows, cols) in (shapes | {"head": (v, h)}).items():
+        weight = torch.randn(rows, cols, device="cuda", dtype=torch.bfloat16)
+        x = torch.randn(1, cols, device="cuda", dtype=torch.bfloat16)
+        out[name] = weight.nbytes / _timed(lambda weight=weight, x=x: F.linear(x, weight), 50)
+        stored = weight.t().contiguous()  # the same product with the matrix stored in × out
+        out[f"{name} (in × out)"] = weight.nbytes / _timed(lambda stored=stored, x=x: x @ stored, 50)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--preset", default="llama-3-8b", help="a Llama-style dense preset (default: llama-3-8b)")
+    parser.add_argument("--json", type=Path, help="write every measurement here")
+    args = parser.parse_args()
+    if not torch.cuda.is_available():
+        sys.exit("needs a CUDA GPU")
+    name = torch.cuda.get_device_name()
+    key = next((k for pattern, k in GPUS.items() if pattern in name), None)
+    if key is None:
+        sys.exit(f"no datasheet entry for {name}: add it to GPUS")
+    gpu = get(key)
+    config = json.loads((ROOT / "presets" / f"{args.preset}.json").read_text())["config"]
+    model = from_config(config)
+    copy = _copy_bandwidth()
+    report: dict = {
+        "device": name,
+        "datasheet": key,
+        "torch": torch.__version__,
+        "transformers": transformers.__version__,
+        "preset": args.preset,
+        "params": model.summary.total,
+        "copy_bandwidth": copy,
+        "datasheet_bandwidth": gpu.bandwidth,
+        "steps": [],
+    }
+    print(f"{name} ({key}), torch {torch.__version__}, transformers {transformers.__version__}")
+    print(f"copy: {copy / 1e12:.2f} TB/s read + written, {copy / gpu.bandwidth:.3f} of the datasheet's")
+    report["matrix_vector_bandwidth"] = _matrix_vector(config)
+    for matrix, rate in report["matrix_vector_bandwidth"].items():
+        print(
+            f"one token through {matrix:<19} {rate / 1e12:.2f} TB/s of weights read, "
+            f"{rate / gpu.bandwidth:.3f} of the datasheet's"
+        )
+    print(f"{args.preset}: {model.summary.total:,} parameters; seconds per decode step and tokens/s")
+    for batch, context in CASES:
+        predicted = speed(model.cost_spec, gpu, batch=batch, prompt=context, new=1)
+        params, graphed, eager = _hand_written(config, batch, context)
+        torch.cuda.empty_cache()
+        if params != model.summary.total:
+            sys.exit(
+                f"the hand-written decoder has {params:,} parameters, ParamScope counts {model.summary.total:,}: "
+                f"{args.preset} is not a plain Llama-style model"
+            )
+        hf = _transformers_step(config, batch, context)
+        torch.cuda.empty_cache()
+        roofline = predicted.decode_step.seconds
+        row = {
+            "batch": batch,
+            "context": context,
+            "bytes": predicted.decode_step.bytes,
+            "bound": predicted.decode_step.bound,
+            "roofline_s": roofline,
+            "graphed_s": graphed,
+            "eager_s": eager,
+            "transformers_s": hf,
+        }
+        report["steps"].append(row)
+        print(
+            f"  batch {batch:>2} × context {context:>5}: {predicted.decode_step.bytes / 1e9:6.2f} GB a step "
+            f"({predicted.decode_step.bound}-bound)"
+        )
+        for label, seconds in (("roofline", roofline), ("graphed", graphed), ("eager", eager), ("transformers", hf)):
+            print(
+                f"    {label:<13} {seconds * 1e3:8.3f} ms  {batch / seconds:9.1f} tokens/s  "
+                f"roofline/this {roofline / seconds:6.3f}"
+            )
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1))
+
+
+if __name__ == "__main__":
+    main()
