@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from paramscope.engine import hardware
+from paramscope.engine.flops import forward
 from paramscope.engine.speed import expected_experts, speed
 from paramscope.io import presets
 
@@ -35,6 +36,15 @@ def test_long_prefill_is_compute_bound() -> None:
     assert sp.prefill_tokens_per_s < 989.4e12 / (2 * (LLAMA3_8B - LLAMA3_TABLE))
 
 
+def test_prefill_runs_the_head_on_the_last_token() -> None:
+    """A prefill keeps each prompt's last logits only (transformers' ``logits_to_keep=1``, vLLM's prefill): against a
+    forward pass over every token (what training runs), 8 prompts of 1,024 tokens skip the head on 1,023 tokens
+    each, 8 × 1,023 × 2 × 4,096 × 128,256 FLOPs."""
+    spec = presets.load("llama-3-8b")
+    every_token = 8 * forward(spec, 1024, causal=True).count
+    assert 8 * 1023 * 2 * 4096 * 128_256 == every_token - speed(spec, H100, batch=8, prompt=1024).prefill.flops
+
+
 def test_published_decode_on_a100_is_below_the_bound() -> None:
     """A published measurement (J. Musgrave, "vLLM throughput-latency sweep on NVIDIA A100", vLLM 0.23.0,
     Llama-3.1-8B-Instruct in bf16 on one A100 40GB, 1,024 prompt and 128 new tokens, one request at a time): about
@@ -49,9 +59,9 @@ def test_published_decode_on_a100_is_below_the_bound() -> None:
     )
 
 
-#: Llama-3-8B's decode step measured on an H200 (bench/gpu_decode.py, 2026-11-26; the raw figures in
-#: docs/measurements/gpu-decode-h200.json): batch, context, seconds of a hand-written step replayed from a CUDA graph
-H200_STEPS = [(1, 1024, 5.930e-3), (8, 1024, 6.156e-3), (32, 1024, 7.163e-3), (8, 8192, 10.610e-3)]
+#: Llama-3-8B's decode step measured on an H200 (bench/gpu_speed.py, 2026-11-26; the raw figures in
+#: docs/measurements/gpu-speed-h200.json): batch, context, seconds of a hand-written step replayed from a CUDA graph
+H200_STEPS = [(1, 1024, 5.924e-3), (8, 1024, 6.155e-3), (32, 1024, 7.156e-3), (8, 8192, 10.556e-3)]
 
 
 def test_measured_decode_on_h200_follows_the_bytes() -> None:

@@ -2,7 +2,8 @@
 
 For one GPU holding the whole model, ``batch`` sequences of ``prompt`` tokens, then ``new`` tokens each:
 
-* **prefill** reads the weights once and runs the forward FLOPs of the prompts (causal attention):
+* **prefill** reads the weights once and runs the forward FLOPs of the prompts (causal attention), the head's
+  logits for each prompt's last token only, as a server keeps them:
   ``time = max(batch × forward(prompt) / (peak × eff), bytes / (bandwidth × eff))``; it is also the time to first
   token;
 * **decode**, one step per new token, at the average context ``prompt + new/2``: every weight matrix is read once
@@ -11,8 +12,8 @@ For one GPU holding the whole model, ``batch`` sequences of ``prompt`` tokens, t
   cost of one more token at that context, times the batch.
 
 ``eff`` (0-1] scales both the peak FLOP/s and the bandwidth: 1 gives the roofline bound, which no kernel reaches;
-measured decode runs reach 73 % (vLLM, A100) and 46-56 % (PyTorch's kernels with CUDA graphs, H200) of it
-(docs/memory-and-flops.md). Peaks and bandwidths are datasheet figures
+measured decode runs reach 73 % (vLLM, A100) and 47-56 % (PyTorch's kernels with CUDA graphs, H200) of it, and a
+prefill through transformers about 50 % (H200; docs/memory-and-flops.md). Peaks and bandwidths are datasheet figures
 (:mod:`paramscope.engine.hardware`, each with its source).
 """
 
@@ -25,6 +26,9 @@ from paramscope.engine.hardware import Accelerator
 from paramscope.engine.memory import BITS, QUANT, kv_cache, weight_bytes
 from paramscope.engine.params import count, routed_experts
 from paramscope.engine.spec import Spec, validate
+
+#: The head's parts a prefill runs on the last token alone (their FLOPs scale with the tokens they read)
+LAST_TOKEN_ONLY = ("head/projection", "head/lm")
 
 
 @dataclass(frozen=True)
@@ -119,7 +123,10 @@ def speed(
         read -= round(experts.count * BITS[dtype] / 8 * (1 - used / n))
         touched = used if experts.path == "layers/moe/experts" else touched
 
-    prefill_flops = batch * forward(spec, prompt, causal=True).count
+    prompts = forward(spec, prompt, causal=True)
+    # a prefill keeps the logits of each prompt's last token only: the head runs on one token, not on every one
+    head = sum(prompts.get(path) for path in LAST_TOKEN_ONLY)
+    prefill_flops = batch * (prompts.count - head + head // prompt)
     prefill_bytes = weights + kv_cache(spec, prompt, batch, kv_dtype).count
     prefill = Phase(prefill_flops, prefill_bytes, prefill_flops / peak, prefill_bytes / bandwidth)
 

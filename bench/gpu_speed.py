@@ -1,10 +1,12 @@
-"""Decode speed measured against ParamScope's roofline, on one GPU, side by side in one run.
+"""Decode and prefill speed measured against ParamScope's roofline, on one GPU, side by side in one run.
 
-A decode step reads every weight once (the input table only a row per sequence) and the whole KV cache, so on one
-GPU it is bound by memory bandwidth; ParamScope's estimate (``engine.speed``) divides those bytes by the datasheet's
-bandwidth and scales by an efficiency setting. This measures, for a Llama-style dense preset (Llama-3-8B by
-default, random bf16 weights, nothing downloaded), the time of one decode step for ``batch`` sequences at a context
-of ``context`` tokens:
+ParamScope's estimate (``engine.speed``) gives each phase the longer of its FLOPs at the datasheet's peak and its
+bytes at the datasheet's bandwidth, scaled by an efficiency setting. A decode step reads every weight once (the
+input table only a row per sequence) and the whole KV cache, so on one GPU it is bound by bandwidth; a long prefill
+is bound by FLOPs. This measures both for a Llama-style dense preset (Llama-3-8B by default, random bf16 weights,
+nothing downloaded).
+
+**Decode**: one step for ``batch`` sequences at a context of ``context`` tokens:
 
 * **roofline**: ParamScope's decode step at efficiency 1 on this GPU's datasheet entry;
 * **graphed**: a hand-written decode step in PyTorch, captured in a CUDA graph and replayed: what the kernels reach
@@ -19,7 +21,11 @@ of ``context`` tokens:
 * **copy**: the bandwidth a 4 GiB device-to-device copy reaches (bytes read and written), against the datasheet;
 * **matrix-vector**: the bandwidth ``F.linear`` reaches on one token with each of a layer's weight matrices alone.
 
-Run on the GPU machine: python bench/gpu_decode.py [--preset NAME] [--json FILE]
+**Prefill**: transformers' own class reading ``batch`` prompts of ``prompt`` tokens in one forward pass (SDPA,
+causal: FlashAttention's kernel on Hopper), against ParamScope's prefill at efficiency 1: the fraction is the
+model FLOP utilization the run reaches.
+
+Run on the GPU machine: python bench/gpu_speed.py [--preset NAME] [--json FILE]
 """
 
 from __future__ import annotations
@@ -43,6 +49,8 @@ from paramscope.engine.speed import speed
 ROOT = Path(__file__).resolve().parents[1]
 #: (batch, context) pairs: one sequence, a small and a larger batch, and a long context where the cache weighs
 CASES = [(1, 1024), (8, 1024), (32, 1024), (8, 8192)]
+#: (batch, prompt) pairs of the prefill
+PREFILLS = [(1, 1024), (8, 1024), (1, 8192), (4, 8192)]
 #: the datasheet entry of each GPU this can run on, by the name CUDA reports
 GPUS = {"H100 80GB HBM3": "h100-sxm", "H100 PCIe": "h100-pcie", "H200": "h200-sxm", "A100-SXM4-80GB": "a100-80gb"}
 
@@ -146,9 +154,8 @@ def _hand_written(config: dict, batch: int, context: int) -> tuple[int, float, f
     return decoder.params(), graphed, eager
 
 
-def _transformers_step(config: dict, batch: int, context: int) -> float:
-    """Seconds of one eager decode step of transformers' own class through its dynamic cache: 20 steps timed after a
-    prefill and three untimed steps, their contexts centred on ``context``."""
+def _transformers_model(config: dict) -> torch.nn.Module:
+    """The preset's own class built by transformers on the GPU with random bf16 weights, SDPA attention."""
     cfg = dict(config)
     model_type = cfg.pop("model_type")
     cls = getattr(transformers, cfg["architectures"][0])
@@ -160,8 +167,27 @@ def _transformers_step(config: dict, batch: int, context: int) -> float:
         with torch.device("cuda"):
             model = cls(hf_cfg).eval()
         torch.set_default_dtype(torch.float32)
-    prompt = torch.randint(0, cfg["vocab_size"], (batch, context - 13), device="cuda")
-    token = torch.randint(0, cfg["vocab_size"], (batch, 1), device="cuda")
+    return model
+
+
+def _prefills(config: dict) -> list[tuple[int, int, float]]:
+    """Seconds of transformers' forward pass over each of ``PREFILLS``' batches of prompts (the last token's logits
+    only, as a server's prefill keeps them)."""
+    model = _transformers_model(config)
+    out = []
+    with torch.no_grad():
+        for batch, prompt in PREFILLS:
+            ids = torch.randint(0, config["vocab_size"], (batch, prompt), device="cuda")
+            out.append((batch, prompt, _timed(lambda ids=ids: model(input_ids=ids, logits_to_keep=1), 5)))
+    return out
+
+
+def _transformers_step(config: dict, batch: int, context: int) -> float:
+    """Seconds of one eager decode step of transformers' own class through its dynamic cache: 20 steps timed after a
+    prefill and three untimed steps, their contexts centred on ``context``."""
+    model = _transformers_model(config)
+    prompt = torch.randint(0, config["vocab_size"], (batch, context - 13), device="cuda")
+    token = torch.randint(0, config["vocab_size"], (batch, 1), device="cuda")
     with torch.no_grad():
         cache = model(input_ids=prompt, use_cache=True, logits_to_keep=1).past_key_values
         return _timed(lambda: model(input_ids=token, past_key_values=cache, use_cache=True, logits_to_keep=1), 20)
@@ -259,6 +285,25 @@ def main() -> None:
                 f"    {label:<13} {seconds * 1e3:8.3f} ms  {batch / seconds:9.1f} tokens/s  "
                 f"roofline/this {roofline / seconds:6.3f}"
             )
+    print(f"{args.preset}: prefill, transformers' forward pass against the roofline")
+    report["prefills"] = []
+    for batch, prompt, seconds in _prefills(config):
+        predicted = speed(model.cost_spec, gpu, batch=batch, prompt=prompt, new=1).prefill
+        report["prefills"].append(
+            {
+                "batch": batch,
+                "prompt": prompt,
+                "flops": predicted.flops,
+                "bound": predicted.bound,
+                "roofline_s": predicted.seconds,
+                "transformers_s": seconds,
+            }
+        )
+        print(
+            f"  batch {batch} × {prompt:>5} tokens: {predicted.flops / 1e12:7.1f} TFLOP ({predicted.bound}-bound)  "
+            f"roofline {predicted.seconds * 1e3:8.2f} ms  transformers {seconds * 1e3:8.2f} ms  "
+            f"roofline/this {predicted.seconds / seconds:6.3f}"
+        )
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))
 
