@@ -533,7 +533,8 @@ def _speed(spec: Spec, settings: RunSettings, gpu: hardware.Accelerator, prompt:
     cols[0].metric(
         "Time to first token",
         f"{sp.time_to_first_token_s * 1e3:,.1f} ms",
-        help=f"prefill of {settings.batch} × {prompt:,} tokens, {sp.prefill.bound}-bound",
+        help=f"prefill of {settings.batch} × {prompt:,} tokens: {sp.prefill.flops:,} FLOPs (the LM head on each "
+        f"prompt's last token only) and {sp.prefill.bytes:,} bytes, {sp.prefill.bound}-bound",
     )
     cols[1].metric("Prefill", f"{sp.prefill_tokens_per_s:,.0f} tokens/s", help=f"{sp.prefill.bound}-bound")
     cols[2].metric(
