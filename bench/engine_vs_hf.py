@@ -81,7 +81,7 @@ def main() -> None:
     print(f"every dense preset ({len(dense)}): median {statistics.median(ratios):,.0f}x, from {ratios[0]:,.0f}x to")
     print(f"  {ratios[-1]:,.0f}x; {met} of {len(dense)} at least 1,000x. By depth (transformers' build grows with each")
     print("  layer's modules, the engine's count does not):")
-    for band, values in bands.items():
+    for band, values in ((band, values) for band, values in bands.items() if values):
         above = sum(r >= 1_000 for r in values)
         print(f"  {band:<18} median {statistics.median(values):>6,.0f}x, {above} of {len(values)} at least 1,000x")
     print()

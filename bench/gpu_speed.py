@@ -19,7 +19,8 @@ nothing downloaded).
 * **transformers**: the preset's own class built by transformers, decode steps through its dynamic cache at
   contexts around ``context``, run eagerly as a plain script would;
 * **copy**: the bandwidth a 4 GiB device-to-device copy reaches (bytes read and written), against the datasheet;
-* **matrix-vector**: the bandwidth ``F.linear`` reaches on one token with each of a layer's weight matrices alone.
+* **matrix-vector**: the bandwidth ``F.linear`` reaches on one token with each of a layer's weight matrices alone,
+  many products replayed from a CUDA graph.
 
 **Prefill**: transformers' own class reading ``batch`` prompts of ``prompt`` tokens in one forward pass (SDPA,
 causal: FlashAttention's kernel on Hopper), against ParamScope's prefill at efficiency 1: the fraction is the
@@ -35,6 +36,7 @@ import json
 import sys
 import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
@@ -52,7 +54,13 @@ CASES = [(1, 1024), (8, 1024), (32, 1024), (8, 8192)]
 #: (batch, prompt) pairs of the prefill
 PREFILLS = [(1, 1024), (8, 1024), (1, 8192), (4, 8192)]
 #: the datasheet entry of each GPU this can run on, by the name CUDA reports
-GPUS = {"H100 80GB HBM3": "h100-sxm", "H100 PCIe": "h100-pcie", "H200": "h200-sxm", "A100-SXM4-80GB": "a100-80gb"}
+GPUS = {
+    "NVIDIA H100 80GB HBM3": "h100-sxm",
+    "NVIDIA H100 PCIe": "h100-pcie",
+    "NVIDIA H200": "h200-sxm",
+    "NVIDIA A100-SXM4-80GB": "a100-80gb",
+    "NVIDIA A100-SXM4-40GB": "a100-40gb",
+}
 
 
 def _timed(fn, repeat: int) -> float:
@@ -70,7 +78,8 @@ def _timed(fn, repeat: int) -> float:
 class Decoder:
     """A Llama-style decoder's weights (random, bf16) and a static KV cache of ``context`` positions for ``batch``
     sequences, with one decode step that writes the new token's key and value at ``position`` and attends over the
-    positions up to it."""
+    whole cache: the step is timed at the cache's last position, where every position is attended, so no mask is
+    needed (and SDPA may pick FlashAttention, which splits a long cache across the GPU)."""
 
     def __init__(self, config: dict, batch: int, context: int, device: str) -> None:
         h, v, n = config["hidden_size"], config["vocab_size"], config["num_hidden_layers"]
@@ -100,7 +109,6 @@ class Decoder:
         ]
         self.norm = torch.ones(h, device=device, dtype=torch.bfloat16)
         self.head = self.embedding if config.get("tie_word_embeddings") else w(v, h)
-        self.slots = torch.arange(context, device=device)
 
     def params(self) -> int:
         """The weights' elements (the caches left out, a tied head once)."""
@@ -113,7 +121,6 @@ class Decoder:
         (kept on the GPU, so a captured graph replays with whatever it holds)."""
         b = tokens.shape[0]
         x = self.embedding[tokens]
-        mask = (self.slots <= position).view(1, 1, 1, -1)
         for layer in self.layers:
             y = F.rms_norm(x, x.shape[-1:], layer["norm1"], self.eps)
             q, k, v = F.linear(y, layer["qkv"]).split([self.heads * self.d, self.kv * self.d, self.kv * self.d], dim=-1)
@@ -121,7 +128,7 @@ class Decoder:
             layer["v_cache"].index_copy_(2, position, v.view(b, 1, self.kv, self.d).transpose(1, 2))
             # the queries of each KV head's group attend as one short sequence: the cache is read once, not repeated
             q = q.view(b, self.kv, self.heads // self.kv, self.d)
-            att = F.scaled_dot_product_attention(q, layer["k_cache"], layer["v_cache"], attn_mask=mask)
+            att = F.scaled_dot_product_attention(q, layer["k_cache"], layer["v_cache"])
             x = x + F.linear(att.reshape(b, 1, -1), layer["o"])
             y = F.rms_norm(x, x.shape[-1:], layer["norm2"], self.eps)
             gate, up = F.linear(y, layer["gate_up"]).chunk(2, dim=-1)
@@ -129,17 +136,17 @@ class Decoder:
         return F.linear(F.rms_norm(x, x.shape[-1:], self.norm, self.eps), self.head)
 
 
-def _graphed(decoder: Decoder, tokens: torch.Tensor, position: torch.Tensor) -> torch.cuda.CUDAGraph:
-    """One decode step captured in a CUDA graph (warmed up on a side stream first, as PyTorch's docs ask)."""
+def _graphed(fn: Callable[[], object]) -> torch.cuda.CUDAGraph:
+    """``fn``'s kernels captured in a CUDA graph (warmed up on a side stream first, as PyTorch's docs ask)."""
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):
         for _ in range(3):
-            decoder.step(tokens, position)
+            fn()
     torch.cuda.current_stream().wait_stream(side)
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
-        decoder.step(tokens, position)
+        fn()
     return graph
 
 
@@ -148,9 +155,13 @@ def _hand_written(config: dict, batch: int, context: int) -> tuple[int, float, f
     decoder = Decoder(config, batch, context, "cuda")
     tokens = torch.randint(0, config["vocab_size"], (batch, 1), device="cuda")
     position = torch.tensor([context - 1], device="cuda")
+
+    def step() -> torch.Tensor:
+        return decoder.step(tokens, position)
+
     with torch.no_grad():
-        graphed = _timed(_graphed(decoder, tokens, position).replay, 50)
-        eager = _timed(lambda: decoder.step(tokens, position), 20)
+        graphed = _timed(_graphed(step).replay, 50)
+        eager = _timed(step, 20)
     return decoder.params(), graphed, eager
 
 
@@ -201,20 +212,31 @@ def _copy_bandwidth() -> float:
 
 
 def _matrix_vector(config: dict) -> dict[str, float]:
-    """Bytes per second ``F.linear`` reads in a one-token product with each of a layer's weight matrices (and the
-    head), each matrix alone, stored out × in as ``nn.Linear`` keeps it and in × out: the kernels a decode step at
-    batch 1 spends its time in."""
+    """Bytes per second of one-token products (``F.linear``) with each of a layer's weight matrices and the head,
+    each kind alone: 32 products in a row replayed from a CUDA graph, cycling through copies of the matrix that
+    together hold at least 256 MiB, so neither launches nor the L2 cache (50-60 MB) flatter the figure."""
     h, i, v = config["hidden_size"], config["intermediate_size"], config["vocab_size"]
     heads = config["num_attention_heads"]
     kv, d = config.get("num_key_value_heads") or heads, config.get("head_dim") or h // heads
-    shapes = {"qkv": ((heads + 2 * kv) * d, h), "o": (h, heads * d), "gate_up": (2 * i, h), "down": (h, i)}
+    shapes = {
+        "qkv": ((heads + 2 * kv) * d, h),
+        "o": (h, heads * d),
+        "gate_up": (2 * i, h),
+        "down": (h, i),
+        "head": (v, h),
+    }
     out = {}
-    for name, (rows, cols) in (shapes | {"head": (v, h)}).items():
-        weight = torch.randn(rows, cols, device="cuda", dtype=torch.bfloat16)
+    for name, (rows, cols) in shapes.items():
+        copies = max(2, -(-(2**28) // (2 * rows * cols)))
+        weights = [torch.randn(rows, cols, device="cuda", dtype=torch.bfloat16) for _ in range(copies)]
         x = torch.randn(1, cols, device="cuda", dtype=torch.bfloat16)
-        out[name] = weight.nbytes / _timed(lambda weight=weight, x=x: F.linear(x, weight), 50)
-        stored = weight.t().contiguous()  # the same product with the matrix stored in × out
-        out[f"{name} (in × out)"] = weight.nbytes / _timed(lambda stored=stored, x=x: x @ stored, 50)
+
+        def products(weights: list[torch.Tensor] = weights, x: torch.Tensor = x) -> None:
+            for n in range(32):
+                F.linear(x, weights[n % len(weights)])
+
+        with torch.no_grad():
+            out[name] = 32 * 2 * rows * cols / _timed(_graphed(products).replay, 20)
     return out
 
 
@@ -226,7 +248,7 @@ def main() -> None:
     if not torch.cuda.is_available():
         sys.exit("needs a CUDA GPU")
     name = torch.cuda.get_device_name()
-    key = next((k for pattern, k in GPUS.items() if pattern in name), None)
+    key = GPUS.get(name)
     if key is None:
         sys.exit(f"no datasheet entry for {name}: add it to GPUS")
     gpu = get(key)

@@ -45,6 +45,14 @@ def test_prefill_runs_the_head_on_the_last_token() -> None:
     assert 8 * 1023 * 2 * 4096 * 128_256 == every_token - speed(spec, H100, batch=8, prompt=1024).prefill.flops
 
 
+@pytest.mark.parametrize("name", ["bert-base-uncased", "t5-small"])
+def test_prefill_runs_every_head_of_other_models(name: str) -> None:
+    """A masked LM's logits are per token and an encoder-decoder's prompt goes through its encoder: their prefill is
+    the forward pass over every token, head and all."""
+    spec = presets.load(name)
+    assert 2 * forward(spec, 512, causal=True).count == speed(spec, H100, batch=2, prompt=512).prefill.flops
+
+
 def test_published_decode_on_a100_is_below_the_bound() -> None:
     """A published measurement (J. Musgrave, "vLLM throughput-latency sweep on NVIDIA A100", vLLM 0.23.0,
     Llama-3.1-8B-Instruct in bf16 on one A100 40GB, 1,024 prompt and 128 new tokens, one request at a time): about
@@ -61,14 +69,14 @@ def test_published_decode_on_a100_is_below_the_bound() -> None:
 
 #: Llama-3-8B's decode step measured on an H200 (bench/gpu_speed.py, 2026-11-26; the raw figures in
 #: docs/measurements/gpu-speed-h200.json): batch, context, seconds of a hand-written step replayed from a CUDA graph
-H200_STEPS = [(1, 1024, 5.924e-3), (8, 1024, 6.155e-3), (32, 1024, 7.156e-3), (8, 8192, 10.556e-3)]
+H200_STEPS = [(1, 1024, 5.376e-3), (8, 1024, 5.652e-3), (32, 1024, 6.396e-3), (8, 8192, 8.237e-3)]
 
 
 def test_measured_decode_on_h200_follows_the_bytes() -> None:
     """Every step measured on an H200 is slower than the roofline (a ceiling), and the seconds per byte the estimate
-    says a step reads (the weights once, the input table a row per sequence, the whole cache) agree within 15 % of
-    their mean from batch 1 to 32 and context 1,024 to 8,192: the step is bound by those bytes. Without the cache
-    in the bytes, the 8 × 8,192 step would sit 42 % above the mean."""
+    says a step reads (the weights once, the input table a row per sequence, the whole cache) agree within 10 % of
+    their mean from batch 1 to 32 and context 1,024 to 8,192 (they do within 5 %): the step is bound by those
+    bytes. Without the cache in the bytes, the 8 × 8,192 step would sit 28 % above the mean."""
     spec, h200 = presets.load("llama-3-8b"), hardware.get("h200-sxm")
     per_byte = []
     for batch, context, seconds in H200_STEPS:
@@ -76,7 +84,7 @@ def test_measured_decode_on_h200_follows_the_bytes() -> None:
         assert ("memory", True) == (step.bound, step.seconds < seconds)
         per_byte.append(seconds / step.bytes)
     mean = sum(per_byte) / len(per_byte)
-    assert [True] * len(per_byte) == [abs(x / mean - 1) < 0.15 for x in per_byte]
+    assert [True] * len(per_byte) == [abs(x / mean - 1) < 0.1 for x in per_byte]
 
 
 def test_efficiency_scales_time() -> None:
@@ -134,7 +142,7 @@ def test_cli_fit(tmp_path: Path) -> None:
 @pytest.mark.parametrize("case", ["mixtral", "jetmoe-untied-top1", "longcat-flash"])
 def test_decode_at_batch_1_reads_the_active_weights(case: str) -> None:
     """One sequence's decode step reads exactly the weights its token uses: the active parameters (bf16) less the
-    untied input table (one row is looked up): idle routed experts, idle attention experts (JetMoE) and the gate_up
+    untied input table but the row looked up: idle routed experts, idle attention experts (JetMoE) and the gate_up
     rows of LongCat's zero-computation slots are never read."""
     from test_engine_vs_hf import CASES
 
@@ -146,13 +154,14 @@ def test_decode_at_batch_1_reads_the_active_weights(case: str) -> None:
     s = summarize(spec)
     step = speed(spec, H100, batch=1, prompt=8, new=2)
     weights_read = step.decode_step.bytes - kv_cache(spec, step.context, 1, "bf16").count
-    assert 2 * (s.active - (0 if spec.tie_word_embeddings else s.input_embedding)) == weights_read
+    table = 0 if spec.tie_word_embeddings else s.input_embedding - spec.hidden_size  # one row of it is read
+    assert 2 * (s.active - table) == weights_read
 
 
 def test_gemma4_decode_looks_up_its_per_layer_inputs() -> None:
     """Gemma 4 (tied head, MoE beside every MLP): a decode step reads its active weights but only looks up a row of
-    the per-layer input table (101 rows x 6 layers x 4 wide), as it does of the token table, which the tied head
-    reads whole."""
+    the per-layer input table (101 rows x 6 layers x 4 wide: one row of 6 x 4 read), as it does of the token table,
+    which the tied head reads whole."""
     from test_engine_vs_hf import CASES
 
     from paramscope import read
@@ -163,4 +172,4 @@ def test_gemma4_decode_looks_up_its_per_layer_inputs() -> None:
     s = summarize(spec)
     step = speed(spec, H100, batch=1, prompt=8, new=2)
     weights_read = step.decode_step.bytes - kv_cache(spec, step.context, 1, "bf16").count
-    assert 2 * (s.active - 101 * 6 * 4) == weights_read
+    assert 2 * (s.active - 101 * 6 * 4 + 6 * 4) == weights_read

@@ -50,7 +50,7 @@ from paramscope.engine.run import (
     resolved_seq,
 )
 from paramscope.engine.spec import Spec, power_of_ten, short
-from paramscope.engine.speed import speed
+from paramscope.engine.speed import keeps_last_logits, speed
 
 KEY = "run_"  # widget keys: KEY + RunSettings field name
 _SEEN = "run__seen"  # the settings these widgets showed last (to notice settings changed from outside)
@@ -525,7 +525,7 @@ def _speed(spec: Spec, settings: RunSettings, gpu: hardware.Accelerator, prompt:
         100,
         5,
         key=KEY + "speed_eff",
-        help="100 = the roofline bound. Measured decode: vLLM 73 % (A100), PyTorch with CUDA graphs 47-56 % (H200), "
+        help="100 = the roofline bound. Measured decode: vLLM 73 % (A100), PyTorch with CUDA graphs 59-63 % (H200), "
         "a plain transformers script under 10 %; prefill: transformers about 50 % (H200)",
     )
     sp = speed(spec, gpu, dtype=dtype, batch=settings.batch, prompt=prompt, new=int(new), efficiency=eff / 100)
@@ -533,8 +533,9 @@ def _speed(spec: Spec, settings: RunSettings, gpu: hardware.Accelerator, prompt:
     cols[0].metric(
         "Time to first token",
         f"{sp.time_to_first_token_s * 1e3:,.1f} ms",
-        help=f"prefill of {settings.batch} × {prompt:,} tokens: {sp.prefill.flops:,} FLOPs (the LM head on each "
-        f"prompt's last token only) and {sp.prefill.bytes:,} bytes, {sp.prefill.bound}-bound",
+        help=f"prefill of {settings.batch} × {prompt:,} tokens: {sp.prefill.flops:,} FLOPs"
+        + (" (the LM head on each prompt's last token only)" if keeps_last_logits(spec) else "")
+        + f" and {sp.prefill.bytes:,} bytes, {sp.prefill.bound}-bound",
     )
     cols[1].metric("Prefill", f"{sp.prefill_tokens_per_s:,.0f} tokens/s", help=f"{sp.prefill.bound}-bound")
     cols[2].metric(
@@ -547,7 +548,7 @@ def _speed(spec: Spec, settings: RunSettings, gpu: hardware.Accelerator, prompt:
         f"Roofline, {dtype} weights: each phase takes the longer of FLOPs / ({gpu.tflops:,.1f} TFLOP/s × {eff}%) and "
         f"bytes / ({gpu.bandwidth / 1e9:,.0f} GB/s × {eff}%). A decode step reads every weight once (MoE: only "
         "the experts the batch routes to) plus the KV cache. Measured decode: vLLM 73 % of this bound (A100), "
-        "PyTorch's kernels with CUDA graphs 47-56 % (H200), a plain transformers script under 10 %; prefill: "
+        "PyTorch's kernels with CUDA graphs 59-63 % (H200), a plain transformers script under 10 %; prefill: "
         "transformers about 50 % (H200)."
     )
 

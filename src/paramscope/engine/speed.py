@@ -2,8 +2,8 @@
 
 For one GPU holding the whole model, ``batch`` sequences of ``prompt`` tokens, then ``new`` tokens each:
 
-* **prefill** reads the weights once and runs the forward FLOPs of the prompts (causal attention), the head's
-  logits for each prompt's last token only, as a server keeps them:
+* **prefill** reads the weights once and runs the forward FLOPs of the prompts (causal attention), a decoder-only
+  model's head on each prompt's last token only, as a server keeps its logits:
   ``time = max(batch × forward(prompt) / (peak × eff), bytes / (bandwidth × eff))``; it is also the time to first
   token;
 * **decode**, one step per new token, at the average context ``prompt + new/2``: every weight matrix is read once
@@ -12,7 +12,7 @@ For one GPU holding the whole model, ``batch`` sequences of ``prompt`` tokens, t
   cost of one more token at that context, times the batch.
 
 ``eff`` (0-1] scales both the peak FLOP/s and the bandwidth: 1 gives the roofline bound, which no kernel reaches;
-measured decode runs reach 73 % (vLLM, A100) and 47-56 % (PyTorch's kernels with CUDA graphs, H200) of it, and a
+measured decode runs reach 73 % (vLLM, A100) and 59-63 % (PyTorch's kernels with CUDA graphs, H200) of it, and a
 prefill through transformers about 50 % (H200; docs/memory-and-flops.md). Peaks and bandwidths are datasheet figures
 (:mod:`paramscope.engine.hardware`, each with its source).
 """
@@ -27,7 +27,7 @@ from paramscope.engine.memory import BITS, QUANT, kv_cache, weight_bytes
 from paramscope.engine.params import count, routed_experts
 from paramscope.engine.spec import Spec, validate
 
-#: The head's parts a prefill runs on the last token alone (their FLOPs scale with the tokens they read)
+#: The head's parts a decoder-only model's prefill runs on the last token alone (FLOPs linear in the tokens)
 LAST_TOKEN_ONLY = ("head/projection", "head/lm")
 
 
@@ -81,6 +81,13 @@ class Speed:
         return self.prefill.seconds + self.new * self.decode_step.seconds
 
 
+def keeps_last_logits(spec: Spec) -> bool:
+    """Whether a prefill runs the LM head on each prompt's last token alone: a decoder-only language model keeps no
+    other logits (transformers' ``logits_to_keep=1``, vLLM). A masked LM's logits are per token, and an
+    encoder-decoder's prompt goes through its encoder: the estimate runs their heads on every token."""
+    return spec.lm_head and spec.architecture == "causal_lm" and not spec.is_encoder_decoder
+
+
 def expected_experts(num_experts: int, per_token: int, tokens: int) -> float:
     """Distinct experts ``tokens`` tokens route to in one layer, each choosing ``per_token`` of ``num_experts``
     uniformly: ``E × (1 − (1 − k/E)^tokens)``."""
@@ -111,9 +118,12 @@ def speed(
     weights = weight_bytes(spec, dtype).count
     tree = count(spec)
     keep_bits = 16 if dtype in QUANT else BITS[dtype]
-    table = 0 if spec.tie_word_embeddings else tree.get("embedding/token") * keep_bits // 8
-    table += tree.get("embedding/per_layer") * keep_bits // 8  # Gemma 4's per-layer inputs: looked up too
-    read = weights - table  # a decode step looks up one row per sequence, not the whole input table
+    # a decode step looks up a row of the input table per sequence, not the whole table (a tied head reads it all)
+    table, row = (0, 0) if spec.tie_word_embeddings else (tree.get("embedding/token"), spec.embed_width)
+    if tree.get("embedding/per_layer"):  # Gemma 4's per-layer inputs: a row of per_layer_input for every layer
+        table += tree.get("embedding/per_layer")
+        row += spec.num_hidden_layers * spec.per_layer_input
+    read = weights - (table - batch * row) * keep_bits // 8
     read -= round(tree.get("layers/moe/zero_experts") * BITS[dtype] / 8)  # rows that never compute
     read -= tree.get("towers") * keep_bits // 8  # a multimodal model's other towers run on images, not per token
     touched = float(spec.num_experts)
@@ -124,8 +134,7 @@ def speed(
         touched = used if experts.path == "layers/moe/experts" else touched
 
     prompts = forward(spec, prompt, causal=True)
-    # a prefill keeps the logits of each prompt's last token only: the head runs on one token, not on every one
-    head = sum(prompts.get(path) for path in LAST_TOKEN_ONLY)
+    head = sum(prompts.get(path) for path in LAST_TOKEN_ONLY) if keeps_last_logits(spec) else 0
     prefill_flops = batch * (prompts.count - head + head // prompt)
     prefill_bytes = weights + kv_cache(spec, prompt, batch, kv_dtype).count
     prefill = Phase(prefill_flops, prefill_bytes, prefill_flops / peak, prefill_bytes / bandwidth)
