@@ -60,7 +60,8 @@ def _config(preset: str, edits: dict) -> dict:
     return config
 
 
-def _build(config: dict) -> torch.nn.Module:
+def build(config: dict) -> torch.nn.Module:
+    """The config's own class built by transformers on the GPU with random bf16 weights and SDPA attention."""
     cfg = dict(config)
     model_type = cfg.pop("model_type")
     cls = getattr(transformers, cfg["architectures"][0])
@@ -110,7 +111,7 @@ def _inference(name: str, config: dict, batch: int, seq: int) -> dict:
     spec = from_config(config).cost_spec
     settings = RunSettings(batch=batch, seq=seq, runtime_mib=0)
     floor = _allocated()  # what the allocator already holds (cuBLAS's workspace): counted under runtime
-    model = _build(config).eval()
+    model = build(config).eval()
     weights = _allocated() - floor
     ids = torch.randint(0, spec.vocab_size, (batch, seq), device="cuda")
     torch.cuda.reset_peak_memory_stats()
@@ -161,7 +162,7 @@ def _training(name: str, config: dict, batch: int, seq: int, recompute: str) -> 
     settings = RunSettings(mode="training", batch=batch, seq=seq, recompute=recompute, runtime_mib=0)
     predicted = parts(memory(spec, settings))
     floor = _allocated()
-    model = _build(config).train()
+    model = build(config).train()
     if recompute == "full":
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
     params = [p for p in model.parameters() if p.requires_grad]
@@ -199,7 +200,7 @@ def _finetune(name: str, config: dict, batch: int, seq: int) -> dict:
     settings = RunSettings(mode="finetune", batch=batch, seq=seq, recompute="full", runtime_mib=0, lora_rank=16)
     predicted = parts(memory(spec, settings))
     floor = _allocated()
-    model = _build(config)
+    model = build(config)
     model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
     model.enable_input_require_grads()
     model = get_peft_model(model, LoraConfig(r=16, target_modules="all-linear"), autocast_adapter_dtype=False)

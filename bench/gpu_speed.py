@@ -35,14 +35,13 @@ import argparse
 import json
 import sys
 import time
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 import transformers
-from transformers import AutoConfig
+from gpu_memory import build
 
 from paramscope import from_config
 from paramscope.engine.hardware import get
@@ -165,26 +164,10 @@ def _hand_written(config: dict, batch: int, context: int) -> tuple[int, float, f
     return decoder.params(), graphed, eager
 
 
-def _transformers_model(config: dict) -> torch.nn.Module:
-    """The preset's own class built by transformers on the GPU with random bf16 weights, SDPA attention."""
-    cfg = dict(config)
-    model_type = cfg.pop("model_type")
-    cls = getattr(transformers, cfg["architectures"][0])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        hf_cfg = AutoConfig.for_model(model_type, **cfg)
-        hf_cfg._attn_implementation = "sdpa"
-        torch.set_default_dtype(torch.bfloat16)
-        with torch.device("cuda"):
-            model = cls(hf_cfg).eval()
-        torch.set_default_dtype(torch.float32)
-    return model
-
-
 def _prefills(config: dict) -> list[tuple[int, int, float]]:
     """Seconds of transformers' forward pass over each of ``PREFILLS``' batches of prompts (the last token's logits
     only, as a server's prefill keeps them)."""
-    model = _transformers_model(config)
+    model = build(config).eval()
     out = []
     with torch.no_grad():
         for batch, prompt in PREFILLS:
@@ -196,7 +179,7 @@ def _prefills(config: dict) -> list[tuple[int, int, float]]:
 def _transformers_step(config: dict, batch: int, context: int) -> float:
     """Seconds of one eager decode step of transformers' own class through its dynamic cache: 20 steps timed after a
     prefill and three untimed steps, their contexts centred on ``context``."""
-    model = _transformers_model(config)
+    model = build(config).eval()
     prompt = torch.randint(0, config["vocab_size"], (batch, context - 13), device="cuda")
     token = torch.randint(0, config["vocab_size"], (batch, 1), device="cuda")
     with torch.no_grad():
