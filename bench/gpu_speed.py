@@ -3,8 +3,8 @@
 ParamScope's estimate (``engine.speed``) gives each phase the longer of its FLOPs at the datasheet's peak and its
 bytes at the datasheet's bandwidth, scaled by an efficiency setting. A decode step reads every weight once (the
 input table only a row per sequence) and the whole KV cache, so on one GPU it is bound by bandwidth; a long prefill
-is bound by FLOPs. This measures both for a Llama-style dense preset (Llama-3-8B by default, random bf16 weights,
-nothing downloaded).
+is bound by FLOPs; a mixture of experts' step reads only the experts its batch routes to. This measures both for a
+Llama, Mistral, Qwen3 or Qwen3-MoE preset (Llama-3-8B by default; random bf16 weights, nothing downloaded).
 
 **Decode**: one step for ``batch`` sequences at a context of ``context`` tokens:
 
@@ -14,17 +14,20 @@ nothing downloaded).
   ParamScope's): the embedding rows; per layer an RMSNorm, the fused q/k/v projection, the new key and value
   written into a static cache, attention over the cache (each KV head's queries together, so the cache is read
   once), the output projection, an RMSNorm, the fused gate/up projection, SiLU and the down projection; the final
-  norm and the head. RoPE is left out (a few elementwise operations on one token: no weights, no cache reads);
+  norm and the head. Qwen3 adds its q and k norms; Qwen3-MoE's router picks each token's experts, and the (token,
+  expert) pairs run as grouped matrix products (``torch._grouped_mm``) that read only the chosen experts (checked
+  equal to transformers' ``Qwen3MoeSparseMoeBlock``). RoPE is left out (a few elementwise operations on one token:
+  no weights, no cache reads);
 * **eager**: the same step run from Python without the graph;
 * **transformers**: the preset's own class built by transformers, decode steps through its dynamic cache at
   contexts around ``context``, run eagerly as a plain script would;
 * **copy**: the bandwidth a 4 GiB device-to-device copy reaches (bytes read and written), against the datasheet;
-* **matrix-vector**: the bandwidth ``F.linear`` reaches on one token with each of a layer's weight matrices alone,
-  many products replayed from a CUDA graph.
+* **matrix-vector** (dense models): the bandwidth ``F.linear`` reaches on one token with each of a layer's weight
+  matrices alone, many products replayed from a CUDA graph.
 
-**Prefill**: transformers' own class reading ``batch`` prompts of ``prompt`` tokens in one forward pass (SDPA,
-causal: FlashAttention's kernel on Hopper), against ParamScope's prefill at efficiency 1: the fraction is the
-model FLOP utilization the run reaches.
+**Prefill** (dense models): transformers' own class reading ``batch`` prompts of ``prompt`` tokens in one forward
+pass (SDPA, causal: FlashAttention's kernel on Hopper), against ParamScope's prefill at efficiency 1: the fraction
+is the model FLOP utilization the run reaches.
 
 Run on the GPU machine: python bench/gpu_speed.py [--preset NAME] [--json FILE]
 """
@@ -50,6 +53,8 @@ from paramscope.engine.speed import speed
 ROOT = Path(__file__).resolve().parents[1]
 #: (batch, context) pairs: one sequence, a small and a larger batch, and a long context where the cache weighs
 CASES = [(1, 1024), (8, 1024), (32, 1024), (8, 8192)]
+#: a mixture of experts' (batch, context) pairs: from 1 sequence (its top-k experts read) to all experts read
+MOE_CASES = [(1, 1024), (8, 1024), (32, 1024), (128, 1024)]
 #: (batch, prompt) pairs of the prefill
 PREFILLS = [(1, 1024), (8, 1024), (1, 8192), (4, 8192)]
 #: the datasheet entry of each GPU this can run on, by the name CUDA reports
@@ -75,38 +80,51 @@ def _timed(fn, repeat: int) -> float:
 
 
 class Decoder:
-    """A Llama-style decoder's weights (random, bf16) and a static KV cache of ``context`` positions for ``batch``
-    sequences, with one decode step that writes the new token's key and value at ``position`` and attends over the
-    whole cache: the step is timed at the cache's last position, where every position is attended, so no mask is
-    needed (and SDPA may pick FlashAttention, which splits a long cache across the GPU)."""
+    """A decoder's weights (random, bf16) and a static KV cache of ``context`` positions for ``batch`` sequences, with
+    one decode step that writes the new token's key and value at ``position`` and attends over the whole cache: the
+    step is timed at the cache's last position, where every position is attended, so no mask is needed (and SDPA may
+    pick FlashAttention, which splits a long cache across the GPU). Llama-style layers, with Qwen3's q and k norms
+    (one RMSNorm over each head) and Qwen3-MoE's routed experts where the config has them."""
 
     def __init__(self, config: dict, batch: int, context: int, device: str) -> None:
         h, v, n = config["hidden_size"], config["vocab_size"], config["num_hidden_layers"]
         self.heads = config["num_attention_heads"]
         self.kv = config.get("num_key_value_heads") or self.heads
         self.d = config.get("head_dim") or h // self.heads
-        i, eps = config["intermediate_size"], config.get("rms_norm_eps", 1e-6)
-        self.eps = eps
+        self.eps = config.get("rms_norm_eps", 1e-6)
+        self.experts, self.top_k = config.get("num_experts", 0), config.get("num_experts_per_tok", 0)
+        qk_norm = config["model_type"] in ("qwen3", "qwen3_moe")
 
         def w(*shape: int) -> torch.Tensor:
             return torch.randn(*shape, device=device, dtype=torch.bfloat16) * 0.02
+
+        def ones(width: int) -> torch.Tensor:
+            return torch.ones(width, device=device, dtype=torch.bfloat16)
+
+        def mlp() -> dict[str, torch.Tensor]:
+            """A gated MLP, or the router and the experts (each stored out × in, as ``nn.Linear`` keeps it)."""
+            if not self.experts:
+                i = config["intermediate_size"]
+                return {"gate_up": w(2 * i, h), "down": w(h, i)}
+            e, i = self.experts, config["moe_intermediate_size"]
+            return {"router": w(e, h), "experts_gate_up": w(e, 2 * i, h), "experts_down": w(e, h, i)}
 
         qkv = (self.heads + 2 * self.kv) * self.d
         self.embedding = w(v, h)
         self.layers = [
             {
-                "norm1": torch.ones(h, device=device, dtype=torch.bfloat16),
+                "norm1": ones(h),
                 "qkv": w(qkv, h),
+                **({"q_norm": ones(self.d), "k_norm": ones(self.d)} if qk_norm else {}),
                 "o": w(h, self.heads * self.d),
-                "norm2": torch.ones(h, device=device, dtype=torch.bfloat16),
-                "gate_up": w(2 * i, h),
-                "down": w(h, i),
+                "norm2": ones(h),
+                **mlp(),
                 "k_cache": w(batch, self.kv, context, self.d),
                 "v_cache": w(batch, self.kv, context, self.d),
             }
             for _ in range(n)
         ]
-        self.norm = torch.ones(h, device=device, dtype=torch.bfloat16)
+        self.norm = ones(h)
         self.head = self.embedding if config.get("tie_word_embeddings") else w(v, h)
 
     def params(self) -> int:
@@ -123,16 +141,40 @@ class Decoder:
         for layer in self.layers:
             y = F.rms_norm(x, x.shape[-1:], layer["norm1"], self.eps)
             q, k, v = F.linear(y, layer["qkv"]).split([self.heads * self.d, self.kv * self.d, self.kv * self.d], dim=-1)
-            layer["k_cache"].index_copy_(2, position, k.view(b, 1, self.kv, self.d).transpose(1, 2))
+            k = k.view(b, 1, self.kv, self.d)
+            if "q_norm" in layer:
+                q = F.rms_norm(q.view(b, 1, self.heads, self.d), (self.d,), layer["q_norm"], self.eps)
+                k = F.rms_norm(k, (self.d,), layer["k_norm"], self.eps)
+            layer["k_cache"].index_copy_(2, position, k.transpose(1, 2))
             layer["v_cache"].index_copy_(2, position, v.view(b, 1, self.kv, self.d).transpose(1, 2))
             # the queries of each KV head's group attend as one short sequence: the cache is read once, not repeated
-            q = q.view(b, self.kv, self.heads // self.kv, self.d)
+            q = q.reshape(b, self.kv, self.heads // self.kv, self.d)
             att = F.scaled_dot_product_attention(q, layer["k_cache"], layer["v_cache"])
             x = x + F.linear(att.reshape(b, 1, -1), layer["o"])
             y = F.rms_norm(x, x.shape[-1:], layer["norm2"], self.eps)
-            gate, up = F.linear(y, layer["gate_up"]).chunk(2, dim=-1)
-            x = x + F.linear(F.silu(gate) * up, layer["down"])
+            if self.experts:
+                x = x + self.routed(layer, y.view(b, -1)).view(b, 1, -1)
+            else:
+                gate, up = F.linear(y, layer["gate_up"]).chunk(2, dim=-1)
+                x = x + F.linear(F.silu(gate) * up, layer["down"])
         return F.linear(F.rms_norm(x, x.shape[-1:], self.norm, self.eps), self.head)
+
+    def routed(self, layer: dict[str, torch.Tensor], y: torch.Tensor) -> torch.Tensor:
+        """Qwen3-MoE's experts on ``y`` (``batch × hidden``): each token's ``top_k`` experts by the router's softmax,
+        their weights renormalized; the (token, expert) pairs sorted by expert and run as one grouped matrix product
+        per projection, which reads only the experts some token chose."""
+        probs = F.softmax(F.linear(y, layer["router"]).float(), dim=-1)
+        weights, chosen = probs.topk(self.top_k, dim=-1)
+        weights = (weights / weights.sum(dim=-1, keepdim=True)).to(y.dtype).flatten()
+        chosen = chosen.flatten()
+        order = chosen.argsort()
+        pairs = torch.zeros(self.experts, dtype=torch.int32, device=y.device)
+        pairs.scatter_add_(0, chosen, torch.ones_like(chosen, dtype=torch.int32))
+        ends = pairs.cumsum(0, dtype=torch.int32)  # where each expert's rows end
+        token = order // self.top_k
+        gate, up = torch._grouped_mm(y[token], layer["experts_gate_up"].transpose(1, 2), offs=ends).chunk(2, dim=-1)
+        out = torch._grouped_mm(F.silu(gate) * up, layer["experts_down"].transpose(1, 2), offs=ends)
+        return torch.zeros_like(y).index_add_(0, token, out * weights[order, None])
 
 
 def _graphed(fn: Callable[[], object]) -> torch.cuda.CUDAGraph:
@@ -225,7 +267,9 @@ def _matrix_vector(config: dict) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--preset", default="llama-3-8b", help="a Llama-style dense preset (default: llama-3-8b)")
+    parser.add_argument(
+        "--preset", default="llama-3-8b", help="a Llama, Mistral, Qwen3 or Qwen3-MoE preset (default: llama-3-8b)"
+    )
     parser.add_argument("--json", type=Path, help="write every measurement here")
     args = parser.parse_args()
     if not torch.cuda.is_available():
@@ -251,21 +295,21 @@ def main() -> None:
     }
     print(f"{name} ({key}), torch {torch.__version__}, transformers {transformers.__version__}")
     print(f"copy: {copy / 1e12:.2f} TB/s read + written, {copy / gpu.bandwidth:.3f} of the datasheet's")
-    report["matrix_vector_bandwidth"] = _matrix_vector(config)
+    report["matrix_vector_bandwidth"] = {} if model.spec.num_experts else _matrix_vector(config)
     for matrix, rate in report["matrix_vector_bandwidth"].items():
         print(
             f"one token through {matrix:<19} {rate / 1e12:.2f} TB/s of weights read, "
             f"{rate / gpu.bandwidth:.3f} of the datasheet's"
         )
     print(f"{args.preset}: {model.summary.total:,} parameters; seconds per decode step and tokens/s")
-    for batch, context in CASES:
+    for batch, context in MOE_CASES if model.spec.num_experts else CASES:
         predicted = speed(model.cost_spec, gpu, batch=batch, prompt=context, new=1)
         params, graphed, eager = _hand_written(config, batch, context)
         torch.cuda.empty_cache()
         if params != model.summary.total:
             sys.exit(
                 f"the hand-written decoder has {params:,} parameters, ParamScope counts {model.summary.total:,}: "
-                f"{args.preset} is not a plain Llama-style model"
+                f"{args.preset} is not a model this decoder builds"
             )
         hf = _transformers_step(config, batch, context)
         torch.cuda.empty_cache()
@@ -275,6 +319,7 @@ def main() -> None:
             "context": context,
             "bytes": predicted.decode_step.bytes,
             "bound": predicted.decode_step.bound,
+            "experts_read": predicted.experts_read if model.spec.num_experts else None,
             "roofline_s": roofline,
             "graphed_s": graphed,
             "eager_s": eager,
@@ -283,16 +328,21 @@ def main() -> None:
         report["steps"].append(row)
         print(
             f"  batch {batch:>2} × context {context:>5}: {predicted.decode_step.bytes / 1e9:6.2f} GB a step "
-            f"({predicted.decode_step.bound}-bound)"
+            f"({predicted.decode_step.bound}-bound"
+            + (f", {predicted.experts_read:.1f} experts a layer" if model.spec.num_experts else "")
+            + ")"
         )
         for label, seconds in (("roofline", roofline), ("graphed", graphed), ("eager", eager), ("transformers", hf)):
             print(
                 f"    {label:<13} {seconds * 1e3:8.3f} ms  {batch / seconds:9.1f} tokens/s  "
                 f"roofline/this {roofline / seconds:6.3f}"
             )
-    print(f"{args.preset}: prefill, transformers' forward pass against the roofline")
     report["prefills"] = []
-    for batch, prompt, seconds in _prefills(config):
+    # transformers' default experts run one expert at a time from Python: a prefill is timed on dense models only
+    prefills = [] if model.spec.num_experts else _prefills(config)
+    if prefills:
+        print(f"{args.preset}: prefill, transformers' forward pass against the roofline")
+    for batch, prompt, seconds in prefills:
         predicted = speed(model.cost_spec, gpu, batch=batch, prompt=prompt, new=1).prefill
         report["prefills"].append(
             {

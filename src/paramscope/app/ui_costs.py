@@ -525,8 +525,9 @@ def _speed(spec: Spec, settings: RunSettings, gpu: hardware.Accelerator, prompt:
         100,
         5,
         key=KEY + "speed_eff",
-        help="100 = the roofline bound. Measured decode: vLLM 73 % (A100), PyTorch with CUDA graphs 59-63 % (H200), "
-        "a plain transformers script under 10 %; prefill: transformers about 50 % (H200)",
+        help="100 = the roofline bound. Measured decode: vLLM 73 % (A100), PyTorch with CUDA graphs 59-63 % (H200; "
+        "a mixture of experts 16-49 %), a plain transformers script under 10 %; prefill: transformers about 50 % "
+        "(H200)",
     )
     sp = speed(spec, gpu, dtype=dtype, batch=settings.batch, prompt=prompt, new=int(new), efficiency=eff / 100)
     cols = st.columns(3)
@@ -548,8 +549,8 @@ def _speed(spec: Spec, settings: RunSettings, gpu: hardware.Accelerator, prompt:
         f"Roofline, {dtype} weights: each phase takes the longer of FLOPs / ({gpu.tflops:,.1f} TFLOP/s × {eff}%) and "
         f"bytes / ({gpu.bandwidth / 1e9:,.0f} GB/s × {eff}%). A decode step reads every weight once (MoE: only "
         "the experts the batch routes to) plus the KV cache. Measured decode: vLLM 73 % of this bound (A100), "
-        "PyTorch's kernels with CUDA graphs 59-63 % (H200), a plain transformers script under 10 %; prefill: "
-        "transformers about 50 % (H200)."
+        "PyTorch's kernels with CUDA graphs 59-63 % (H200; a mixture of experts 16-49 %), a plain transformers "
+        "script under 10 %; prefill: transformers about 50 % (H200)."
     )
 
 

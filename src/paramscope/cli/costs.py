@@ -373,7 +373,8 @@ def speed_args(p: argparse.ArgumentParser) -> None:
         type=_number,
         default=1.0,
         help="fraction of peak FLOP/s and bandwidth reached (default 1: the roofline bound; measured decode: 0.73 "
-        "with vLLM on an A100, 0.59-0.63 with PyTorch's kernels and CUDA graphs on an H200)",
+        "with vLLM on an A100, 0.59-0.63 with PyTorch's kernels and CUDA graphs on an H200, 0.16-0.49 for a "
+        "mixture of experts)",
     )
 
 

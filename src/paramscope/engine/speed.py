@@ -12,9 +12,9 @@ For one GPU holding the whole model, ``batch`` sequences of ``prompt`` tokens, t
   cost of one more token at that context, times the batch.
 
 ``eff`` (0-1] scales both the peak FLOP/s and the bandwidth: 1 gives the roofline bound, which no kernel reaches;
-measured decode runs reach 73 % (vLLM, A100) and 59-63 % (PyTorch's kernels with CUDA graphs, H200) of it, and a
-prefill through transformers about 50 % (H200; docs/memory-and-flops.md). Peaks and bandwidths are datasheet figures
-(:mod:`paramscope.engine.hardware`, each with its source).
+measured decode runs reach 73 % (vLLM, A100) and 59-63 % (PyTorch's kernels with CUDA graphs, H200; a mixture of
+experts 16-49 %) of it, and a prefill through transformers about 50 % (H200; docs/memory-and-flops.md). Peaks and
+bandwidths are datasheet figures (:mod:`paramscope.engine.hardware`, each with its source).
 """
 
 from __future__ import annotations

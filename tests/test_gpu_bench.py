@@ -1,0 +1,58 @@
+"""The hand-written decoder that ``bench/gpu_speed.py`` times on a GPU, checked here on the CPU: it holds exactly the
+parameters transformers builds, and its routed experts compute what transformers' Qwen3-MoE block computes."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from gpu_speed import Decoder  # noqa: E402
+from hf_oracle import hf_count  # noqa: E402
+
+
+@pytest.mark.parametrize("name", ["llama-3-8b", "mistral-7b", "qwen3-8b", "qwen3-30b-a3b"])
+def test_decoder_holds_the_models_parameters(name: str) -> None:
+    """Built on the meta device from the preset's config.json, the decoder has as many parameters as transformers'
+    own class (the bench also checks it against ParamScope's count before timing)."""
+    config = json.loads((ROOT / "presets" / f"{name}.json").read_text())["config"]
+    assert hf_count(config) == Decoder(config, 1, 16, "meta").params()
+
+
+def test_routed_experts_equal_transformers() -> None:
+    """Five tokens through the decoder's routed experts and through transformers' ``Qwen3MoeSparseMoeBlock`` with the
+    same weights (8 experts, 2 per token, bf16): the same output, bit for bit."""
+    from transformers import Qwen3MoeConfig
+    from transformers.models.qwen3_moe.modeling_qwen3_moe import Qwen3MoeSparseMoeBlock
+
+    torch.manual_seed(0)
+    config = Qwen3MoeConfig(
+        hidden_size=64, moe_intermediate_size=32, num_experts=8, num_experts_per_tok=2, norm_topk_prob=True
+    )
+    block = Qwen3MoeSparseMoeBlock(config)
+    for p in block.parameters():
+        torch.nn.init.normal_(p, std=0.2)
+    block = block.to(torch.bfloat16)
+    decoder = Decoder(
+        {"model_type": "qwen3_moe", "hidden_size": 64, "vocab_size": 8, "num_hidden_layers": 0}
+        | {"num_attention_heads": 4, "num_experts": 8, "num_experts_per_tok": 2, "moe_intermediate_size": 32},
+        1,
+        1,
+        "cpu",
+    )
+    layer = {
+        "router": block.gate.weight.data,
+        "experts_gate_up": block.experts.gate_up_proj.data,
+        "experts_down": block.experts.down_proj.data,
+    }
+    tokens = torch.randn(5, 64, dtype=torch.bfloat16)
+    with torch.no_grad():
+        expected = block(tokens.view(5, 1, 64))
+    expected = expected[0] if isinstance(expected, tuple) else expected
+    assert torch.equal(expected.view(5, 64), decoder.routed(layer, tokens))
