@@ -380,6 +380,8 @@ def test_compare_link_shows_both_models(server, browser, scheme):
     url = f"{server}/?preset=gpt2&tab=Compare&x_cmp=llama-2-7b"
     page = open_tab(browser, url, "[data-testid='stMetric']", color_scheme=scheme)
     page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=30_000)
+    # wait until both figures show: a clean CI run once read one right after the two charts had appeared
+    page.wait_for_function("document.querySelectorAll(\"[data-testid='stMetric']\").length >= 2", timeout=10_000)
     metrics = page.locator("[data-testid='stMetric']")
     assert 2 == metrics.count()
     labels = [metrics.nth(i).locator("[data-testid='stMetricLabel']").inner_text() for i in range(2)]
