@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 from hf_oracle import hf_count
 from hub_server import TINY_LLAMA, HubServer
+from playwright.sync_api import expect, sync_playwright
 
 from paramscope import read
 from paramscope.engine.params import summarize
@@ -123,8 +124,6 @@ def server(hub_server: HubServer, tmp_path_factory: pytest.TempPathFactory) -> I
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield b
@@ -282,7 +281,7 @@ def test_an_invalid_width_is_pending_and_its_nearest_valid_value_applies(server,
     offer.wait_for(timeout=10_000)
     assert 0 == page.locator("[data-testid='stException']").count()
     errors = page.locator("[data-testid='stAlertContentError']")
-    assert 2 == errors.filter(has_text="12 does not divide hidden_size 1000").count()
+    expect(errors.filter(has_text="12 does not divide hidden_size 1000")).to_have_count(2)  # waits for both
     assert f"{presets.get('gpt2').expected_total:,}" == page.locator(TOTAL).inner_text()
     offer.click()
     want = f"{hf_count({**presets.get('gpt2').config, 'n_embd': 996}):,}"
@@ -329,8 +328,6 @@ def test_share_link_opens_the_same_model(server, browser):
     query = "preset=gpt2&hidden_size=1024&num_attention_heads=16&num_hidden_layers=24&tie_word_embeddings=false"
     page = open_page(browser, f"{server}/?{query}", viewport={"width": 1400, "height": 1000}, color_scheme="dark")
     want = engine_total("gpt2", n_embd=1024, n_layer=24, n_head=16, tie_word_embeddings=False)
-    from playwright.sync_api import expect
-
     expect(page.locator(TOTAL)).to_have_text(want, timeout=20_000)  # waits out a page still drawing under load
     expect(page.get_by_role("spinbutton", name=re.compile(r"^Hidden size .*exact"))).to_have_value("1024")
     expect(box(page, "Attention heads")).to_have_value("16")  # opened
