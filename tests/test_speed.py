@@ -68,6 +68,24 @@ def test_published_decode_on_a100_is_below_the_bound() -> None:
     )
 
 
+def measured_steps(name: str, measured: list[tuple[int, int, float]]) -> list[tuple[int, float]]:
+    """For each (batch, context, seconds) measured on an H200: the bytes the estimate's decode step reads, and the
+    seconds; each step checked memory-bound and slower than the roofline (a ceiling)."""
+    spec, h200 = presets.load(name), hardware.get("h200-sxm")
+    out = []
+    for batch, context, seconds in measured:
+        step = speed(spec, h200, batch=batch, prompt=context, new=1).decode_step
+        assert ("memory", True) == (step.bound, step.seconds < seconds)
+        out.append((step.bytes, seconds))
+    return out
+
+
+def near_mean(values: list[float], tolerance: float) -> list[bool]:
+    """Whether each value is within ``tolerance`` (a fraction) of the values' mean."""
+    mean = sum(values) / len(values)
+    return [abs(x / mean - 1) < tolerance for x in values]
+
+
 #: Llama-3-8B's decode step measured on an H200 (bench/gpu_speed.py, 2026-11-26; the raw figures in
 #: docs/measurements/gpu-speed-h200.json): batch, context, seconds of a hand-written step replayed from a CUDA graph
 H200_STEPS = [(1, 1024, 5.376e-3), (8, 1024, 5.652e-3), (32, 1024, 6.396e-3), (8, 8192, 8.237e-3)]
@@ -78,14 +96,8 @@ def test_measured_decode_on_h200_follows_the_bytes() -> None:
     says a step reads (the weights once, the input table a row per sequence, the whole cache) agree within 10 % of
     their mean from batch 1 to 32 and context 1,024 to 8,192 (they do within 5 %): the step is bound by those
     bytes. Without the cache in the bytes, the 8 × 8,192 step would sit 28 % above the mean."""
-    spec, h200 = presets.load("llama-3-8b"), hardware.get("h200-sxm")
-    per_byte = []
-    for batch, context, seconds in H200_STEPS:
-        step = speed(spec, h200, batch=batch, prompt=context, new=1).decode_step
-        assert ("memory", True) == (step.bound, step.seconds < seconds)
-        per_byte.append(seconds / step.bytes)
-    mean = sum(per_byte) / len(per_byte)
-    assert [True] * len(per_byte) == [abs(x / mean - 1) < 0.1 for x in per_byte]
+    per_byte = [seconds / step_bytes for step_bytes, seconds in measured_steps("llama-3-8b", H200_STEPS)]
+    assert [True] * len(per_byte) == near_mean(per_byte, 0.1)
 
 
 #: Qwen3-30B-A3B's decode step measured on an H200 (bench/gpu_speed.py --preset qwen3-30b-a3b, 2026-11-26; the raw
@@ -98,16 +110,10 @@ def test_measured_moe_decode_on_h200_follows_the_routed_experts() -> None:
     128 sequences each added byte the estimate counts (the distinct experts the batch routes to, 8 to 128 of them a
     layer, and the cache) costs the same time within 15 % of the mean (2.6-3.3 TB/s): the step reads what the
     estimate says, plus a fixed cost of the routing's small kernels. Reading every expert at every batch, or k
-    experts per sequence without counting an expert twice, would put one increment far off."""
-    spec, h200 = presets.load("qwen3-30b-a3b"), hardware.get("h200-sxm")
-    steps = []
-    for batch, context, seconds in H200_MOE_STEPS:
-        step = speed(spec, h200, batch=batch, prompt=context, new=1).decode_step
-        assert ("memory", True) == (step.bound, step.seconds < seconds)
-        steps.append((step.bytes, seconds))
+    experts per sequence with an expert that two sequences chose counted twice, would put one increment far off."""
+    steps = measured_steps("qwen3-30b-a3b", H200_MOE_STEPS)
     per_byte = [(t2 - t1) / (b2 - b1) for (b1, t1), (b2, t2) in pairwise(steps)]
-    mean = sum(per_byte) / len(per_byte)
-    assert [True] * len(per_byte) == [abs(x / mean - 1) < 0.15 for x in per_byte]
+    assert [True] * len(per_byte) == near_mean(per_byte, 0.15)
 
 
 def test_efficiency_scales_time() -> None:
