@@ -206,24 +206,22 @@ def _hand_written(config: dict, batch: int, context: int) -> tuple[int, float, f
     return decoder.params(), graphed, eager
 
 
-def _prefills(config: dict) -> list[tuple[int, int, float]]:
+def _prefills(model: torch.nn.Module, vocab: int) -> list[tuple[int, int, float]]:
     """Seconds of transformers' forward pass over each of ``PREFILLS``' batches of prompts (the last token's logits
     only, as a server's prefill keeps them)."""
-    model = build(config).eval()
     out = []
     with torch.no_grad():
         for batch, prompt in PREFILLS:
-            ids = torch.randint(0, config["vocab_size"], (batch, prompt), device="cuda")
+            ids = torch.randint(0, vocab, (batch, prompt), device="cuda")
             out.append((batch, prompt, _timed(lambda ids=ids: model(input_ids=ids, logits_to_keep=1), 5)))
     return out
 
 
-def _transformers_step(config: dict, batch: int, context: int) -> float:
+def _transformers_step(model: torch.nn.Module, vocab: int, batch: int, context: int) -> float:
     """Seconds of one eager decode step of transformers' own class through its dynamic cache: 20 steps timed after a
     prefill and three untimed steps, their contexts centred on ``context``."""
-    model = build(config).eval()
-    prompt = torch.randint(0, config["vocab_size"], (batch, context - 13), device="cuda")
-    token = torch.randint(0, config["vocab_size"], (batch, 1), device="cuda")
+    prompt = torch.randint(0, vocab, (batch, context - 13), device="cuda")
+    token = torch.randint(0, vocab, (batch, 1), device="cuda")
     with torch.no_grad():
         cache = model(input_ids=prompt, use_cache=True, logits_to_keep=1).past_key_values
         return _timed(lambda: model(input_ids=token, past_key_values=cache, use_cache=True, logits_to_keep=1), 20)
@@ -240,16 +238,9 @@ def _matrix_vector(config: dict) -> dict[str, float]:
     """Bytes per second of one-token products (``F.linear``) with each of a layer's weight matrices and the head,
     each kind alone: 32 products in a row replayed from a CUDA graph, cycling through copies of the matrix that
     together hold at least 256 MiB, so neither launches nor the L2 cache (50-60 MB) flatter the figure."""
-    h, i, v = config["hidden_size"], config["intermediate_size"], config["vocab_size"]
-    heads = config["num_attention_heads"]
-    kv, d = config.get("num_key_value_heads") or heads, config.get("head_dim") or h // heads
-    shapes = {
-        "qkv": ((heads + 2 * kv) * d, h),
-        "o": (h, heads * d),
-        "gate_up": (2 * i, h),
-        "down": (h, i),
-        "head": (v, h),
-    }
+    decoder = Decoder(config, 1, 1, "meta")  # its matrices' shapes, nothing allocated
+    matrices = {name: decoder.layers[0][name] for name in ("qkv", "o", "gate_up", "down")} | {"head": decoder.head}
+    shapes = {name: tuple(matrix.shape) for name, matrix in matrices.items()}
     out = {}
     for name, (rows, cols) in shapes.items():
         copies = max(2, -(-(2**28) // (2 * rows * cols)))
@@ -302,8 +293,9 @@ def main() -> None:
             f"{rate / gpu.bandwidth:.3f} of the datasheet's"
         )
     print(f"{args.preset}: {model.summary.total:,} parameters; seconds per decode step and tokens/s")
-    for batch, context in MOE_CASES if model.spec.num_experts else CASES:
-        predicted = speed(model.cost_spec, gpu, batch=batch, prompt=context, new=1)
+    cases = MOE_CASES if model.spec.num_experts else CASES
+    hand_written = []
+    for batch, context in cases:
         params, graphed, eager = _hand_written(config, batch, context)
         torch.cuda.empty_cache()
         if params != model.summary.total:
@@ -311,7 +303,11 @@ def main() -> None:
                 f"the hand-written decoder has {params:,} parameters, ParamScope counts {model.summary.total:,}: "
                 f"{args.preset} is not a model this decoder builds"
             )
-        hf = _transformers_step(config, batch, context)
+        hand_written.append((graphed, eager))
+    hf, vocab = build(config).eval(), config["vocab_size"]  # built once, for every step and prefill below
+    for (batch, context), (graphed, eager) in zip(cases, hand_written, strict=True):
+        predicted = speed(model.cost_spec, gpu, batch=batch, prompt=context, new=1)
+        plain = _transformers_step(hf, vocab, batch, context)
         torch.cuda.empty_cache()
         roofline = predicted.decode_step.seconds
         row = {
@@ -323,7 +319,7 @@ def main() -> None:
             "roofline_s": roofline,
             "graphed_s": graphed,
             "eager_s": eager,
-            "transformers_s": hf,
+            "transformers_s": plain,
         }
         report["steps"].append(row)
         print(
@@ -332,14 +328,15 @@ def main() -> None:
             + (f", {predicted.experts_read:.1f} experts a layer" if model.spec.num_experts else "")
             + ")"
         )
-        for label, seconds in (("roofline", roofline), ("graphed", graphed), ("eager", eager), ("transformers", hf)):
+        labelled = (("roofline", roofline), ("graphed", graphed), ("eager", eager), ("transformers", plain))
+        for label, seconds in labelled:
             print(
                 f"    {label:<13} {seconds * 1e3:8.3f} ms  {batch / seconds:9.1f} tokens/s  "
                 f"roofline/this {roofline / seconds:6.3f}"
             )
     report["prefills"] = []
     # transformers' default experts run one expert at a time from Python: a prefill is timed on dense models only
-    prefills = [] if model.spec.num_experts else _prefills(config)
+    prefills = [] if model.spec.num_experts else _prefills(hf, vocab)
     if prefills:
         print(f"{args.preset}: prefill, transformers' forward pass against the roofline")
     for batch, prompt, seconds in prefills:
