@@ -59,7 +59,9 @@ QUANT: dict[str, Quant] = {
 #: 8-bit Adam (Dettmers et al. 2022): both moments in 8 bit, one fp32 absmax per block of 2048 elements.
 ADAM8BIT_BLOCK = 2048
 
-PARTS = ("weights", "kv_cache", "gradients", "optimizer", "activations", "runtime")
+PARTS = (
+    "weights", "kv_cache", "gradients", "optimizer", "activations", "transient", "allocator", "runtime", "reserve"
+)
 
 #: What the runtime line is, in a table's note column; RUNTIME_NOTE says where the number comes from.
 RUNTIME_SHORT = (
@@ -208,12 +210,17 @@ def params_on_gpu(spec: Spec, layout: Layout = ONE_GPU) -> int:
     return count(spec).count if layout == ONE_GPU else weight_bytes(spec, "fp32", layout).count // 4
 
 
-def kv_cache(spec: Spec, tokens: int, batch: int, kv_dtype: str, layout: Layout = ONE_GPU) -> Node:
+def kv_cache(
+    spec: Spec, tokens: int, batch: int, kv_dtype: str, layout: Layout = ONE_GPU, prompt: bool = False
+) -> Node:
     """Bytes of the key/value cache for ``batch`` sequences of ``tokens`` tokens, on one GPU of ``layout``:
-    the largest pipeline stage's layers, and ceil(kv heads / tp) heads (MLA's latent is not split by heads)."""
+    the largest pipeline stage's layers, and ceil(kv heads / tp) heads (MLA's latent is not split by heads).
+
+    ``prompt``: the cache right after transformers' prefill, whose sliding-window layers still hold the whole prompt
+    (the attention's view keeps it until the first decode step crops it to the window)."""
     spec = validate(spec)
     if layout != ONE_GPU:
-        whole = kv_cache(spec, tokens, batch, kv_dtype)
+        whole = kv_cache(spec, tokens, batch, kv_dtype, prompt=prompt)
         if not whole.count:
             return whole
         layers = spec.num_decoder_layers if spec.is_encoder_decoder else spec.num_hidden_layers
@@ -259,10 +266,13 @@ def kv_cache(spec: Spec, tokens: int, batch: int, kv_dtype: str, layout: Layout 
                 _kv_node("kv_cache/self", (full, n), per_token * tokens, f"{per_expr}*tokens", shape, batch, bits, note)
             )
         if sliding:
-            window = min(tokens, spec.sliding_window or 0)
+            window = tokens if prompt else min(tokens, spec.sliding_window or 0)
             n = g.expr if sliding == g.layers else f"sliding_window_layers={sliding}"
             note = f"sliding window of {spec.sliding_window:,} tokens: the cache never holds more"
             expr = f"{per_expr}*min(tokens, sliding_window)"
+            if prompt:
+                note = f"sliding window of {spec.sliding_window:,} tokens, holding the whole prompt until the first step"
+                expr = f"{per_expr}*tokens"
             shape = f"{per_token}×{window}×{batch}"
             children.append(
                 _kv_node("kv_cache/sliding", (sliding, n), per_token * window, expr, shape, batch, bits, note)
@@ -582,8 +592,20 @@ def _attention_terms(
     return out
 
 
+def _eager_attention_terms(spec: Spec, e: int) -> list[tuple[str, int, str]]:
+    """What transformers' eager attention keeps beyond Korthikanti's q, k, v and context (rotary embeddings keep only
+    cos and sin, SDPA's output is already laid out for the output projection): SDPA's log-sum-exp (fp32, one per head
+    and token), and a per-head q/k norm's fp32 copy of q and k and its 16-bit result (as any eager norm)."""
+    out: list[tuple[str, int, str]] = []
+    if spec.qk_norm == "head" and not spec.is_mla:
+        qk, qk_expr = qkv_width(spec, projections=1 if spec.kv_projections else 0)
+        out.append(("qk_norm", (4 + e) * qk, f"{4 + e}*{paren(qk_expr)}"))
+    out.append(("logsumexp", 4 * spec.num_attention_heads, "4*num_attention_heads"))
+    return out
+
+
 def _mlp_terms(
-    spec: Spec, e: int, size: int, size_expr: str, dropout: bool, skip_input: bool
+    spec: Spec, e: int, size: int, size_expr: str, dropout: bool, skip_input: bool, eager: bool = False
 ) -> list[tuple[str, int, str]]:
     """Korthikanti's 19sbh for the GeLU MLP (input 2h, GeLU input 8h, GeLU output 8h, dropout mask h),
     generalized to any width f; a gated MLP keeps gate, up, act(gate) and their product: 4 * 2f."""
@@ -593,6 +615,8 @@ def _mlp_terms(
         out.append(("input", e * h, f"{e}*hidden_size"))
     k = 4 if spec.mlp_gated else 2
     out.append(("hidden", k * e * size, f"{k}*{e}*{size_expr}"))
+    if eager and not spec.mlp_gated and spec.hidden_act == "gelu_new":  # tanh-GeLU written out: x³, tanh, 1 + tanh
+        out.append(("gelu_terms", 3 * e * size, f"3*{e}*{size_expr}"))
     if dropout:
         out.append(("dropout_mask", h, "hidden_size"))
     return out
@@ -649,6 +673,39 @@ def _state_terms(spec: Spec, e: int, kind: str) -> list[tuple[str, int, str]]:
     ]
 
 
+RESIDUAL_FP32 = ": the residual stream follows the fp32 embedding under autocast"
+NORM_KEPT = (
+    "what each eager norm keeps (RMSNorm/LayerNorm as transformers writes them): its input in fp32 (a copy of a 16-bit "
+    "input; under autocast the fp32 residual itself), and its normalized output, the output the next projection keeps"
+)
+
+
+def _eager(settings: RunSettings) -> tuple[bool, int, bool]:
+    """Whether transformers' eager modules run, the bytes of an element of the residual stream, and whether autocast
+    runs over fp32 weights (AMP training: the embedding's output, and so every layer's input, stays fp32)."""
+    e = 4 if settings.dtype == "fp32" else 2
+    amp = settings.mode == "training" and settings.precision == "amp" and e < 4
+    return settings.kernels == "transformers", 4 if amp else e, amp
+
+
+def _norm_bytes(e: int, r: int) -> int:
+    """Bytes per element one eager norm keeps, measured with saved-tensor hooks on transformers' Llama and Qwen3:
+    16-bit: an fp32 copy of the input, the normalized tensor and the weighted output in 16 bit (4 + 2e); under
+    autocast: the fp32 input and normalized tensor (8, the casts apart: :func:`_casts`); fp32: input, normalized
+    tensor and output (12)."""
+    if r < 4:
+        return 4 + 2 * e
+    return 8 if e < 4 else 12
+
+
+def _casts(spec: Spec) -> int:
+    """Under autocast each projection casts the norm's fp32 output to 16 bit anew and keeps its copy: q, k and v (one
+    fused qkv), gate and up (one fused gate_up, or one up)."""
+    attn = (1 if "qkv" in spec.fused else 3) if spec.has_attention else 0
+    mlp = 1 if "gate_up" in spec.fused or not spec.mlp_gated else 2
+    return attn + mlp
+
+
 def _stack(
     spec: Spec, prefix: str, layers: int, expr: str, e: int, seq: int, tokens: int, settings: RunSettings, cross: bool
 ) -> Node:
@@ -657,41 +714,44 @@ def _stack(
     h = spec.hidden_size
     dropout = settings.dropout
     tp, sp = settings.tp, settings.sp
+    eager, r, amp = _eager(settings)
     if settings.recompute == "full":
         split = tp if sp else 1
         one = Node(
             f"{prefix}/input",
-            -(-e * h * tokens // split),
-            f"tokens*{e}*hidden_size" + (f"/{split}" if split > 1 else ""),
+            -(-r * h * tokens // split),
+            f"tokens*{r}*hidden_size" + (f"/{split}" if split > 1 else ""),
             note="full recomputation: only the layer input is kept (Korthikanti: 2sbh, 2sbh/t with sequence "
-            "parallelism)",
+            "parallelism)" + (RESIDUAL_FP32 if r > e else ""),
         )
         return group(prefix, [repeated(one, layers, expr)])
-    store_scores = not settings.flash and settings.recompute != "selective"
+    # transformers runs gpt-oss's attention sinks eagerly: the scores are kept
+    store_scores = (not settings.flash or eager and spec.attention_sinks) and settings.recompute != "selective"
     parts: list[Node] = []
     kinds = spec.stack(layers, expr)
     for g in spec.attention_groups(kinds):  # Gemma 4: each group at its own widths
-        att = _attention_terms(g.spec, e, seq, store_scores, dropout, cross=False, skip_input=False)
+        att = _attention_terms(g.spec, e, seq, store_scores, dropout, cross=False, skip_input=eager)
+        att += _eager_attention_terms(g.spec, e) if eager else []
         terms = tuple((name, b, rename(f, g.renames)) for name, b, f in att)
         parts.append(repeated(_Act(terms).node(f"{prefix}/{g.path}", tokens, tp, sp), g.layers, g.expr))
     if kinds.attention:
         if cross:
-            catt = _attention_terms(spec, e, seq, store_scores, dropout, cross=True, skip_input=False)
+            catt = _attention_terms(spec, e, seq, store_scores, dropout, cross=True, skip_input=eager)
             parts.append(repeated(_Act(tuple(catt)).node(f"{prefix}/cross_attention", tokens, tp, sp), layers, expr))
     for kind in ("linear_attention", "ssm", "short_conv", "time_mixing", "lightning"):
         if getattr(kinds, kind):
             terms = _state_terms(spec, e, kind)
             node = _Act(tuple(terms)).node(f"{prefix}/{kind}", tokens, tp, sp)
             parts.append(repeated(node, getattr(kinds, kind), kinds.expr(kind)))
-    shared_input = spec.parallel_attn and spec.has_attention
+    shared_input = spec.parallel_attn and spec.has_attention or eager  # eager: the norms' outputs are counted there
     n_moe, moe_expr, n_dense, dense_expr = kinds.moe, kinds.expr("moe"), kinds.mlp, kinds.expr("mlp")
     wide = min(spec.wide_mlp_layers, n_dense)  # Gemma 4: the KV-sharing layers' MLPs are twice as wide
     if n_dense > wide:
-        mlp = _mlp_terms(spec, e, spec.ffn_size, "intermediate_size", dropout, skip_input=shared_input)
+        mlp = _mlp_terms(spec, e, spec.ffn_size, "intermediate_size", dropout, shared_input, eager)
         expr = f"({dense_expr} - wide_mlp_layers)" if wide else dense_expr
         parts.append(repeated(_Act(tuple(mlp)).node(f"{prefix}/mlp", tokens, tp, sp), n_dense - wide, expr))
     if wide:
-        mlp = _mlp_terms(spec, e, 2 * spec.ffn_size, "2*intermediate_size", dropout, skip_input=shared_input)
+        mlp = _mlp_terms(spec, e, 2 * spec.ffn_size, "2*intermediate_size", dropout, shared_input, eager)
         parts.append(repeated(_Act(tuple(mlp)).node(f"{prefix}/wide_mlp", tokens, tp, sp), wide, "wide_mlp_layers"))
     if n_moe:
         terms: list[tuple[str, int, str]] = []
@@ -707,6 +767,9 @@ def _stack(
                 f"num_experts_per_tok*({' + '.join(f for _, _, f in per_expert)})",
             )
         )
+        if eager:  # grouped experts: each token's input gathered per chosen expert, and each expert's output
+            k = spec.num_experts_per_tok
+            terms.append(("dispatch", 2 * e * h * k, f"num_experts_per_tok*2*{e}*hidden_size"))
         if spec.shared_expert_size:
             sh = _mlp_terms(spec, e, spec.shared_expert_size, "shared_expert_intermediate_size", False, True)
             terms.append(("shared_experts", sum(b for _, b, _ in sh), " + ".join(f for _, _, f in sh)))
@@ -723,7 +786,19 @@ def _stack(
         )
         parts.append(repeated(one, layers, expr))
     n_norms = spec.norms_per_layer + (spec.cross_norms if cross else 0)
-    if n_norms:
+    if eager:
+        split = tp if sp else 1
+        k, casts = _norm_bytes(e, r), _casts(spec) if amp else 0
+        one = Node(
+            f"{prefix}/norms",
+            -(-(n_norms * k + casts * e) * h * tokens // split),
+            f"tokens*({n_norms}*{k}" + (f" + {casts}*{e}" if casts else "") + ")*hidden_size"
+            + (f"/{split}" if split > 1 else ""),
+            note=NORM_KEPT + (f"; autocast's {casts} bf16 casts of the norms' outputs, one per projection" if casts
+                              else ""),
+        )
+        parts.append(repeated(one, layers, expr))
+    elif n_norms:
         split = tp if sp else 1
         one = Node(
             f"{prefix}/norms",
@@ -757,8 +832,14 @@ def activations(spec: Spec, settings: RunSettings, seq: int) -> Node:
         stacks = [("activations/layers", spec.num_hidden_layers, "num_hidden_layers", False)]
     for prefix, layers, layers_expr, cross in stacks:
         parts.append(_stack(spec, prefix, layers, layers_expr, e, seq, tokens, settings, cross=cross))
+    eager, r, amp = _eager(settings)
     head: list[Node] = []
-    if spec.final_norm:
+    if spec.final_norm and eager:
+        k = _norm_bytes(e, r) + (e if amp else 0)
+        head.append(
+            Node("activations/head/final_norm", k * h * tokens, f"tokens*{k}*hidden_size", note=NORM_KEPT)
+        )
+    elif spec.final_norm:
         head.append(Node("activations/head/final_norm", e * h * tokens, f"tokens*{e}*hidden_size"))
     if spec.lm_head:
         if spec.architecture == "masked_lm" and spec.mlm_transform:
@@ -770,40 +851,254 @@ def activations(spec: Spec, settings: RunSettings, seq: int) -> Node:
                     note="dense input, activation input and norm input of the MLM transform",
                 )
             )
-        head.append(Node("activations/head/input", e * spec.embed_width * tokens, f"tokens*{e}*hidden_size"))
-        head.append(
-            Node(
-                "activations/head/logits",
-                4 * spec.vocab_size * tokens,
-                "tokens*4*vocab_size",
-                note="logits kept in fp32 for the cross-entropy (Korthikanti: 4sbv)",
+        if not (eager and spec.final_norm):  # eager: the final norm's output is the head's input
+            head.append(Node("activations/head/input", e * spec.embed_width * tokens, f"tokens*{e}*hidden_size"))
+        if eager:
+            head.append(
+                Node(
+                    "activations/head/logits",
+                    4 * spec.vocab_size * tokens,
+                    "tokens*4*vocab_size",
+                    note="transformers' loss: the logits upcast to fp32, log_softmax's output kept (Korthikanti: 4sbv)",
+                )
             )
-        )
+            if spec.logit_softcap:
+                head.append(
+                    Node(
+                        "activations/head/softcap",
+                        e * spec.vocab_size * tokens,
+                        f"tokens*{e}*vocab_size",
+                        note="final_logit_softcapping: tanh's output kept",
+                    )
+                )
+        else:
+            head.append(
+                Node(
+                    "activations/head/loss_grad",
+                    e * spec.embed_width * tokens,
+                    f"tokens*{e}*hidden_size",
+                    note="a fused, chunked loss (Liger-Kernel's fused linear cross-entropy, Megatron's) keeps no "
+                    "logits: it computes the gradient of the head's input in the forward pass",
+                )
+            )
     if head:
         parts.append(group("activations/head", head))
+    if amp:
+        parts.append(_weight_casts(spec, settings, kept=True))
     return group("activations", parts)
 
 
+def _weight_casts(spec: Spec, settings: RunSettings, kept: bool) -> Node:
+    """Autocast's 16-bit copies of the fp32 weight matrices (its cache, cleared when the autocast region ends): kept
+    for the backward pass by every layer's matrices without recomputation, by the LM head alone with it; the copies
+    of recomputed layers live only through the forward pass (``kept=False``)."""
+    layout = Layout(settings.tp, settings.pp, settings.ep)
+    w = weight_bytes(spec, "bf16", layout)
+    tree = count(spec)
+    head = tree.get("head/lm") or tree.get("embedding/token")
+    full = settings.recompute == "full"
+    layers = w.get("weights/matrices")
+    if settings.zero >= 3:  # each GPU gathers, casts and keeps its shard's share (FSDP, ZeRO-3)
+        head, layers = _ceil_div(head, settings.gpus), _ceil_div(layers, settings.gpus)
+    if kept:
+        n = 2 * _ceil_div(head, layout.tp) + (0 if full else layers)
+        expr = "2*lm_head_weights" if full else "2*(layer_matrix_weights + lm_head_weights)"
+        note = "autocast's bf16 copies of the fp32 weights, kept by the backward pass"
+        return Node("activations/weight_casts", n, expr, note=note + (" (the LM head's: the layers are recomputed)"
+                                                                     if full else ""))
+    return Node(
+        "transient/weight_casts",
+        layers,
+        "2*layer_matrix_weights",
+        note="autocast caches a bf16 copy of every fp32 weight until the forward pass ends; recomputed layers keep none",
+    )
+
+
 # ------------------------------------------------------------------------------------------- totals
-def memory(spec: Spec, settings: RunSettings) -> Node:
-    """The memory tree (bytes per GPU): children ``weights``, ``kv_cache`` (inference) or ``gradients``,
-    ``optimizer``, ``activations`` (training); the root count is the total."""
+#: The phases of a step, in order, and what each one is.
+PHASES = {
+    "prefill": "the prompt's forward pass (transformers: the whole prompt at once; a serving engine: one chunk)",
+    "decode": "a decode step: the cache of the whole prompt, extended by one token",
+    "forward": "the end of the forward pass: the loss being computed",
+    "loss_backward": "the start of the backward pass: the loss's gradient with respect to every logit",
+    "backward": "the end of the backward pass: every gradient, and the first layer recomputed or freed",
+    "step": "the optimizer step: weights, gradients and optimizer states",
+}
+
+
+def phases(spec: Spec, settings: RunSettings) -> list[Node]:
+    """Bytes on one GPU during each phase of the run (:data:`PHASES`): children ``weights``, ``kv_cache``
+    (inference) or ``gradients``, ``optimizer``, ``activations`` (training), and ``transient`` (what the phase holds
+    briefly); no runtime or allocator lines. The peak is the largest."""
     spec = validate(spec)
     settings = check(settings)
     seq = resolved_seq(settings, spec.max_position_embeddings)
     layout = Layout(settings.tp, settings.pp, settings.ep)
     if settings.mode == "inference":
-        w = weight_bytes(spec, settings.dtype, layout)
-        kids = [w, kv_cache(spec, seq, settings.batch, resolved_kv_dtype(settings), layout)]
-    elif settings.mode == "finetune":
-        kids = [*_finetune_states(spec, settings, layout), activations(spec, settings, seq)]
+        return _inference_phases(spec, settings, seq, layout)
+    if settings.mode == "finetune":
+        states = _finetune_states(spec, settings, layout)
     else:
+        amp = settings.precision == "amp" and settings.dtype != "fp32"
         params = params_on_gpu(spec, layout)
-        states = model_states(params, settings.dtype, settings.optimizer, settings.zero, settings.gpus)
-        kids = [*states.children, activations(spec, settings, seq)]
+        states = list(model_states(params, "fp32" if amp else settings.dtype, settings.optimizer, settings.zero,
+                                   settings.gpus).children)
+        if amp:
+            states[0] = states[0]._replace(note="fp32 weights (PyTorch AMP: autocast computes in " + settings.dtype + ")")
+    weights, grads, optimizer = states
+    kept = activations(spec, settings, seq)
+    none = Node("gradients", 0, "0", note="not yet allocated (zero_grad(set_to_none=True), PyTorch's default)")
+    fwd, bwd = _loss_transients(spec, settings, seq, kept)
+    out = [_phase("forward", [weights, none, optimizer, kept], fwd)]
+    if bwd.count:
+        out.append(_phase("loss_backward", [weights, none, optimizer, kept], bwd))
+    last = _first_layer(spec, settings, seq, kept)
+    out.append(_phase("backward", [weights, grads, optimizer, last], group("transient", [])))
+    out.append(_phase("step", [weights, grads, optimizer], group("transient", [])))
+    return out
+
+
+def _phase(name: str, parts: list[Node], transient: Node) -> Node:
+    kids = [*parts, transient] if transient.count else parts
+    return Node(name, sum(k.count for k in kids), " + ".join(k.path for k in kids), tuple(kids), note=PHASES[name])
+
+
+def _first_layer(spec: Spec, settings: RunSettings, seq: int, kept: Node) -> Node:
+    """What the end of the backward pass holds of the activations: one layer's (with full recomputation, the
+    checkpointed layer inputs besides: the first layer is recomputed last)."""
+    full = activations(spec, dataclasses.replace(settings, recompute="none"), seq)
+    one = sum(c.per_copy for n in full.walk() if n.path.endswith("/layers") for c in n.children)
+    inputs = sum(n.count for n in kept.walk() if n.path.endswith("/layers/input"))
+    return Node(
+        "activations",
+        inputs + one,
+        "checkpointed layer inputs + one layer's activations" if inputs else "one layer's activations",
+        note="the backward pass has freed every other layer's activations",
+    )
+
+
+def _loss_transients(spec: Spec, settings: RunSettings, seq: int, kept: Node) -> tuple[Node, Node]:
+    """What the end of the forward pass and the start of the backward pass hold briefly. transformers' loss: the
+    logits in the compute dtype and their fp32 upcast (log_softmax's fp32 output is kept), then the backward pass's
+    fp32 gradient of log_softmax's output and of its input; under AMP with full recomputation, autocast's bf16
+    copies of every layer's weights until the forward pass ends. A fused chunked loss: one chunk's logits."""
+    e = 4 if settings.dtype == "fp32" else 2
+    eager, _, amp = _eager(settings)
+    tokens = settings.batch * seq
+    v, h = spec.vocab_size, spec.embed_width
+    fwd: list[Node] = []
+    bwd: list[Node] = []
+    if spec.lm_head and eager:
+        fwd.append(Node("transient/logits", (e + 4) * v * tokens, f"tokens*({e} + 4)*vocab_size",
+                        note="the head's logits and their fp32 upcast (transformers' ForCausalLMLoss: logits.float())"))
+        bwd.append(Node("transient/logits_grad", 8 * v * tokens, "tokens*8*vocab_size",
+                        note="log_softmax's backward: the fp32 gradient of its output and of its input"))
+    elif spec.lm_head:
+        fwd.append(Node("transient/loss_chunk", 8 * h * tokens, "tokens*8*hidden_size",
+                        note="one chunk's fp32 logits and their gradient: the chunk is tokens*hidden_size/vocab_size "
+                        "tokens (Liger-Kernel's fused linear cross-entropy)"))
+    if amp and settings.recompute == "full":
+        fwd.append(_weight_casts(spec, settings, kept=False))
+    return group("transient", fwd), group("transient", bwd)
+
+
+def _inference_phases(spec: Spec, settings: RunSettings, seq: int, layout: Layout) -> list[Node]:
+    """transformers' generate: the whole prompt in one forward pass (``logits_to_keep=1``), its own cache rules; a
+    serving engine: chunks of at most ``chunk`` tokens, sliding layers at their window."""
+    weights = weight_bytes(spec, settings.dtype, layout)
+    kv_dtype = resolved_kv_dtype(settings)
+    batch = settings.batch
+    if settings.serving:
+        cache = kv_cache(spec, seq, batch, kv_dtype, layout)
+        tokens = min(settings.chunk, batch * seq)
+        return [_phase("prefill", [weights, cache], _layer_transient(spec, settings, tokens, seq, layout))]
+    prompt = kv_cache(spec, seq, batch, kv_dtype, layout, prompt=True)
+    prefill = _phase("prefill", [weights, prompt], _layer_transient(spec, settings, batch * seq, seq, layout))
+    copy = _cache_copy(prompt, spec)
+    return [prefill, _phase("decode", [weights, prompt], group("transient", [copy]))]
+
+
+def _cache_copy(cache: Node, spec: Spec) -> Node:
+    """A decode step's DynamicCache appends with torch.cat: one layer's keys (or values) exist twice for a moment."""
+    layers = max(spec.num_decoder_layers if spec.is_encoder_decoder else spec.num_hidden_layers, 1)
+    n = cache.count // layers // 2
+    return Node("transient/cache_copy", n, "kv_cache / layers / 2",
+                note="torch.cat in the cache's update: one layer's keys copied once")
+
+
+def _layer_transient(spec: Spec, settings: RunSettings, tokens: int, seq: int, layout: Layout) -> Node:
+    """One layer's working set for ``tokens`` tokens in one forward pass without gradients (measured on an H100
+    against transformers' prefill: 6f + 8h bytes a token for a gated bf16 MLP): the larger of the MLP's (the
+    residual, the norm's output, the MLP's input and output: 4h, and its intermediates: gate, up and their
+    product, 3f, or the fused gate_up's 2f) and the attention's (4h, q, k, v and their rotated copies); experts: the
+    tokens gathered per chosen expert (each h + 4 * moe_intermediate_size, or 4h as they are scattered back); eager
+    attention (gpt-oss's sinks): three copies of the scores. Then the logits of the last tokens, and their fp32
+    upcast."""
+    e = 4 if settings.dtype == "fp32" else 2
+    h, tp = spec.hidden_size, layout.tp
+    kinds = spec.stack(spec.num_hidden_layers, "num_hidden_layers")
+    qkv, qkv_expr = qkv_width(spec)
+    options: list[tuple[int, str, str]] = [
+        (e * (4 * h + 2 * qkv), f"{e}*(4*hidden_size + 2*{paren(qkv_expr)})", "attention: q, k, v and rotated q, k")
+    ]
+    if spec.attention_sinks and spec.has_attention:
+        n = e * (4 * h + 2 * qkv + 3 * spec.num_attention_heads * seq)
+        options.append((n, f"{e}*(4*hidden_size + 2*{paren(qkv_expr)} + 3*num_attention_heads*seq)",
+                        "eager attention: three copies of the scores"))
+    if kinds.mlp:
+        k = 4 if "gate_up" in spec.fused else 3 if spec.mlp_gated else 2
+        k += 2 if not spec.mlp_gated and spec.hidden_act == "gelu_new" else 0  # tanh-GeLU's temporaries
+        options.append((e * (4 * h + k * spec.ffn_size), f"{e}*(4*hidden_size + {k}*intermediate_size)",
+                        "the MLP: its input, output and intermediates"))
+    if kinds.moe:
+        slot = max(h + 4 * spec.expert_size, 4 * h)
+        expr = "max(hidden_size + 4*moe_intermediate_size, 4*hidden_size)"
+        options.append((e * (4 * h + spec.num_experts_per_tok * slot),
+                        f"{e}*(4*hidden_size + num_experts_per_tok*{expr})",
+                        "the experts: each token gathered once per chosen expert"))
+    per, expr, what = max(options)
+    kids = [Node("transient/layer", -(-per * tokens // tp), f"tokens*{expr}" + (f"/{tp}" if tp > 1 else ""),
+                 note=f"one layer's working set, {what}; tokens = {tokens:,}")]
+    if spec.lm_head:
+        rows = settings.batch if spec.architecture != "masked_lm" else tokens
+        kids.append(Node("transient/logits", (e + 4) * spec.vocab_size * rows, f"batch*({e} + 4)*vocab_size",
+                         note="the last token's logits (logits_to_keep=1) and their fp32 upcast"))
+    return group("transient", kids)
+
+
+def memory(spec: Spec, settings: RunSettings) -> Node:
+    """The memory tree (bytes per GPU) at the run's peak: the children of the largest of :func:`phases` (``weights``,
+    ``kv_cache`` or ``gradients``, ``optimizer``, ``activations``, and the phase's ``transient``), then the
+    ``allocator``'s margin and the ``runtime``; the root count is the total, its note names the phase."""
+    spec = validate(spec)
+    settings = check(settings)
+    peak = max(phases(spec, settings), key=lambda p: p.count + _allocator(p).count)
+    kids = list(peak.children)
+    kids.append(_allocator(peak))
     mib = settings.runtime_mib
     kids.append(Node("runtime", mib * 2**20, f"{mib:,} MiB (assumed)", note=RUNTIME_SHORT))
-    return Node("", sum(k.count for k in kids), " + ".join(k.path for k in kids), tuple(kids))
+    if settings.mode == "inference" and settings.serving:
+        from paramscope.engine.hardware import ACCELERATORS
+
+        cap = ACCELERATORS[settings.gpu].memory_bytes
+        left = cap - int(cap * settings.gpu_util)
+        kids.append(Node("reserve", left, f"(1 - gpu_util={settings.gpu_util:g})*capacity",
+                         note="outside gpu_memory_utilization: the engine never allocates it"))
+    return Node("", sum(k.count for k in kids), " + ".join(k.path for k in kids), tuple(kids),
+                note=f"peak: {peak.path}, {peak.note}")
+
+
+#: The caching allocator's margin over the bytes allocated at the peak, as a share of the phase's transient and
+#: activations (freed blocks it keeps, split and rounded): measured 3-30 % of the peak on an H100.
+ALLOCATOR_SHARE = 0.1
+
+
+def _allocator(peak: Node) -> Node:
+    moving = sum(k.count for k in peak.children if k.path in ("transient", "activations"))
+    n = int(moving * ALLOCATOR_SHARE)
+    return Node("allocator", n, f"{ALLOCATOR_SHARE:g}*(activations + transient)",
+                note="PyTorch's caching allocator reserves more than it allocates: freed blocks it keeps, split and "
+                "rounded (nvidia-smi and out-of-memory errors see the reserved bytes)")
 
 
 #: Bits per weight of QLoRA's NF4 with double quantization (Dettmers et al. 2023, section 3): 4 bits, plus an fp8
@@ -820,6 +1115,7 @@ def _finetune_states(spec: Spec, settings: RunSettings, layout: Layout = ONE_GPU
     if layout != ONE_GPU:  # the adapters split as the layers they adapt
         adapters = -(-adapters * params_on_gpu(spec, layout) // count(spec).count)
     e = 4 if settings.dtype == "fp32" else 2
+    a = 4 if settings.precision == "amp" else e  # PEFT makes the adapters in fp32; autocast computes in 16 bit
     base = weight_bytes(spec, settings.dtype, layout)
     if settings.quant == "nf4":
         matrices = base.find("weights/matrices")
@@ -844,10 +1140,10 @@ def _finetune_states(spec: Spec, settings: RunSettings, layout: Layout = ONE_GPU
             return node
         return Node(node.path, -(-node.count // n), f"({node.formula}) / {n} GPUs", node.children, note=node.note)
 
-    adapter_weights = Node("weights/adapters", adapters * e, f"{lora} × {e} B", note="trained")
+    adapter_weights = Node("weights/adapters", adapters * a, f"{lora} × {a} B", note="trained")
     return [
         shard(3, group("weights", [frozen, adapter_weights])),
-        shard(2, Node("gradients", adapters * e, f"{lora} × {e} B", note="adapters only: the base is frozen")),
+        shard(2, Node("gradients", adapters * a, f"{lora} × {a} B", note="adapters only: the base is frozen")),
         shard(
             1, Node("optimizer", adapters * opt_bytes, f"{lora} × {opt_bytes} B", note=f"adapters only ({opt_text})")
         ),
@@ -883,14 +1179,16 @@ def _bisect(lo: int, hi: int, holds: Callable[[int], bool]) -> tuple[int, int]:
 
 
 def max_fit(spec: Spec, settings: RunSettings, capacity: int, field: str = "seq") -> int | None:
-    """The largest ``seq`` (or ``batch``) whose total fits in ``capacity`` bytes.
+    """The largest ``seq`` (or ``batch``) whose peak fits in ``capacity`` bytes.
 
-    ``None`` when even 1 does not fit; the search limit (MAX_SEQ / MAX_BATCH) when everything up to it
-    fits (e.g. every layer has a sliding window and the weights fit).
+    ``None`` when even 1 does not fit; the search limit when everything up to it fits: for ``seq`` the model's own
+    context window (``max_position_embeddings``), for ``batch`` MAX_BATCH.
     """
     if field not in ("seq", "batch"):
         raise ValueError("field: seq or batch")
-    limit = MAX_SEQ if field == "seq" else MAX_BATCH
+    limit = MAX_BATCH
+    if field == "seq":  # no longer than the model's own context window
+        limit = min(MAX_SEQ, spec.max_position_embeddings) if spec.max_position_embeddings > 0 else MAX_SEQ
     at: Callable[[int], int] = lambda v: total_bytes(spec, dataclasses.replace(settings, **{field: v}))  # noqa: E731
     if at(1) > capacity:
         return None

@@ -21,6 +21,13 @@ TRAIN_DTYPES = ("fp32", "bf16", "fp16")
 KV_DTYPES = ("auto", "fp32", "bf16", "fp16", "fp8", "int8", "int4")
 OPTIMIZERS = ("adamw", "sgd", "adam8bit")
 RECOMPUTE = ("none", "selective", "full")
+#: How the trained weights are kept: PyTorch AMP (fp32 weights and gradients, autocast to the compute dtype: what
+#: transformers' Trainer runs with bf16=True, and PEFT's fp32 adapters) or 16-bit weights and gradients with an fp32
+#: master copy in the optimizer (Megatron-LM, DeepSpeed).
+PRECISIONS_TRAIN = ("amp", "master")
+#: The kernels a training step runs: transformers' eager modules with its loss (fp32 logits of every token), or fused
+#: kernels with a chunked loss that never holds every token's logits (Megatron-LM, Liger-Kernel).
+KERNELS = ("transformers", "fused")
 ZERO_STAGES = (0, 1, 2, 3)
 
 #: Upper bounds that keep every computation instant.
@@ -63,6 +70,11 @@ class RunSettings:
     lora_rank: int = 16  # finetune: LoRA rank r
     lora_targets: str = "all-linear"  # finetune: all-linear (every linear layer but the LM head) | attn
     quant: str = "none"  # finetune: the frozen base in `dtype` (none) or 4-bit NF4 with double quantization (QLoRA)
+    precision: str = "amp"  # training / finetune: amp (fp32 trained weights, autocast) | master (16 bit + fp32 master)
+    kernels: str = "transformers"  # training / finetune: transformers (eager, its loss) | fused (chunked loss)
+    serving: bool = False  # inference: a serving engine with chunked prefill (vLLM) instead of transformers' generate
+    chunk: int = 8192  # serving: max_num_batched_tokens, the most tokens one forward pass takes
+    gpu_util: float = 0.9  # serving: gpu_memory_utilization, the share of each GPU's memory the engine may use
     runtime_mib: int = 768  # per GPU: the CUDA context and framework workspaces, an assumption (memory.RUNTIME_NOTE)
 
 
@@ -78,6 +90,8 @@ _CHOICES: dict[str, tuple] = {
     "gpu": tuple(ACCELERATORS),
     "lora_targets": ("all-linear", "attn"),
     "quant": ("none", "nf4"),
+    "precision": PRECISIONS_TRAIN,
+    "kernels": KERNELS,
 }
 _RANGES: dict[str, tuple[float, float]] = {
     "batch": (1, MAX_BATCH),
@@ -91,6 +105,8 @@ _RANGES: dict[str, tuple[float, float]] = {
     "pp": (1, MAX_PARALLEL),
     "ep": (1, MAX_PARALLEL),
     "runtime_mib": (0, 1_048_576),
+    "chunk": (1, MAX_BATCH),
+    "gpu_util": (0.05, 1.0),
 }
 
 
@@ -127,14 +143,14 @@ def _field_error(name: str, value: object) -> str:
         if value not in _CHOICES[name]:
             return f"{name}: {str(value)[:40]!r} is not one of {', '.join(map(str, _CHOICES[name]))}"
         return ""
-    if name in ("flash", "dropout", "causal", "sp"):
+    if name in ("flash", "dropout", "causal", "sp", "serving"):
         return "" if isinstance(value, bool) else f"{name}: expected true or false"
     lo, hi = _RANGES[name]
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return f"{name}: expected a number"
     if isinstance(value, float) and not math.isfinite(value):
         return f"{name}: expected a finite number"
-    if name in ("batch", "seq", "gpus", "tokens", "lora_rank", "tp", "pp", "ep", "runtime_mib") and not isinstance(
+    if name in ("batch", "seq", "gpus", "tokens", "lora_rank", "tp", "pp", "ep", "runtime_mib", "chunk") and not isinstance(
         value, int
     ):
         return f"{name}: expected a whole number"

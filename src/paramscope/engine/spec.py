@@ -136,6 +136,7 @@ class Spec:
     qk_norm_bias: bool | None = None  # a LayerNorm q/k norm with a bias; None -> norm_bias (StableLM: none)
     sub_norms: bool = False  # BitNet: a norm on the attention output (hidden_size) and on the MLP's inner width
     attention_sinks: bool = False  # gpt-oss: one learned logit per query head ("sinks"), in every layer
+    logit_softcap: bool = False  # Gemma 2: tanh soft-capping of the final logits (memory: the tanh's output is kept)
     encoder_only: bool = False  # a bidirectional encoder (BERT and kin): nothing is generated, no KV cache
     fused: tuple[str, ...] = ()  # projections built as one linear layer: qkv (c_attn), gate_up, in_qkvz, in_ba,
     # in_qkv (a Gated DeltaNet's q, k and v as one, its output gate z apart)

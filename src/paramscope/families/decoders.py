@@ -224,7 +224,7 @@ GEMMA2 = GEMMA.but(
     class_prefix="Gemma2",
     source=f"{TF}/gemma2/modeling_gemma2.py",
     fixed=dict(norms_per_layer=4),
-    extra_hooks=[hooks.sliding_every(2)],
+    extra_hooks=[hooks.sliding_every(2), hooks.logit_softcap],
     checks_width=True,
 )
 VAULTGEMMA = GEMMA2.but(
@@ -322,7 +322,7 @@ GEMMA3_TEXT = GEMMA2.but(
     class_prefix="Gemma3",
     source=f"{TF}/gemma3/modeling_gemma3.py",
     fixed=dict(qk_norm="head"),
-    hooks=(hooks.sliding_window, hooks.sliding_every(6)),
+    hooks=(hooks.sliding_window, hooks.sliding_every(6), hooks.logit_softcap),
     checks_width=True,
 )
 GEMMA4_TEXT = GEMMA3_TEXT.but(
@@ -344,7 +344,7 @@ GEMMA4_TEXT = GEMMA3_TEXT.but(
     # global_head_dim is a keyword Gemma4TextConfig reads, not a field it keeps
     defaults=dict(global_head_dim=512),
     fixed=dict(lora_moe="router"),  # PEFT adapts the router's proj and leaves the expert tensors frozen
-    hooks=(hooks.sliding_window, hooks.gemma4_layers),
+    hooks=(hooks.sliding_window, hooks.gemma4_layers, hooks.logit_softcap),
     checks_width=False,
 )
 

@@ -209,6 +209,12 @@ def head_dim_stated(c: Cfg, d: Values) -> None:
         raise SpecError("head_dim", "the class has no default for it (it would not build): state the width of a head")
 
 
+def logit_softcap(c: Cfg, d: Values) -> None:
+    """Gemma 2 and later: the final logits are soft-capped (tanh) when ``final_logit_softcapping`` is set; the memory
+    estimate keeps the tanh's output."""
+    d["logit_softcap"] = c.get("final_logit_softcapping") is not None
+
+
 def same_biases(c: Cfg, d: Values) -> None:
     """InternLM3: transformers' Llama classes build it, so its config refuses ``qkv_bias`` different from ``bias``."""
     if d["attention_bias"] != d["mlp_bias"]:
