@@ -18,16 +18,21 @@ from paramscope.engine.memory import (
     GpusNeeded,
     every_precision,
     gpus_needed,
+    kv_cache,
     max_fit,
     memory,
     parts,
+    phases,
+    serving_capacity,
     total_bytes,
 )
 from paramscope.engine.run import (
     DTYPES,
+    KERNELS,
     KV_DTYPES,
     MODES,
     OPTIMIZERS,
+    PRECISIONS_TRAIN,
     RECOMPUTE,
     RunSettings,
     check,
@@ -131,6 +136,36 @@ def memory_args(p: argparse.ArgumentParser) -> None:
         "--quant", choices=("none", "nf4"), default=d.quant, help="finetune: frozen base in NF4 (QLoRA) or not"
     )
     p.add_argument(
+        "--precision",
+        choices=PRECISIONS_TRAIN,
+        default=d.precision,
+        help="training / finetune: amp (fp32 trained weights and gradients, autocast: transformers' Trainer with "
+        "bf16=True, PEFT's fp32 adapters; the default) or master (16-bit weights, an fp32 master copy: Megatron, "
+        "DeepSpeed)",
+    )
+    p.add_argument(
+        "--kernels",
+        choices=KERNELS,
+        default=d.kernels,
+        help="training / finetune: transformers (eager modules, its loss over fp32 logits; the default) or fused "
+        "(fused kernels and a chunked loss: Megatron-LM, Liger-Kernel)",
+    )
+    p.add_argument(
+        "--serving",
+        action="store_true",
+        help="inference on a serving engine with chunked prefill (vLLM) instead of transformers' generate",
+    )
+    p.add_argument(
+        "--chunk", type=_count, default=d.chunk, metavar="N", help=f"--serving: max_num_batched_tokens ({d.chunk})"
+    )
+    p.add_argument(
+        "--gpu-util",
+        type=_number,
+        default=d.gpu_util,
+        metavar="U",
+        help=f"--serving: gpu_memory_utilization, the share of the GPU the engine uses ({d.gpu_util})",
+    )
+    p.add_argument(
         "--runtime-mib",
         type=int,
         default=d.runtime_mib,
@@ -181,6 +216,29 @@ def _rows(tree: Node) -> list[dict]:
     ]
 
 
+#: What "fits" compares.
+FITS_RULE = "fits: the peak phase + the allocator's margin + the runtime <= the GPU's memory"
+
+
+def recipe(s: RunSettings) -> dict[str, object]:
+    """The settings that name what the user runs (the recipe), for the mode at hand."""
+    if s.mode == "inference":
+        out: dict[str, object] = {"engine": "serving engine, chunked prefill" if s.serving else "transformers generate"}
+        if s.serving:
+            out.update(chunk=s.chunk, gpu_util=s.gpu_util)
+        return out
+    return {"precision": s.precision, "kernels": s.kernels}
+
+
+def kv_note(spec: Spec, s: RunSettings) -> str:
+    """What "auto" chose for the KV cache when the weights are quantized, with the fp8 cache's bytes beside it."""
+    if s.mode != "inference" or s.kv_dtype != "auto" or s.dtype in ("fp32", "bf16", "fp16"):
+        return ""
+    seq = resolved_seq(s, spec.max_position_embeddings)
+    fp8 = kv_cache(spec, seq, s.batch, "fp8").count
+    return f"auto keeps a bf16 cache under {s.dtype} weights; an fp8 cache (--kv-dtype fp8) is {fp8 / GB:,.3f} GB"
+
+
 def _brief(n: int) -> str:
     """291.6B below a quadrillion, 2.13e+18 above it."""
     return short(n) if n < 10**15 else f"{n:.3g}"
@@ -212,6 +270,11 @@ def _memory_settings(args: argparse.Namespace) -> RunSettings:
         lora_rank=args.lora_rank,
         lora_targets=args.lora_targets,
         quant=args.quant,
+        precision=args.precision,
+        kernels=args.kernels,
+        serving=args.serving,
+        chunk=args.chunk,
+        gpu_util=args.gpu_util,
         runtime_mib=args.runtime_mib,
     )
 
@@ -240,7 +303,9 @@ def run_memory(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.
         **(
             {"lora_rank": s.lora_rank, "lora_targets": s.lora_targets, "quant": s.quant} if s.mode == "finetune" else {}
         ),
+        **recipe(s),
     }
+    steps = phases(spec, s)
     if args.json:
         doc = {
             "model": label,
@@ -250,6 +315,11 @@ def run_memory(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.
             **({"trainable_params": _adapters(spec, s)} if s.mode == "finetune" else {}),
             "gpu": {"key": gpu.key, "name": gpu.name, "memory_bytes": gpu.memory_bytes},
             "fits": fits,
+            "fits_rule": FITS_RULE,
+            "peak_phase": tree.note,
+            "phases": {p.path: p.count for p in steps},
+            "kv_cache_note": kv_note(spec, s),
+            "serving": serving_capacity(spec, s, gpu.memory_bytes) if s.serving and s.mode == "inference" else None,
             "max_seq_that_fits": best,
             "every_precision": every_precision(spec, s) if s.mode == "inference" else None,
             "gpus_needed": None
@@ -261,8 +331,9 @@ def run_memory(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.
         print(json.dumps(doc, indent=1))
         return 0
     print(f"{label}  ({spec.model_type}) — {s.mode}, {s.dtype}, batch {s.batch} × {seq:,} tokens, per GPU")
+    print("recipe: " + ", ".join(f"{k} {v}" for k, v in recipe(s).items()))
     if s.mode == "inference":
-        print(f"KV cache in {resolved_kv_dtype(s)}")
+        print(f"KV cache in {resolved_kv_dtype(s)}" + (f" ({kv_note(spec, s)})" if kv_note(spec, s) else ""))
     else:
         print(
             f"optimizer {s.optimizer}, ZeRO {s.zero} over {s.gpus} GPU(s), recompute {s.recompute}, "
@@ -283,8 +354,19 @@ def run_memory(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.
         note = f"  [{n.note}]" if n.note else ""
         print(f"{name:<{width}} {n.count:>20,}  {n.full_formula}{note}")
     print()
+    print("phases (bytes allocated, without the allocator's margin and the runtime):")
+    for p in steps:
+        print(f"  {p.path:<14} {p.count:>20,}  {p.count / GB:10,.3f} GB  {p.note}")
+    print(f"the total is the {tree.note}")
+    print()
     verdict = "fits" if fits else "does NOT fit"
-    print(f"{gpu.name} ({gpu.memory_label} = {gpu.memory_bytes:,} bytes): {verdict}")
+    print(f"{gpu.name} ({gpu.memory_label} = {gpu.memory_bytes:,} bytes): {verdict} ({FITS_RULE})")
+    if s.serving and s.mode == "inference":
+        cap = serving_capacity(spec, s, gpu.memory_bytes)
+        print(
+            f"serving: {cap['kv_tokens']:,} tokens of KV cache fit, {cap['sequences']:,} sequences of {seq:,} tokens "
+            "at once (vLLM's profile: gpu_memory_utilization × capacity − weights − the largest forward pass)"
+        )
     if needed is not None:
         print(f"GPUs needed: {needed.gpus:,}, with {needed.how} ({needed.per_gpu / GB:,.2f} GB per GPU)")
     if best is None:

@@ -59,9 +59,7 @@ QUANT: dict[str, Quant] = {
 #: 8-bit Adam (Dettmers et al. 2022): both moments in 8 bit, one fp32 absmax per block of 2048 elements.
 ADAM8BIT_BLOCK = 2048
 
-PARTS = (
-    "weights", "kv_cache", "gradients", "optimizer", "activations", "transient", "allocator", "runtime", "reserve"
-)
+PARTS = ("weights", "kv_cache", "gradients", "optimizer", "activations", "transient", "allocator", "runtime", "reserve")
 
 #: What the runtime line is, in a table's note column; RUNTIME_NOTE says where the number comes from.
 RUNTIME_SHORT = (
@@ -271,7 +269,9 @@ def kv_cache(
             note = f"sliding window of {spec.sliding_window:,} tokens: the cache never holds more"
             expr = f"{per_expr}*min(tokens, sliding_window)"
             if prompt:
-                note = f"sliding window of {spec.sliding_window:,} tokens, holding the whole prompt until the first step"
+                note = (
+                    f"sliding window of {spec.sliding_window:,} tokens, holding the whole prompt until the first step"
+                )
                 expr = f"{per_expr}*tokens"
             shape = f"{per_token}×{window}×{batch}"
             children.append(
@@ -792,10 +792,12 @@ def _stack(
         one = Node(
             f"{prefix}/norms",
             -(-(n_norms * k + casts * e) * h * tokens // split),
-            f"tokens*({n_norms}*{k}" + (f" + {casts}*{e}" if casts else "") + ")*hidden_size"
+            f"tokens*({n_norms}*{k}"
+            + (f" + {casts}*{e}" if casts else "")
+            + ")*hidden_size"
             + (f"/{split}" if split > 1 else ""),
-            note=NORM_KEPT + (f"; autocast's {casts} bf16 casts of the norms' outputs, one per projection" if casts
-                              else ""),
+            note=NORM_KEPT
+            + (f"; autocast's {casts} bf16 casts of the norms' outputs, one per projection" if casts else ""),
         )
         parts.append(repeated(one, layers, expr))
     elif n_norms:
@@ -836,9 +838,7 @@ def activations(spec: Spec, settings: RunSettings, seq: int) -> Node:
     head: list[Node] = []
     if spec.final_norm and eager:
         k = _norm_bytes(e, r) + (e if amp else 0)
-        head.append(
-            Node("activations/head/final_norm", k * h * tokens, f"tokens*{k}*hidden_size", note=NORM_KEPT)
-        )
+        head.append(Node("activations/head/final_norm", k * h * tokens, f"tokens*{k}*hidden_size", note=NORM_KEPT))
     elif spec.final_norm:
         head.append(Node("activations/head/final_norm", e * h * tokens, f"tokens*{e}*hidden_size"))
     if spec.lm_head:
@@ -904,13 +904,18 @@ def _weight_casts(spec: Spec, settings: RunSettings, kept: bool) -> Node:
         n = 2 * _ceil_div(head, layout.tp) + (0 if full else layers)
         expr = "2*lm_head_weights" if full else "2*(layer_matrix_weights + lm_head_weights)"
         note = "autocast's bf16 copies of the fp32 weights, kept by the backward pass"
-        return Node("activations/weight_casts", n, expr, note=note + (" (the LM head's: the layers are recomputed)"
-                                                                     if full else ""))
+        return Node(
+            "activations/weight_casts",
+            n,
+            expr,
+            note=note + (" (the LM head's: the layers are recomputed)" if full else ""),
+        )
     return Node(
         "transient/weight_casts",
         layers,
         "2*layer_matrix_weights",
-        note="autocast caches a bf16 copy of every fp32 weight until the forward pass ends; recomputed layers keep none",
+        note="autocast caches a bf16 copy of every fp32 weight until the forward pass ends (recomputed layers keep "
+        "none)",
     )
 
 
@@ -941,10 +946,15 @@ def phases(spec: Spec, settings: RunSettings) -> list[Node]:
     else:
         amp = settings.precision == "amp" and settings.dtype != "fp32"
         params = params_on_gpu(spec, layout)
-        states = list(model_states(params, "fp32" if amp else settings.dtype, settings.optimizer, settings.zero,
-                                   settings.gpus).children)
+        states = list(
+            model_states(
+                params, "fp32" if amp else settings.dtype, settings.optimizer, settings.zero, settings.gpus
+            ).children
+        )
         if amp:
-            states[0] = states[0]._replace(note="fp32 weights (PyTorch AMP: autocast computes in " + settings.dtype + ")")
+            states[0] = states[0]._replace(
+                note="fp32 weights (PyTorch AMP: autocast computes in " + settings.dtype + ")"
+            )
     weights, grads, optimizer = states
     kept = activations(spec, settings, seq)
     none = Node("gradients", 0, "0", note="not yet allocated (zero_grad(set_to_none=True), PyTorch's default)")
@@ -989,14 +999,32 @@ def _loss_transients(spec: Spec, settings: RunSettings, seq: int, kept: Node) ->
     fwd: list[Node] = []
     bwd: list[Node] = []
     if spec.lm_head and eager:
-        fwd.append(Node("transient/logits", (e + 4) * v * tokens, f"tokens*({e} + 4)*vocab_size",
-                        note="the head's logits and their fp32 upcast (transformers' ForCausalLMLoss: logits.float())"))
-        bwd.append(Node("transient/logits_grad", 8 * v * tokens, "tokens*8*vocab_size",
-                        note="log_softmax's backward: the fp32 gradient of its output and of its input"))
+        fwd.append(
+            Node(
+                "transient/logits",
+                (e + 4) * v * tokens,
+                f"tokens*({e} + 4)*vocab_size",
+                note="the head's logits and their fp32 upcast (transformers' ForCausalLMLoss: logits.float())",
+            )
+        )
+        bwd.append(
+            Node(
+                "transient/logits_grad",
+                8 * v * tokens,
+                "tokens*8*vocab_size",
+                note="log_softmax's backward: the fp32 gradient of its output and of its input",
+            )
+        )
     elif spec.lm_head:
-        fwd.append(Node("transient/loss_chunk", 8 * h * tokens, "tokens*8*hidden_size",
-                        note="one chunk's fp32 logits and their gradient: the chunk is tokens*hidden_size/vocab_size "
-                        "tokens (Liger-Kernel's fused linear cross-entropy)"))
+        fwd.append(
+            Node(
+                "transient/loss_chunk",
+                8 * h * tokens,
+                "tokens*8*hidden_size",
+                note="one chunk's fp32 logits and their gradient: the chunk is tokens*hidden_size/vocab_size "
+                "tokens (Liger-Kernel's fused linear cross-entropy)",
+            )
+        )
     if amp and settings.recompute == "full":
         fwd.append(_weight_casts(spec, settings, kept=False))
     return group("transient", fwd), group("transient", bwd)
@@ -1022,8 +1050,12 @@ def _cache_copy(cache: Node, spec: Spec) -> Node:
     """A decode step's DynamicCache appends with torch.cat: one layer's keys (or values) exist twice for a moment."""
     layers = max(spec.num_decoder_layers if spec.is_encoder_decoder else spec.num_hidden_layers, 1)
     n = cache.count // layers // 2
-    return Node("transient/cache_copy", n, "kv_cache / layers / 2",
-                note="torch.cat in the cache's update: one layer's keys copied once")
+    return Node(
+        "transient/cache_copy",
+        n,
+        "kv_cache / layers / 2",
+        note="torch.cat in the cache's update: one layer's keys copied once",
+    )
 
 
 def _layer_transient(spec: Spec, settings: RunSettings, tokens: int, seq: int, layout: Layout) -> Node:
@@ -1043,26 +1075,52 @@ def _layer_transient(spec: Spec, settings: RunSettings, tokens: int, seq: int, l
     ]
     if spec.attention_sinks and spec.has_attention:
         n = e * (4 * h + 2 * qkv + 3 * spec.num_attention_heads * seq)
-        options.append((n, f"{e}*(4*hidden_size + 2*{paren(qkv_expr)} + 3*num_attention_heads*seq)",
-                        "eager attention: three copies of the scores"))
+        options.append(
+            (
+                n,
+                f"{e}*(4*hidden_size + 2*{paren(qkv_expr)} + 3*num_attention_heads*seq)",
+                "eager attention: three copies of the scores",
+            )
+        )
     if kinds.mlp:
         k = 4 if "gate_up" in spec.fused else 3 if spec.mlp_gated else 2
         k += 2 if not spec.mlp_gated and spec.hidden_act == "gelu_new" else 0  # tanh-GeLU's temporaries
-        options.append((e * (4 * h + k * spec.ffn_size), f"{e}*(4*hidden_size + {k}*intermediate_size)",
-                        "the MLP: its input, output and intermediates"))
+        options.append(
+            (
+                e * (4 * h + k * spec.ffn_size),
+                f"{e}*(4*hidden_size + {k}*intermediate_size)",
+                "the MLP: its input, output and intermediates",
+            )
+        )
     if kinds.moe:
         slot = max(h + 4 * spec.expert_size, 4 * h)
         expr = "max(hidden_size + 4*moe_intermediate_size, 4*hidden_size)"
-        options.append((e * (4 * h + spec.num_experts_per_tok * slot),
-                        f"{e}*(4*hidden_size + num_experts_per_tok*{expr})",
-                        "the experts: each token gathered once per chosen expert"))
+        options.append(
+            (
+                e * (4 * h + spec.num_experts_per_tok * slot),
+                f"{e}*(4*hidden_size + num_experts_per_tok*{expr})",
+                "the experts: each token gathered once per chosen expert",
+            )
+        )
     per, expr, what = max(options)
-    kids = [Node("transient/layer", -(-per * tokens // tp), f"tokens*{expr}" + (f"/{tp}" if tp > 1 else ""),
-                 note=f"one layer's working set, {what}; tokens = {tokens:,}")]
+    kids = [
+        Node(
+            "transient/layer",
+            -(-per * tokens // tp),
+            f"tokens*{expr}" + (f"/{tp}" if tp > 1 else ""),
+            note=f"one layer's working set, {what}; tokens = {tokens:,}",
+        )
+    ]
     if spec.lm_head:
         rows = settings.batch if spec.architecture != "masked_lm" else tokens
-        kids.append(Node("transient/logits", (e + 4) * spec.vocab_size * rows, f"batch*({e} + 4)*vocab_size",
-                         note="the last token's logits (logits_to_keep=1) and their fp32 upcast"))
+        kids.append(
+            Node(
+                "transient/logits",
+                (e + 4) * spec.vocab_size * rows,
+                f"batch*({e} + 4)*vocab_size",
+                note="the last token's logits (logits_to_keep=1) and their fp32 upcast",
+            )
+        )
     return group("transient", kids)
 
 
@@ -1082,23 +1140,55 @@ def memory(spec: Spec, settings: RunSettings) -> Node:
 
         cap = ACCELERATORS[settings.gpu].memory_bytes
         left = cap - int(cap * settings.gpu_util)
-        kids.append(Node("reserve", left, f"(1 - gpu_util={settings.gpu_util:g})*capacity",
-                         note="outside gpu_memory_utilization: the engine never allocates it"))
-    return Node("", sum(k.count for k in kids), " + ".join(k.path for k in kids), tuple(kids),
-                note=f"peak: {peak.path}, {peak.note}")
+        kids.append(
+            Node(
+                "reserve",
+                left,
+                f"(1 - gpu_util={settings.gpu_util:g})*capacity",
+                note="outside gpu_memory_utilization: the engine never allocates it",
+            )
+        )
+    return Node(
+        "",
+        sum(k.count for k in kids),
+        " + ".join(k.path for k in kids),
+        tuple(kids),
+        note=f"peak: {peak.path}, {peak.note}",
+    )
 
 
-#: The caching allocator's margin over the bytes allocated at the peak, as a share of the phase's transient and
-#: activations (freed blocks it keeps, split and rounded): measured 3-30 % of the peak on an H100.
+def serving_capacity(spec: Spec, settings: RunSettings, capacity: int) -> dict[str, int]:
+    """A serving engine's cache budget on one GPU (vLLM's memory profile: ``gpu_memory_utilization`` × capacity, less
+    the weights, the largest forward pass of ``chunk`` tokens, the allocator's margin and the runtime, all goes to
+    the KV cache): the tokens of cache it holds and the sequences of the run's length that run at once."""
+    seq = resolved_seq(settings, spec.max_position_embeddings)
+    one = dataclasses.replace(settings, serving=True, batch=1)
+    empty = memory(spec, dataclasses.replace(one, seq=1))
+    budget = int(capacity * settings.gpu_util) - (empty.count - empty.get("reserve") - empty.get("kv_cache"))
+    layout = Layout(settings.tp, settings.pp, settings.ep)
+    per_seq = kv_cache(spec, seq, 1, resolved_kv_dtype(settings), layout).count
+    per_token = max(kv_cache(spec, 1, 1, resolved_kv_dtype(settings), layout).count, 1)
+    return {
+        "kv_budget_bytes": max(budget, 0),
+        "kv_tokens": max(budget, 0) // per_token,
+        "sequences": max(budget, 0) // per_seq if per_seq else 0,
+    }
+
+
+#: The caching allocator's margin: what it reserves beyond the bytes allocated at the peak (freed blocks it keeps,
+#: split and rounded), as a share of that peak: 2-19 %, median 9 %, over 18 runs of transformers on an H100
+#: (docs/measurements/h100-peaks-2026-11-26.json: max_memory_reserved against max_memory_allocated).
 ALLOCATOR_SHARE = 0.1
 
 
 def _allocator(peak: Node) -> Node:
-    moving = sum(k.count for k in peak.children if k.path in ("transient", "activations"))
-    n = int(moving * ALLOCATOR_SHARE)
-    return Node("allocator", n, f"{ALLOCATOR_SHARE:g}*(activations + transient)",
-                note="PyTorch's caching allocator reserves more than it allocates: freed blocks it keeps, split and "
-                "rounded (nvidia-smi and out-of-memory errors see the reserved bytes)")
+    return Node(
+        "allocator",
+        int(peak.count * ALLOCATOR_SHARE),
+        f"{ALLOCATOR_SHARE:g}*peak",
+        note="PyTorch's caching allocator reserves more than it allocates (freed blocks it keeps, split and rounded: "
+        "2-19 % of the peak measured on an H100); nvidia-smi and out-of-memory errors see the reserved bytes",
+    )
 
 
 #: Bits per weight of QLoRA's NF4 with double quantization (Dettmers et al. 2023, section 3): 4 bits, plus an fp8

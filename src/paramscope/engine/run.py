@@ -150,9 +150,18 @@ def _field_error(name: str, value: object) -> str:
         return f"{name}: expected a number"
     if isinstance(value, float) and not math.isfinite(value):
         return f"{name}: expected a finite number"
-    if name in ("batch", "seq", "gpus", "tokens", "lora_rank", "tp", "pp", "ep", "runtime_mib", "chunk") and not isinstance(
-        value, int
-    ):
+    if name in (
+        "batch",
+        "seq",
+        "gpus",
+        "tokens",
+        "lora_rank",
+        "tp",
+        "pp",
+        "ep",
+        "runtime_mib",
+        "chunk",
+    ) and not isinstance(value, int):
         return f"{name}: expected a whole number"
     if not lo <= value <= hi:
         return f"{name}: {value:,} is outside {lo:,}..{hi:,}"

@@ -1,0 +1,347 @@
+"""Real GPU memory of models people run, measured with transformers on one GPU, to hold memory estimates against.
+
+Run on a CUDA machine from the project's root:  python3 ../shared/gpu-measurements/measure_peaks.py [--only NAME ...]
+(each NAME is a preset: its config.json is read from presets/NAME.json). Writes $OUT/gpu_peaks_set1.json after every
+case (partial results survive a time-out). Without CUDA it does a dry run
+on the CPU with 2-layer configs and tiny shapes (memory figures 0), to check the flow before spending device time.
+
+Recipes (what a user of the page would run with Hugging Face transformers on one GPU, random weights, SDPA):
+* inference: bf16 weights; a prefill of batch x seq tokens with the model's own cache and logits_to_keep=1 (as
+  generate() does), then one decode step. Recorded: weights, cache bytes after prefill and after the step, the peak
+  of each phase (torch.cuda.max_memory_allocated, and max_memory_reserved), all above what was allocated before.
+* training (PyTorch AMP, what the Trainer does with bf16=True): fp32 weights, autocast bf16, fused AdamW, loss from
+  labels; two iterations (forward, backward, optimizer step, zero_grad(set_to_none)); the second one's peak, and per
+  phase (forward, backward, step). With and without gradient checkpointing.
+* lora (PEFT r=16, alpha 32, all-linear, adapters in fp32 as PEFT makes them; bf16 frozen base; gradient
+  checkpointing; autocast bf16; fused AdamW on the adapters): same two iterations.
+"""
+
+import argparse
+import gc
+import json
+import os
+import sys
+import time
+import traceback
+import warnings
+
+import torch
+import transformers
+from transformers import AutoConfig
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PRESETS = os.path.join(os.getcwd(), "presets")
+OUT = os.environ.get("OUT", os.path.join(os.getcwd(), "gpu_peaks_out"))
+CUDA = torch.cuda.is_available()
+DEV = "cuda" if CUDA else "cpu"
+NO_DROPOUT = (
+    "resid_pdrop",
+    "embd_pdrop",
+    "attn_pdrop",
+    "attention_dropout",
+    "hidden_dropout",
+    "dropout",
+    "summary_first_dropout",
+    "classifier_dropout",
+)
+
+INFERENCE = [  # name, batch, seq
+    ("llama-3.1-8b", 4, 8192),
+    ("qwen2.5-7b", 8, 4096),
+    ("mistral-7b", 4, 8192),
+    ("gemma-2-9b", 2, 8192),
+    ("deepseek-v2-lite", 4, 4096),
+    ("phi-3.5-mini-instruct", 8, 4096),
+    ("olmoe-1b-7b-0924", 8, 4096),
+    ("smollm3-3b", 8, 8192),
+    ("gpt-oss-20b", 1, 8192),
+]
+TRAINING = [  # name, batch, seq, gradient checkpointing
+    ("smollm2-360m", 8, 2048, False),
+    ("smollm2-360m", 8, 2048, True),
+    ("qwen2.5-0.5b", 8, 2048, False),
+    ("qwen2.5-0.5b", 8, 2048, True),
+    ("qwen3-1.7b", 4, 2048, True),
+    ("gemma-2-2b", 2, 2048, True),
+]
+LORA = [  # name, batch, seq
+    ("llama-3.1-8b", 4, 2048),
+    ("qwen2.5-7b", 2, 4096),
+    ("gemma-2-2b", 8, 1024),
+]
+
+
+def load(name):
+    with open(os.path.join(PRESETS, f"{name}.json")) as f:
+        cfg = json.load(f)["config"]
+    cfg.pop("quantization_config", None)
+    for key in NO_DROPOUT:
+        if key in cfg:
+            cfg[key] = 0.0
+    if not CUDA:  # dry run
+        for key in ("num_hidden_layers", "n_layer"):
+            if key in cfg:
+                cfg[key] = 2
+        for key in ("layer_types",):
+            if key in cfg:
+                cfg[key] = cfg[key][:2]
+    return cfg
+
+
+def alloc():
+    if not CUDA:
+        return 0
+    torch.cuda.synchronize()
+    return torch.cuda.memory_allocated()
+
+
+def reset():
+    if CUDA:
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+
+
+def peaks(floor):
+    if not CUDA:
+        return 0, 0
+    torch.cuda.synchronize()
+    return torch.cuda.max_memory_allocated() - floor, torch.cuda.max_memory_reserved()
+
+
+def build(cfg, dtype):
+    cfg = dict(cfg)
+    model_type = cfg.pop("model_type")
+    cls = getattr(transformers, cfg["architectures"][0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for attn in (
+            "sdpa",
+            "eager",
+        ):  # eager where the class has no SDPA path (Gemma 2, gpt-oss), as transformers picks
+            hf = AutoConfig.for_model(model_type, **cfg)
+            hf._attn_implementation = attn
+            torch.set_default_dtype(dtype)
+            try:
+                with torch.device(DEV):
+                    model = cls(hf)
+                break
+            except ValueError as e:
+                if "scaled_dot_product_attention" not in str(e):
+                    raise
+            finally:
+                torch.set_default_dtype(torch.float32)
+    return model, hf
+
+
+def cache_bytes(cache):
+    seen = {}
+
+    def walk(obj, depth):
+        if isinstance(obj, torch.Tensor):
+            seen[obj.untyped_storage().data_ptr()] = obj.untyped_storage().nbytes()
+        elif depth < 5 and isinstance(obj, (list, tuple)):
+            for item in obj:
+                walk(item, depth + 1)
+        elif depth < 5 and isinstance(obj, dict):
+            for item in obj.values():
+                walk(item, depth + 1)
+        elif depth < 5 and hasattr(obj, "__dict__"):
+            for item in vars(obj).values():
+                walk(item, depth + 1)
+
+    walk(cache, 0)
+    return sum(seen.values())
+
+
+def shapes(b, s):
+    return (b, s) if CUDA else (1, 16)
+
+
+def run_inference(name, batch, seq):
+    batch, seq = shapes(batch, seq)
+    cfg = load(name)
+    floor = alloc()
+    model, hf = build(cfg, torch.bfloat16)
+    model.eval()
+    row = {
+        "recipe": "inference",
+        "model": name,
+        "batch": batch,
+        "seq": seq,
+        "dtype": "bf16",
+        "attn": getattr(model.config, "_attn_implementation", None),
+        "params": sum(p.numel() for p in model.parameters()),
+        "buffers": sum(b.numel() * b.element_size() for b in model.buffers()),
+    }
+    row["weights"] = alloc() - floor
+    ids = torch.randint(0, hf.vocab_size, (batch, seq), device=DEV)
+    base = alloc() - floor
+    reset()
+    t = time.perf_counter()
+    with torch.no_grad():
+        out = model(input_ids=ids, use_cache=True, logits_to_keep=1)
+    row["prefill_s"] = round(time.perf_counter() - t, 3)
+    row["peak_prefill"], row["reserved_prefill"] = peaks(floor)
+    row["cache_after_prefill"] = cache_bytes(out.past_key_values)
+    row["held_after_prefill"] = alloc() - floor - base
+    nxt = torch.randint(0, hf.vocab_size, (batch, 1), device=DEV)
+    reset()
+    with torch.no_grad():
+        out = model(input_ids=nxt, past_key_values=out.past_key_values, use_cache=True, logits_to_keep=1)
+    row["peak_decode"], row["reserved_decode"] = peaks(floor)
+    row["cache_after_decode"] = cache_bytes(out.past_key_values)
+    row["ids_bytes"] = base - row["weights"]
+    del out, model, ids, nxt
+    return row
+
+
+def _iterations(model, params, vocab, batch, seq, floor):
+    """Two training iterations; the second one's peaks, overall and per phase."""
+    opt = torch.optim.AdamW(params, lr=1e-5, fused=CUDA)
+    row = {}
+    for it in range(2):
+        ids = torch.randint(0, vocab, (batch, seq), device=DEV)
+        if it == 1:
+            row["held_before_step"] = alloc() - floor
+            reset()
+        with torch.autocast(DEV, dtype=torch.bfloat16):
+            try:
+                loss = model(input_ids=ids, labels=ids, use_cache=False).loss
+            except TypeError:  # encoders take no use_cache
+                loss = model(input_ids=ids, labels=ids).loss
+        if it == 1:
+            row["peak_forward"], _ = peaks(floor)
+            row["held_after_forward"] = alloc() - floor
+            reset()
+        loss.backward()
+        if it == 1:
+            row["peak_backward"], _ = peaks(floor)
+            row["held_after_backward"] = alloc() - floor
+            reset()
+        opt.step()
+        if it == 1:
+            row["peak_step"], row["reserved_peak"] = peaks(floor)
+        opt.zero_grad(set_to_none=True)
+        del loss, ids
+    row["peak"] = max(row["peak_forward"], row["peak_backward"], row["peak_step"])
+    row["held_after_iteration"] = alloc() - floor
+    del opt
+    return row
+
+
+def run_training(name, batch, seq, checkpointing):
+    batch, seq = shapes(batch, seq)
+    cfg = load(name)
+    floor = alloc()
+    model, hf = build(cfg, torch.float32)
+    model.train()
+    if checkpointing:
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    row = {
+        "recipe": "training-amp",
+        "model": name,
+        "batch": batch,
+        "seq": seq,
+        "checkpointing": checkpointing,
+        "attn": getattr(model.config, "_attn_implementation", None),
+        "params": sum(p.numel() for p in model.parameters()),
+        "weights": alloc() - floor,
+    }
+    row.update(_iterations(model, [p for p in model.parameters() if p.requires_grad], hf.vocab_size, batch, seq, floor))
+    del model
+    return row
+
+
+def run_lora(name, batch, seq):
+    from peft import LoraConfig, get_peft_model
+
+    batch, seq = shapes(batch, seq)
+    cfg = load(name)
+    floor = alloc()
+    model, hf = build(cfg, torch.bfloat16)
+    model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    model.enable_input_require_grads()
+    model = get_peft_model(model, LoraConfig(r=16, lora_alpha=32, target_modules="all-linear", task_type="CAUSAL_LM"))
+    model.train()
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    row = {
+        "recipe": "lora",
+        "model": name,
+        "batch": batch,
+        "seq": seq,
+        "rank": 16,
+        "targets": "all-linear",
+        "trainable": sum(p.numel() for p in trainable),
+        "trainable_dtype": str(trainable[0].dtype) if trainable else None,
+        "weights": alloc() - floor,
+    }
+    row.update(_iterations(model, trainable, hf.vocab_size, batch, seq, floor))
+    del model
+    return row
+
+
+def runtime_mib():
+    if not CUDA:
+        return 0.0
+    torch.cuda.synchronize()
+    free, total = torch.cuda.mem_get_info()
+    return (total - free - torch.cuda.memory_reserved() + torch.cuda.memory_allocated()) / 2**20
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--only", nargs="*", default=None, help="recipe:name pairs or names")
+    ap.add_argument("--skip", nargs="*", default=[], help="recipe:name to skip")
+    args = ap.parse_args()
+    os.makedirs(OUT, exist_ok=True)
+    import peft
+
+    if CUDA:
+        torch.ones(1, device="cuda") @ torch.ones(1, 1, device="cuda")
+    report = {
+        "device": torch.cuda.get_device_name() if CUDA else "cpu dry run",
+        "torch": torch.__version__,
+        "transformers": transformers.__version__,
+        "peft": peft.__version__,
+        "runtime_mib_start": runtime_mib(),
+        "cases": [],
+    }
+    inference, training, lora = INFERENCE, TRAINING, LORA
+    jobs = [("inference", n, lambda n=n, b=b, s=s: run_inference(n, b, s)) for n, b, s in inference]
+    jobs += [("training", n, lambda n=n, b=b, s=s, c=c: run_training(n, b, s, c)) for n, b, s, c in training]
+    jobs += [("lora", n, lambda n=n, b=b, s=s: run_lora(n, b, s)) for n, b, s in lora]
+    print(report["device"], report["torch"], report["transformers"], report["peft"], flush=True)
+    for recipe, name, job in jobs:
+        if args.only and name not in args.only and f"{recipe}:{name}" not in args.only:
+            continue
+        if f"{recipe}:{name}" in args.skip:
+            continue
+        t = time.perf_counter()
+        try:
+            row = job()
+        except Exception as e:  # OOM or a build failure: recorded, the rest goes on
+            row = {
+                "recipe": recipe,
+                "model": name,
+                "error": f"{type(e).__name__}: {str(e)[:300]}",
+                "trace": traceback.format_exc()[-1500:],
+            }
+        row["wall_s"] = round(time.perf_counter() - t, 1)
+        gc.collect()
+        if CUDA:
+            torch.cuda.empty_cache()
+        report["cases"].append(row)
+        short = {
+            k: (round(v / 2**30, 3) if isinstance(v, int) and v > 2**24 else v) for k, v in row.items() if k != "trace"
+        }
+        print(json.dumps(short), flush=True)
+        with open(os.path.join(OUT, "gpu_peaks_set1.json"), "w") as f:
+            json.dump(report, f, indent=1)
+    report["runtime_mib_end"] = runtime_mib()
+    with open(os.path.join(OUT, "gpu_peaks_set1.json"), "w") as f:
+        json.dump(report, f, indent=1)
+    print("done", flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
