@@ -364,15 +364,40 @@ def test_gpus_needed_llama_3_70b_inference() -> None:
 
 def test_gpus_needed_llama_3_1_405b_inference_spans_two_nodes() -> None:
     """Llama-3.1-405B in bf16 holds 405,853,388,800 × 2 B = 811.7 GB of weights: eight 80 GB H100s (one node, tensor
-    parallelism) hold 101.5 GB each, too much, so the layout is two pipeline stages of a node each, 16 GPUs, as
-    Meta served it (the Llama 3 paper, section 6.1: bf16 inference "across 16 GPUs on two machines")."""
+    parallelism) hold 101.5 GB each, too much; the fewest GPUs are 12, tensor parallelism over 4 in each of 3
+    pipeline stages (67.6 GB of weights each), across two machines; Meta's layout, two stages of a node each, 16
+    GPUs (the Llama 3 paper, section 6.1: bf16 inference "across 16 GPUs on two machines"), fits too."""
     from paramscope.engine.memory import gpus_needed, total_bytes
 
     spec, settings = presets.load("llama-3.1-405b"), RunSettings(mode="inference", dtype="bf16")
     needed = gpus_needed(spec, settings, 80 * 10**9)
     assert needed is not None
-    assert (16, 8, 2) == (needed.gpus, needed.tp, needed.pp)
+    assert (12, 4, 3) == (needed.gpus, needed.tp, needed.pp)
     assert 405_853_388_800 * 2 / 8 > 80 * 10**9 >= total_bytes(spec, dataclasses.replace(settings, tp=8, pp=2))
+    assert total_bytes(spec, dataclasses.replace(settings, tp=8)) > 80 * 10**9
+
+
+@pytest.mark.parametrize(
+    ("name", "batch", "seq", "serving"),
+    [("llama-3.1-70b", 8, 32_768, False), ("llama-3.1-70b", 8, 32_768, True), ("mixtral-8x7b", 4, 16_384, False)],
+)
+def test_gpus_needed_inference_is_the_fewest_layout(name: str, batch: int, seq: int, serving: bool) -> None:
+    """Inference: the layout returned fits, and no layout of fewer GPUs does, among every tensor-parallel degree of a
+    node that divides the heads times every pipeline depth (stages within a node too), tried one by one here."""
+    from paramscope.engine.memory import gpus_needed, total_bytes
+
+    spec, capacity = presets.load(name), 80 * 10**9
+    settings = RunSettings(batch=batch, seq=seq, serving=serving)
+    needed = gpus_needed(spec, settings, capacity)
+    assert needed is not None
+
+    def fits(tp: int, pp: int) -> bool:
+        run = dataclasses.replace(settings, tp=tp, pp=pp, ep=tp if spec.is_moe else 1)
+        return total_bytes(spec, run) <= capacity
+
+    degrees = [t for t in range(1, 9) if spec.num_attention_heads % t == 0]
+    fewer = [(tp, pp) for tp in degrees for pp in range(1, needed.gpus) if tp * pp < needed.gpus]
+    assert (True, []) == (fits(needed.tp, needed.pp), [x for x in fewer if fits(*x)])
 
 
 @pytest.mark.parametrize("name", ["llama-3-8b", "mixtral-8x7b", "llama-3-70b"])

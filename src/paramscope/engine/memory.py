@@ -1312,9 +1312,10 @@ def gpus_needed(spec: Spec, settings: RunSettings, capacity: int, limit: int = 4
     and vLLM require); :class:`Layout` splits every matrix, the vocabulary and the KV heads, the norms stay whole.
     Training and fine-tuning: for each degree, ZeRO-3 over the fewest data-parallel groups that fit (with sequence
     parallelism beside tensor parallelism, as Megatron runs them, so the activations split too), as computed by
-    :func:`memory`; the layout with the fewest GPUs wins, the smaller degree on a tie. Inference: the smallest
-    degree that fits, then pipeline stages of a whole node each; for MoE the experts of a stage split over its
-    GPUs (expert parallelism).
+    :func:`memory`; the layout with the fewest GPUs wins, the smaller degree on a tie. Inference: every tensor-parallel
+    degree times the fewest pipeline stages that fit with it (stages within a node too: 3 GPUs as 3 stages); the
+    fewest GPUs win, then the fewest stages; for MoE the experts of a stage split over its GPUs (expert
+    parallelism).
     """
     heads = spec.num_attention_heads if spec.has_attention else NODE_GPUS
     degrees = [t for t in range(1, NODE_GPUS + 1) if heads % t == 0] or [1]
@@ -1343,23 +1344,25 @@ def gpus_needed(spec: Spec, settings: RunSettings, capacity: int, limit: int = 4
         return total_bytes(spec, run), run
 
     experts = ", the experts split over the same GPUs (expert parallelism)" if spec.is_moe else ""
+    stages = max(1, min(limit, spec.num_hidden_layers + spec.num_decoder_layers))
+    found: list[tuple[int, int, int]] = []  # (GPUs, stages, degree): the fewest GPUs, then the fewest stages
     for tp in degrees:
-        per_gpu, _ = layout(tp, 1)
-        if per_gpu <= capacity:
-            how = f"tensor parallelism over {tp} GPUs (matrices, vocabulary and KV heads split; norms whole on each)"
-            return GpusNeeded(gpus=tp, how=how + experts, per_gpu=per_gpu, tp=tp, ep=tp if spec.is_moe else 1)
-    tp = degrees[-1]
-    stages = max(1, min(limit // tp, spec.num_hidden_layers + spec.num_decoder_layers))
-    if layout(tp, stages)[0] > capacity:
+        most = max(1, min(stages, limit // tp))
+        if layout(tp, most)[0] > capacity:
+            continue
+        pp = _bisect(1, most, lambda pp, tp=tp: layout(tp, pp)[0] > capacity)[1] if layout(tp, 1)[0] > capacity else 1
+        found.append((tp * pp, pp, tp))
+    if not found:
         return None
-    pp = _bisect(1, stages, lambda pp: layout(tp, pp)[0] > capacity)[1] if stages > 1 else 1
-    how = (
-        f"tensor parallelism over {tp} GPUs in each of {pp} pipeline stages (a stage holds ceil(layers/{pp}) "
-        f"layers, the first the embedding, the last the head)"
-    )
-    return GpusNeeded(
-        gpus=tp * pp, how=how + experts, per_gpu=layout(tp, pp)[0], tp=tp, pp=pp, ep=tp if spec.is_moe else 1
-    )
+    _, pp, tp = min(found)
+    ep = tp if spec.is_moe else 1
+    how = f"tensor parallelism over {tp} GPUs (matrices, vocabulary and KV heads split; norms whole on each)"
+    if pp > 1:
+        how = (
+            f"tensor parallelism over {tp} GPU{'s' if tp > 1 else ''} in each of {pp} pipeline stages (a stage holds "
+            f"ceil(layers/{pp}) layers, the first the embedding, the last the head)"
+        )
+    return GpusNeeded(gpus=tp * pp, how=how + experts, per_gpu=layout(tp, pp)[0], tp=tp, pp=pp, ep=ep)
 
 
 #: The precisions of the every-precision table (accelerate's ``estimate-memory`` shows the same set).
