@@ -20,7 +20,10 @@ PART_LABELS = {
     "gradients": "Gradients",
     "optimizer": "Optimizer states",
     "activations": "Activations",
+    "transient": "Transient (the peak phase)",
+    "allocator": "Allocator margin",
     "runtime": "Runtime (assumed)",
+    "reserve": "Outside gpu_memory_utilization",
 }
 PART_COLOURS = {
     "weights": "#4c78a8",
@@ -28,7 +31,10 @@ PART_COLOURS = {
     "gradients": "#e45756",
     "optimizer": "#b279a2",
     "activations": "#54a24b",
+    "transient": "#eeca3b",
+    "allocator": "#bab0ac",
     "runtime": "#9d9da1",
+    "reserve": "#d8d8d8",
 }
 FLOP_COLOURS = {
     "attention matmuls": "#f58518",
@@ -81,6 +87,38 @@ def memory_bar(parts: dict[str, int], capacity: int | None = None, gpu_label: st
         yaxis_range=[0, top * 1.12 if top else 1],
         **_LAYOUT,
     )
+    return fig
+
+
+def memory_phases(
+    steps: Sequence[Node], peak: str, capacity: int | None = None, gpu_label: str = "", margin: float = 0.0
+) -> go.Figure:
+    """One stacked bar per phase of the run (GB allocated: weights, cache, states, activations, the phase's
+    transient), the peak phase named, the capacity as a line, with the allocator's margin and the runtime
+    (``margin``, GB) subtracted from it so that a bar under the line fits."""
+    fig = go.Figure()
+    names = [p.path.replace("_", " ") + (" (peak)" if p.path == peak else "") for p in steps]
+    for part in PARTS:
+        ys = [p.get(part) for p in steps]
+        if not any(ys):
+            continue
+        fig.add_bar(
+            x=names,
+            y=[y / GB for y in ys],
+            name=PART_LABELS[part],
+            marker_color=PART_COLOURS[part],
+            hovertext=[_hover(y) for y in ys],
+            hoverinfo="text+name",
+        )
+    if capacity:
+        room = capacity / GB - margin
+        fig.add_hline(
+            y=room,
+            line=dict(dash="dash", color="#d62728"),
+            showlegend=True,
+            name=f"{gpu_label or 'GPU'} less margin and runtime: {room:,.1f} GB",
+        )
+    fig.update_layout(barmode="stack", title="Memory through the run", yaxis_title="GB (10⁹ bytes)", **_LAYOUT)
     return fig
 
 

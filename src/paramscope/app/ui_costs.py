@@ -30,10 +30,13 @@ from paramscope.engine.memory import (
     max_fit,
     memory,
     parts,
+    phases,
+    serving_capacity,
     sweep,
 )
 from paramscope.engine.run import (
     DTYPES,
+    KERNELS,
     KV_DTYPES,
     MAX_BATCH,
     MAX_GPUS,
@@ -42,6 +45,7 @@ from paramscope.engine.run import (
     MAX_TOKENS,
     MODES,
     OPTIMIZERS,
+    PRECISIONS_TRAIN,
     RECOMPUTE,
     TRAIN_DTYPES,
     RunSettings,
@@ -66,6 +70,8 @@ DTYPE_LABELS = {
     "auto": "auto (as the weights)",
 }
 OPTIMIZER_LABELS = {"adamw": "AdamW", "sgd": "SGD with momentum", "adam8bit": "8-bit Adam"}
+PRECISION_LABELS = {"amp": "PyTorch AMP (fp32 weights)", "master": "16-bit weights + fp32 master"}
+KERNEL_LABELS = {"transformers": "transformers (eager, its loss)", "fused": "fused kernels, chunked loss"}
 RECOMPUTE_LABELS = {"none": "none", "selective": "selective (attention scores)", "full": "full (layer inputs only)"}
 
 
@@ -173,7 +179,50 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
             format_func=DTYPE_LABELS.get,
             help="auto: the weights' format, or bf16 when the weights are quantized (fp8, int8, int4).",
         )
+        got["serving"] = st.toggle(
+            "Serving engine (chunked prefill)",
+            key=KEY + "serving",
+            help="Off: transformers' generate (the whole prompt in one forward pass; sliding-window layers hold the "
+            "whole prompt until the first step). On: a serving engine such as vLLM: the prompt in chunks of at most "
+            "max_num_batched_tokens, the cache at its window, gpu_memory_utilization of the GPU.",
+        )
+        if got["serving"]:
+            c1, c2 = st.columns(2)
+            got["chunk"] = c1.number_input(
+                "Chunk (tokens)",
+                min_value=1,
+                max_value=MAX_BATCH,
+                step=1024,
+                key=KEY + "chunk",
+                help="max_num_batched_tokens: the most tokens one forward pass takes (vLLM's default for `vllm "
+                "serve` on an 80 GB GPU: 8,192).",
+            )
+            got["gpu_util"] = c2.number_input(
+                "GPU share",
+                min_value=0.05,
+                max_value=1.0,
+                step=0.05,
+                key=KEY + "gpu_util",
+                help="gpu_memory_utilization: the share of the GPU the engine may use (vLLM's default 0.9).",
+            )
     else:
+        c1, c2 = st.columns(2)
+        got["precision"] = c1.selectbox(
+            "Weights kept as",
+            PRECISIONS_TRAIN,
+            key=KEY + "precision",
+            format_func=PRECISION_LABELS.get,
+            help="PyTorch AMP: fp32 weights and gradients, autocast computes in 16 bit (transformers' Trainer with "
+            "bf16=True; PEFT's fp32 adapters). 16-bit weights + fp32 master: Megatron-LM, DeepSpeed.",
+        )
+        got["kernels"] = c2.selectbox(
+            "Kernels",
+            KERNELS,
+            key=KEY + "kernels",
+            format_func=KERNEL_LABELS.get,
+            help="transformers: its eager modules and its loss (every token's logits in fp32). Fused: fused kernels "
+            "and a chunked loss that never holds them (Megatron-LM, Liger-Kernel).",
+        )
         got["optimizer"] = st.selectbox(
             "Optimizer", OPTIMIZERS, key=KEY + "optimizer", format_func=OPTIMIZER_LABELS.get
         )
@@ -236,7 +285,8 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
     if "mfu" in got:
         values["mfu"] = float(got["mfu"]) / 100  # type: ignore[arg-type]
     values["tokens_per_second"] = float(values["tokens_per_second"])  # type: ignore[arg-type]
-    for name in ("batch", "seq", "gpus", "tokens", "zero", "lora_rank", "tp", "pp", "ep"):
+    values["gpu_util"] = float(values["gpu_util"])  # type: ignore[arg-type]
+    for name in ("batch", "seq", "gpus", "tokens", "zero", "lora_rank", "tp", "pp", "ep", "chunk"):
         values[name] = int(values[name])  # type: ignore[call-overload]
     try:
         new = check(RunSettings(**values))  # type: ignore[arg-type]
@@ -248,6 +298,28 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
 
 
 # ========================================================================================= memory
+#: Each phase of a run in words, after the phase's name.
+PHASE_WORDS = {
+    "prefill": "the prompt's forward pass",
+    "decode": "the first decode step, the cache extended by one token",
+    "forward": "the end of the forward pass, while the loss is computed",
+    "loss_backward": "the start of the backward pass: the loss's gradient for every logit",
+    "backward": "the end of the backward pass: every gradient",
+    "step": "the optimizer step",
+}
+
+
+def _kv_note(spec: Spec, settings: RunSettings) -> str:
+    """What "auto" chose for the cache under quantized weights, with the fp8 cache beside it."""
+    if settings.mode != "inference" or settings.kv_dtype != "auto" or settings.dtype in TRAIN_DTYPES:
+        return ""
+    fp8 = memory(spec, dataclasses.replace(settings, kv_dtype="fp8"))
+    return (
+        f"Under {settings.dtype} weights the cache stays in bf16 (KV cache format: auto); an fp8 cache would make the "
+        f"total {fp8.count / GB:,.2f} GB."
+    )
+
+
 def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
     """Memory per GPU: headline, stacked bar against the GPU, the breakdown with formulas, sweeps."""
     tree = memory(spec, settings)
@@ -256,17 +328,26 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
     seq = resolved_seq(settings, spec.max_position_embeddings)
     total = out["total"]
     fits = total <= gpu.memory_bytes
+    qlora = settings.mode == "finetune" and settings.quant == "nf4"
     what = {"inference": "inference", "training": "training", "finetune": "LoRA fine-tuning"}[settings.mode]
-    st.subheader(f"Memory per GPU for {what}", anchor=False)
+    st.subheader(f"Memory per GPU for {'QLoRA fine-tuning' if qlora else what}", anchor=False)
     st.caption(
-        f"{settings.dtype}, batch {settings.batch} × {seq:,} tokens"
+        ("NF4 base, bf16 compute" if qlora else settings.dtype)
+        + f", batch {settings.batch} × {seq:,} tokens"
         + (
-            f", KV cache in {resolved_kv_dtype(settings)}"
+            f", KV cache in {resolved_kv_dtype(settings)}, "
+            + (
+                f"a serving engine (chunks of {settings.chunk:,} tokens)"
+                if settings.serving
+                else "transformers' generate"
+            )
             if settings.mode == "inference"
             else f", {settings.optimizer}, ZeRO {settings.zero} over {settings.gpus} GPU(s), recompute "
-            f"{settings.recompute}{', FlashAttention' if settings.flash else ''}"
+            f"{settings.recompute}{', FlashAttention' if settings.flash else ''}, "
+            f"{PRECISION_LABELS[settings.precision]}, {KERNEL_LABELS[settings.kernels]}"
         )
-        + ". GB = 10⁹ bytes, GiB = 2³⁰ bytes."
+        + ". GB = 10⁹ bytes, GiB = 2³⁰ bytes. The total is the run's peak, with the allocator's margin and the "
+        "runtime: what out-of-memory errors see."
     )
     if settings.mode == "finetune":
         from paramscope.engine.lora import lora_params
@@ -330,8 +411,23 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
                 f"per GPU of {gpu.memory_label} ({(gpu.memory_bytes - needed.per_gpu) / GB:,.2f} GB left).",
                 icon=":material/memory:",
             )
+    steps = phases(spec, settings)
+    peak = tree.note.removeprefix("peak: ").split(",")[0]
+    st.caption(
+        f"Peak: **{peak.replace('_', ' ')}**, {PHASE_WORDS[peak]}. The bars below show each phase of the run; "
+        "the table is the peak's." + (f" {kv}" if (kv := _kv_note(spec, settings)) else "")
+    )
+    if settings.mode == "inference" and settings.serving:
+        cap = serving_capacity(spec, settings, gpu.memory_bytes)
+        st.caption(
+            f"Serving: **{cap['kv_tokens']:,} tokens** of KV cache fit in {settings.gpu_util:g} of the {gpu.name}, "
+            f"**{cap['sequences']:,} sequences** of {seq:,} tokens at once (vLLM's profile: the GPU share less the "
+            "weights, the largest forward pass and the runtime goes to the cache)."
+        )
     left, right = st.columns([1, 2])
     left.plotly_chart(C.memory_bar(out, gpu.memory_bytes, gpu.name), config=PLOTLY_CONFIG)
+    margin = (out["allocator"] + out["runtime"] + out["reserve"]) / GB
+    left.plotly_chart(C.memory_phases(steps, peak, gpu.memory_bytes, gpu.name, margin), config=PLOTLY_CONFIG)
     rows = []
     notes = []
     for n in tree.walk():

@@ -317,7 +317,7 @@ def run_memory(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.
             "fits": fits,
             "fits_rule": FITS_RULE,
             "peak_phase": tree.note,
-            "phases": {p.path: p.count for p in steps},
+            "phases": [{"phase": p.path, "bytes": p.count, "note": p.note, "breakdown": _rows(p)} for p in steps],
             "kv_cache_note": kv_note(spec, s),
             "serving": serving_capacity(spec, s, gpu.memory_bytes) if s.serving and s.mode == "inference" else None,
             "max_seq_that_fits": best,
