@@ -111,6 +111,18 @@ def test_compute_tab_shows_decode_speed_within_the_bandwidth_bound() -> None:
     assert "memory-bound" in decode.help
 
 
+def test_compute_tab_speed_runs_on_the_layout_that_fits() -> None:
+    """Llama-3-70B in bf16 (141.1 GB of weights) does not fit one H100: the Compute tab times it on the GPUs the Memory
+    tab needs (two, tensor parallel), whose decode bound is 2 × 3.35e12 B/s over the weights read per step, (70,553,
+    706,496 - 1,050,673,152) × 2 B, not one GPU's."""
+    at = _app("llama-3-70b", RunSettings(gpu="h100-sxm", batch=1, seq=1024))
+    heads = [h.value for h in at.subheader if h.value.startswith("Inference speed")]
+    decode = next(m for m in at.metric if m.label == "Decode")
+    value = float(decode.value.split()[0].replace(",", ""))
+    bound = 2 * 3.35e12 / ((70_553_706_496 - 1_050_673_152) * 2)
+    assert (["Inference speed on 2 × NVIDIA H100 SXM 80GB"], True) == (heads, 0.97 * bound < value <= bound)
+
+
 def test_finetune_mode_shows_trainable_adapters() -> None:
     """Finetune (QLoRA) on the Memory tab: the trainable parameters PEFT builds (41,943,040 for Llama-3-8B at rank
     16 on every linear layer, as PEFT's print_trainable_parameters reports) and the memory with the NF4 base."""

@@ -609,9 +609,29 @@ def render_compute_tab(spec: Spec, settings: RunSettings) -> None:
 
 
 def _speed(spec: Spec, settings: RunSettings, gpu: hardware.Accelerator, prompt: int) -> None:
-    """Inference speed on one GPU from the roofline: prefill, time to first token, decode."""
-    st.subheader(f"Inference speed on one {gpu.name}", anchor=False)
+    """Inference speed from the roofline on the layout the Memory tab's run fits on: prefill, time to first token,
+    decode."""
     dtype = settings.dtype if settings.mode == "inference" else "bf16"
+    run = dataclasses.replace(settings, mode="inference", dtype=dtype, tp=1, pp=1, ep=1)
+    layout = ""
+    if memory(spec, run).count > gpu.memory_bytes:
+        needed = gpus_needed(spec, run, gpu.memory_bytes)
+        if needed is None:
+            st.warning(
+                f"This run does not fit on up to 4,096 × {gpu.name}: the speeds below are one GPU's roofline as if it "
+                "fitted.",
+                icon=":material/warning:",
+            )
+        else:
+            tp = needed.tp
+            gpu = dataclasses.replace(gpu, bf16_flops=gpu.bf16_flops * tp, bandwidth=gpu.bandwidth * tp)
+            layout = (
+                f"It needs {needed.gpus:,} GPUs ({needed.how}): tensor parallelism over {tp} multiplies the FLOP/s "
+                f"and bandwidth by {tp} (its all-reduces not counted); pipeline stages run one after another for a "
+                "sequence, no faster. "
+            )
+    count = "one" if not layout else f"{needed.gpus:,} ×"
+    st.subheader(f"Inference speed on {count} {gpu.name}", anchor=False)
     left, right = st.columns(2)
     new = left.number_input("New tokens per sequence", 1, 1_000_000, 256, key=KEY + "speed_new")
     eff = right.slider(
@@ -642,7 +662,8 @@ def _speed(spec: Spec, settings: RunSettings, gpu: hardware.Accelerator, prompt:
         f"(weights and KV cache) and runs {sp.decode_step.flops:,} FLOPs",
     )
     st.caption(
-        f"Roofline, {dtype} weights: each phase takes the longer of FLOPs / ({gpu.tflops:,.1f} TFLOP/s × {eff}%) and "
+        f"{layout}Roofline, {dtype} weights: each phase takes the longer of FLOPs / ({gpu.tflops:,.1f} TFLOP/s × "
+        f"{eff}%) and "
         f"bytes / ({gpu.bandwidth / 1e9:,.0f} GB/s × {eff}%). A decode step reads every weight once (MoE: only "
         "the experts the batch routes to) plus the KV cache. Measured decode: vLLM 73 % of this bound (A100), "
         "PyTorch's kernels with CUDA graphs 59-63 % (H200; a mixture of experts 16-49 %), a plain transformers "
