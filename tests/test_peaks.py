@@ -148,3 +148,75 @@ def test_reserved_within_ten_percent_of_the_h100(case: dict) -> None:
     reserved = case["reserved_prefill"] if case["recipe"] == "inference" else case["reserved_peak"]
     tree = memory(spec, _settings(case))
     assert (case["model"], True) == (case["model"], _near(tree.count, reserved)), tree.count / reserved
+
+
+#: Small widths that keep each family's structure (a layer of Llama-3.2-1B at full width takes 0.24 GB on the CPU).
+SMALL = dict(
+    hidden_size=128, intermediate_size=352, num_attention_heads=4, num_key_value_heads=2, head_dim=32,
+    vocab_size=1000, n_embd=128, n_head=4, max_position_embeddings=4096, n_positions=4096, sliding_window=64,
+    pad_token_id=None,
+)  # fmt: skip
+
+
+def _saved_for_backward(config: dict, amp: bool, batch: int, seq: int) -> int:
+    """Bytes of every tensor storage transformers' class keeps for the backward pass of its loss (torch's
+    saved-tensor hooks, each storage once, the parameters themselves left out), built on the CPU with SDPA: bf16
+    weights, or fp32 weights under bf16 autocast (AMP)."""
+    import warnings
+
+    import torch
+    import transformers
+    from transformers import AutoConfig
+
+    cfg = dict(config)
+    model_type = cfg.pop("model_type")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        hf = AutoConfig.for_model(model_type, **cfg)
+        hf._attn_implementation = "sdpa"
+        torch.set_default_dtype(torch.float32 if amp else torch.bfloat16)
+        try:
+            model = getattr(transformers, cfg["architectures"][0])(hf).train()
+        finally:
+            torch.set_default_dtype(torch.float32)
+    params = {p.untyped_storage().data_ptr() for p in model.parameters()}
+    kept: dict[int, int] = {}
+
+    def pack(t: torch.Tensor) -> torch.Tensor:
+        storage = t.untyped_storage()
+        if storage.data_ptr() not in params:
+            kept[storage.data_ptr()] = storage.nbytes()
+        return t
+
+    ids = torch.randint(0, hf.vocab_size, (batch, seq), generator=torch.Generator().manual_seed(0))
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=amp):
+            model(input_ids=ids, labels=ids, use_cache=False)
+    return sum(kept.values())
+
+
+@pytest.mark.parametrize("amp", [False, True], ids=["bf16", "amp"])
+@pytest.mark.parametrize(
+    "preset", ["llama-3.2-1b", "qwen2.5-0.5b", "qwen3-0.6b", "mistral-7b", "smollm3-3b", "gpt2", "smollm2-360m"]
+)
+def test_activations_equal_what_transformers_saves(preset: str, amp: bool) -> None:
+    """The activations a training step keeps (no recomputation) equal, within 2 %, the bytes transformers' own class
+    saves for its backward pass, counted with torch's saved-tensor hooks on the CPU (the preset at small widths, 2
+    layers, 2 × 48 tokens): eager norms, q/k norms, SDPA's inputs, output and log-sum-exp, the MLP's intermediates,
+    GPT-2's written-out tanh-GeLU, the loss's fp32 log-probabilities, and under autocast the bf16 casts of the
+    weights and of every projection's input."""
+    config = json.loads((ROOT / "presets" / f"{preset}.json").read_text())["config"]
+    config.update({k: v for k, v in SMALL.items() if k in config or k in ("hidden_size", "vocab_size")})
+    for key in ("num_hidden_layers", "n_layer"):
+        if key in config:
+            config[key] = 2
+    for key in ("layer_types", "no_rope_layers"):  # per-layer lists follow the depth
+        if key in config:
+            config[key] = config[key][:2]
+    for key in NO_DROPOUT:
+        if key in config:
+            config[key] = 0.0
+    measured = _saved_for_backward(config, amp, 2, 48)
+    run = RunSettings(mode="training", batch=2, seq=48, precision="amp" if amp else "master")
+    predicted = activations(from_config(config).cost_spec, run, 48).count
+    assert (preset, True) == (preset, _near(predicted, measured, 0.02)), predicted / measured

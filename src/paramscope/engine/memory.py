@@ -688,11 +688,14 @@ def _eager(settings: RunSettings) -> tuple[bool, int, bool]:
     return settings.kernels == "transformers", 4 if amp else e, amp
 
 
-def _norm_bytes(e: int, r: int) -> int:
-    """Bytes per element one eager norm keeps, measured with saved-tensor hooks on transformers' Llama and Qwen3:
-    16-bit: an fp32 copy of the input, the normalized tensor and the weighted output in 16 bit (4 + 2e); under
-    autocast: the fp32 input and normalized tensor (8, the casts apart: :func:`_casts`); fp32: input, normalized
-    tensor and output (12)."""
+def _norm_bytes(spec: Spec, e: int, r: int) -> int:
+    """Bytes per element one eager norm keeps, measured with saved-tensor hooks on transformers' classes. An RMSNorm
+    written out: 16-bit: an fp32 copy of the input, the normalized tensor and the weighted output in 16 bit (4 + 2e);
+    under autocast: the fp32 input and normalized tensor (8, the casts apart: :func:`_casts`); fp32: input,
+    normalized tensor and output (12). LayerNorm, one native op: its input and its output (2r; under autocast it runs
+    in fp32 and the next projections keep their casts)."""
+    if spec.norm_type == "layernorm":
+        return 2 * r if r == e else r
     if r < 4:
         return 4 + 2 * e
     return 8 if e < 4 else 12
@@ -788,7 +791,7 @@ def _stack(
     n_norms = spec.norms_per_layer + (spec.cross_norms if cross else 0)
     if eager:
         split = tp if sp else 1
-        k, casts = _norm_bytes(e, r), _casts(spec) if amp else 0
+        k, casts = _norm_bytes(spec, e, r), _casts(spec) if amp else 0
         one = Node(
             f"{prefix}/norms",
             -(-(n_norms * k + casts * e) * h * tokens // split),
@@ -837,7 +840,7 @@ def activations(spec: Spec, settings: RunSettings, seq: int) -> Node:
     eager, r, amp = _eager(settings)
     head: list[Node] = []
     if spec.final_norm and eager:
-        k = _norm_bytes(e, r) + (e if amp else 0)
+        k = _norm_bytes(spec, e, r) + (e if amp else 0)
         head.append(Node("activations/head/final_norm", k * h * tokens, f"tokens*{k}*hidden_size", note=NORM_KEPT))
     elif spec.final_norm:
         head.append(Node("activations/head/final_norm", e * h * tokens, f"tokens*{e}*hidden_size"))
