@@ -1,8 +1,10 @@
 """Real GPU memory of models people run, measured with transformers on one GPU, to hold memory estimates against.
 
-Run on a CUDA machine from the project's root:  python3 ../shared/gpu-measurements/measure_peaks.py [--only NAME ...]
+Run on a CUDA machine from the project's root:  python3 bench/measure_peaks.py [--only NAME ...]
 (each NAME is a preset: its config.json is read from presets/NAME.json). Writes $OUT/gpu_peaks_set1.json after every
-case (partial results survive a time-out). Without CUDA it does a dry run
+case (partial results survive a time-out), and prints ParamScope's predicted peak over the measured one for each run
+(``recipe_settings``: the run settings of each recipe; tests/test_peaks.py holds the committed figures to them).
+Without CUDA it does a dry run
 on the CPU with 2-layer configs and tiny shapes (memory figures 0), to check the flow before spending device time.
 
 Recipes (what a user of the page would run with Hugging Face transformers on one GPU, random weights, SDPA):
@@ -69,6 +71,29 @@ LORA = [  # name, batch, seq
     ("qwen2.5-7b", 2, 4096),
     ("gemma-2-2b", 8, 1024),
 ]
+
+
+def recipe_settings(case):
+    """ParamScope's run settings for a measured case (no runtime line: the figures are above the allocator's floor)."""
+    from paramscope.engine.run import RunSettings
+
+    base = dict(batch=case["batch"], seq=case["seq"], runtime_mib=0)
+    if case["recipe"] == "inference":
+        return RunSettings(**base)
+    recompute = "full" if case.get("checkpointing", True) else "none"  # the LoRA runs checkpoint
+    mode = "training" if case["recipe"] == "training-amp" else "finetune"
+    return RunSettings(mode=mode, recompute=recompute, precision="amp", **base)
+
+
+def predicted_over_measured(row, cfg):
+    """ParamScope's largest phase over the measured peak (max_memory_allocated above the floor)."""
+    from paramscope import from_config
+    from paramscope.engine.memory import phases
+
+    spec = from_config(cfg).cost_spec
+    peak = max(p.count for p in phases(spec, recipe_settings(row)))
+    measured = max(row["peak_prefill"], row["peak_decode"]) if row["recipe"] == "inference" else row["peak"]
+    return peak / measured if measured else None
 
 
 def load(name):
@@ -334,6 +359,8 @@ def main():
         short = {
             k: (round(v / 2**30, 3) if isinstance(v, int) and v > 2**24 else v) for k, v in row.items() if k != "trace"
         }
+        if CUDA and "error" not in row:
+            short["predicted/measured"] = round(predicted_over_measured(row, load(name)), 3)
         print(json.dumps(short), flush=True)
         with open(os.path.join(OUT, "gpu_peaks_set1.json"), "w") as f:
             json.dump(report, f, indent=1)

@@ -6,6 +6,7 @@ that ran out of memory. The measurements are the independent source: the scripts
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,10 @@ from paramscope.engine.run import RunSettings
 from paramscope.engine.spec import Spec
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from measure_peaks import recipe_settings  # noqa: E402  (the recipes as the measuring script ran them)
+
 MEASURED = ROOT / "docs" / "measurements"
 PEAKS = json.loads((MEASURED / "h100-peaks-2026-11-26.json").read_text())
 NO_DROPOUT = (
@@ -32,16 +37,6 @@ def _spec(preset: str, edits: dict | None = None) -> Spec:
         if key in config:
             config[key] = 0.0
     return from_config(config).cost_spec
-
-
-def _settings(case: dict) -> RunSettings:
-    """The recipe of a run of bench/measure_peaks.py as run settings (no runtime line: the figures are above it)."""
-    base = dict(batch=case["batch"], seq=case["seq"], runtime_mib=0)
-    if case["recipe"] == "inference":
-        return RunSettings(**base)
-    recompute = "full" if case.get("checkpointing", True) else "none"  # LoRA runs checkpoint
-    mode = "training" if case["recipe"] == "training-amp" else "finetune"
-    return RunSettings(mode=mode, recompute=recompute, precision="amp", **base)
 
 
 def _peak(spec: Spec, settings: RunSettings) -> int:
@@ -62,7 +57,7 @@ def test_peak_within_ten_percent_of_the_h100(case: dict) -> None:
     with PEFT's fp32 adapters): the predicted peak within 10 % of max_memory_allocated (over the weights' floor)."""
     spec = _spec(case["model"])
     measured = max(case["peak_prefill"], case["peak_decode"]) if case["recipe"] == "inference" else case["peak"]
-    predicted = _peak(spec, _settings(case))
+    predicted = _peak(spec, recipe_settings(case))
     assert (case["model"], True) == (case["model"], _near(predicted, measured)), predicted / measured
 
 
@@ -72,7 +67,7 @@ def test_resident_parts_match_the_h100(case: dict) -> None:
     allocator's rounding), the KV cache after the prefill (sliding layers holding the whole prompt) and after a decode
     step (to 0.1 %), the training states before a step (to 3 %) and the activations the forward pass keeps (to
     10 %)."""
-    spec, settings = _spec(case["model"]), _settings(case)
+    spec, settings = _spec(case["model"]), recipe_settings(case)
     if case["recipe"] == "inference":
         b, s = case["batch"], case["seq"]
         predicted = (
@@ -146,7 +141,7 @@ def test_reserved_within_ten_percent_of_the_h100(case: dict) -> None:
     of max_memory_reserved on each H100 run."""
     spec = _spec(case["model"])
     reserved = case["reserved_prefill"] if case["recipe"] == "inference" else case["reserved_peak"]
-    tree = memory(spec, _settings(case))
+    tree = memory(spec, recipe_settings(case))
     assert (case["model"], True) == (case["model"], _near(tree.count, reserved)), tree.count / reserved
 
 
