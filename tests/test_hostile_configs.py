@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 import zlib
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from paramscope import count, read, read_json_text
+from paramscope import count, get_preset, preset_names, read, read_json_text
 from paramscope.families import FAMILIES, hf_defaults
 from paramscope.io.config_json import MAX_CONFIG_BYTES
 
@@ -125,3 +126,64 @@ def test_repeated_keys_last_wins_like_json() -> None:
 def test_repeated_keys_are_visible_in_json_module() -> None:
     """Guard for the test above: the json module keeps the last of repeated keys."""
     assert {"a": 2} == json.loads('{"a": 1, "a": 2}')
+
+
+PRESET_CONFIGS = {name: get_preset(name).config for name in preset_names()}
+
+
+@st.composite
+def edited_presets(draw: st.DrawFn) -> tuple[str, dict, list[str]]:
+    """A preset's config.json with one to three of its keys (or any key a family reads) set to sizes up to 10^30."""
+    name = draw(st.sampled_from(sorted(PRESET_CONFIGS)))
+    config = dict(PRESET_CONFIGS[name])
+    keys = draw(st.lists(st.sampled_from(sorted(set(config) | set(KEYS))), min_size=1, max_size=3, unique=True))
+    for key in keys:
+        config[key] = draw(st.one_of(st.integers(-(10**30), 10**30), st.sampled_from([10**12, 10**8, 100_000, 0, -1])))
+    return name, config, keys
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+@given(edited_presets())
+def test_huge_sizes_in_real_configs_are_bounded(case: tuple[str, dict, list[str]]) -> None:
+    """A real model's config with huge sizes (the links and files of issue 29: 999,999,999,999 layers, a 10^29
+    kv_lora_rank): read in under 1 s and 200 MB, refused with a message that names its field, or counted at no more
+    than MAX_PARAMS parameters."""
+    import time
+    import tracemalloc
+
+    from paramscope.families import MAX_PARAMS
+
+    _, config, _ = case
+    tracemalloc.start()
+    start = time.perf_counter()
+    try:
+        total, error = count(read(config).spec).count, ""
+    except ValueError as exc:
+        total, error = 0, str(exc)
+    seconds = time.perf_counter() - start
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    named = not error or bool(re.match(r"^[\w.\[\]-]+: ", error))
+    assert (True, True, True, True) == (seconds < 1.0, peak < 200 * 2**20, named, total <= MAX_PARAMS), error
+
+
+@pytest.mark.parametrize(
+    ("preset", "key", "value"),
+    [
+        ("gemma-2-9b", "num_hidden_layers", 999_999_999_999),  # held a core for days through a link
+        ("ernie-4.5-21b-a3b", "num_hidden_layers", 999_999_999_999),  # grew the server by 2.5 GiB in 16 s
+        ("gemma-2-9b", "num_hidden_layers", 10**8),  # 9.6 s before the bound came first
+        ("deepseek-v3", "kv_lora_rank", 999_999_999_999),  # 2.4e18 parameters, no warning
+        ("deepseek-v3", "kv_lora_rank", 10**29),
+        ("deepseek-v3", "q_lora_rank", 10**29),
+    ],
+)
+def test_issue_29_sizes_are_refused_at_once(preset: str, key: str, value: int) -> None:
+    """The sizes that took a server down or built absurd totals are refused in milliseconds, naming the key."""
+    import time
+
+    config = dict(PRESET_CONFIGS[preset]) | {key: value}
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match=f"^{key}: {value:,} is larger than the supported maximum"):
+        read(config)
+    assert time.perf_counter() - start < 0.05

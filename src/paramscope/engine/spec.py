@@ -96,6 +96,43 @@ LIMITS = {
     "mixer_only_layers": 100_000,
     "index_n_heads": 65_536,
     "index_head_dim": 65_536,
+    # widths of latent projections and heads (DeepSeek-V3: q_lora_rank 1,536, kv_lora_rank 512, heads of 128 + 64):
+    # the limits of the widths and heads above
+    "q_lora_rank": 1_048_576,
+    "kv_lora_rank": 1_048_576,
+    "o_lora_rank": 1_048_576,
+    "qk_nope_head_dim": 65_536,
+    "qk_rope_head_dim": 65_536,
+    "v_head_dim": 65_536,
+    "global_head_dim": 65_536,
+    "global_kv_heads": 65_536,
+    "sliding_kv_heads": 65_536,
+    "o_groups": 65_536,
+    "per_layer_input": 1_048_576,  # Gemma 3n: hidden_size_per_layer_input 256
+    "act_params": 1_048_576,
+    # counts of layers: the limit of num_hidden_layers
+    "first_k_dense_replace": 100_000,
+    "num_hidden_groups": 100_000,
+    "sliding_window_layers": 100_000,
+    "kv_shared_layers": 100_000,
+    "kv_shared_sliding": 100_000,
+    "wide_mlp_layers": 100_000,
+    "csa_layers": 100_000,
+    "hca_layers": 100_000,
+    # per-layer counts (every released model has at most 4 norms or 2 key/value projections a layer)
+    "norms_per_layer": 16,
+    "moe_norms": 16,
+    "kv_projections": 2,
+    "ssm_version": 2,
+    "hc_mult": 1_024,  # DeepSeek-V4's hyper-connections: 4 streams
+    # tokens: the limit of max_position_embeddings
+    "position_offset": 100_000_000,
+    "csa_rate": 100_000_000,
+    "hca_rate": 100_000_000,
+    "index_topk": 100_000_000,
+    "per_layer_vocab": 100_000_000,
+    # parameters of towers transformers counts (the largest vision and audio towers hold about 6B)
+    "towers_params": 10_000_000_000_000,
 }
 
 

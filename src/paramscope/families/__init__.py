@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from paramscope.engine.params import count
 from paramscope.engine.spec import FIELDS, Spec, SpecError
 from paramscope.families import decoders, encoders
 from paramscope.families.schema import BeyondRow, Family, Origin, hf_defaults
@@ -50,10 +51,22 @@ def family_of(data: Mapping[str, Any]) -> Family:
     return FAMILIES[mt]
 
 
+#: The most parameters a config may build: 1,000 × the largest released model (Kimi K2, 1.04 trillion), so that no
+#: size within its own limit multiplies into an absurd total that memory, FLOPs and "fits" would answer on.
+MAX_PARAMS = 10**15
+
+
 def read(data: Mapping[str, Any]) -> ReadResult:
     """Turn a config mapping into a validated Spec; raise ``SpecError`` naming the bad key."""
     family = family_of(data)
     spec, cfg = family.read(data)
+    total = count(spec).count
+    if total > MAX_PARAMS:
+        raise SpecError(
+            "config",
+            f"{total:.3g} parameters is more than the supported {MAX_PARAMS:.0e} (1,000 × the largest released model): "
+            "lower a size",
+        )
     ignored = tuple(sorted(k for k in data if k not in cfg.used and k not in METADATA))
     return ReadResult(spec=spec, ignored=ignored, model_type=family.model_type)
 

@@ -30,7 +30,7 @@ from importlib import resources
 from types import MappingProxyType
 from typing import Any
 
-from paramscope.engine.spec import FIELDS, Spec, SpecError, validate
+from paramscope.engine.spec import FIELDS, LIMITS, Spec, SpecError, validate
 
 ARCH_SUFFIX = {
     "causal_lm": "ForCausalLM",
@@ -224,6 +224,7 @@ class Family:
             value = cfg.get(*keys, default=self.defaults.get(name))
             values[name] = typed(name, cfg.stated(*keys) or keys[0], value) if value is not None else None
         values.update(self.fixed)
+        self._bound(cfg, values)  # before any hook or rule whose work grows with a size (a list of every layer)
         if "architecture" not in self.keys:
             values["architecture"] = arch_kind(cfg, self.default_arch, self.extra_heads)
         for hook in self.hooks:
@@ -246,6 +247,14 @@ class Family:
         except TypeError as exc:  # a row naming a field the Spec does not have: a bug in the row
             raise AssertionError(f"family {self.model_type}: {exc}") from None
         return validate(spec), cfg
+
+    def _bound(self, cfg: Cfg, values: Mapping[str, Any]) -> None:
+        """Refuse a size above its limit (:data:`~paramscope.engine.spec.LIMITS`), naming the key the config states."""
+        for name, value in values.items():
+            limit = LIMITS.get(name)
+            if limit is not None and type(value) is int and value > limit:
+                key = cfg.stated(*self.keys.get(name, (name,))) or name
+                raise SpecError(key, f"{value:,} is larger than the supported maximum {limit:,}")
 
     # ------------------------------------------------------------------------------------ editing
     def key_for(self, name: str, data: Mapping[str, Any]) -> str | None:
