@@ -24,6 +24,7 @@ from paramscope.app.session import (
     use_uploaded_model,
 )
 from paramscope.app.tabs import RUN_TABS, other_tabs, parameters_tab
+from paramscope.app.text import quoted
 from paramscope.model import Model
 
 
@@ -75,7 +76,10 @@ def model_view(tab: dict, messages: DeltaGenerator, link_slot: DeltaGenerator, s
     with messages.container():  # written on every run: Streamlit lets a fragment's rerun write only where the last
         show_link_warnings(model)  # full run wrote, and an edit's error appears on a rerun of this fragment alone
         if error:
-            st.error(f"Not applied: {error.rstrip('.')}. The page shows the last valid model.", icon=":material/error:")
+            st.error(
+                f"Not applied: {quoted(error.rstrip('.'))}. The page shows the last valid model.",
+                icon=":material/error:",
+            )
     if tab["Parameters"].open:  # only the open tab runs
         with tab["Parameters"]:
             parameters_tab(model)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from hf_oracle import hf_count
+from rendered import shown
 from streamlit.testing.v1 import AppTest
 
 from paramscope.app.controls import SECTION, SECTIONS
@@ -95,7 +96,7 @@ def test_first_open_is_gpt2():
     assert short(gpt2) == metrics["Short form"]
     assert {"preset": "gpt2"} == at.query_params
     assert "gpt2" == at.selectbox(key="preset").value
-    assert [] == [w.value for w in at.warning] + [e.value for e in at.error]
+    assert [] == [shown(w.value) for w in at.warning] + [shown(e.value) for e in at.error]
     assert ["Parameters", "Memory", "Compute", "Your model", "Compare", "Architecture", "Why so big?"] == [
         t.label for t in at.tabs
     ]
@@ -141,7 +142,7 @@ def test_width_plus_keeps_the_model_valid(name, key, width):
     at = fresh({"preset": name})
     at.number_input(key="f.hidden_size").increment().run()
     assert not at.exception, at.exception
-    assert [] == [e.value for e in at.error]
+    assert [] == [shown(e.value) for e in at.error]
     assert width == at.number_input(key="f.hidden_size").value
     assert f"{hf_count({**presets.get(name).config, key: width}):,}" == total(at)
 
@@ -159,11 +160,11 @@ def test_an_emptied_box_deletes_its_key(name, default):
     at = fresh({"preset": name})
     at.number_input(key="f.vocab_size").set_value(None).run()
     assert not at.exception, at.exception
-    assert [] == [e.value for e in at.error]
+    assert [] == [shown(e.value) for e in at.error]
     want = hf_count(without(name, "vocab_size"))
     assert f"{want:,}" == total(at)
     vocab = at.number_input(key="f.vocab_size").value
-    assert any(c.value.startswith(f"default of {default}: {vocab:,}") for c in at.caption)
+    assert any(shown(c.value).startswith(f"default of {default}: {vocab:,}") for c in at.caption)
 
 
 def test_an_emptied_width_whose_default_is_invalid_is_pending():
@@ -172,11 +173,11 @@ def test_an_emptied_width_whose_default_is_invalid_is_pending():
     works without an error of the page's own."""
     at = fresh({"preset": "qwen2.5-0.5b"})
     at.number_input(key="f.hidden_size").set_value(None).run()
-    assert any("14 does not divide hidden_size 4096" in e.value for e in at.error)
+    assert any("14 does not divide hidden_size 4096" in shown(e.value) for e in at.error)
     assert f"{presets.get('qwen2.5-0.5b').expected_total:,}" == total(at)
     at.number_input(key="f_ffn_multiplier").set_value(3.0).run()
     assert not at.exception, at.exception
-    assert any("14 does not divide hidden_size 4096" in e.value for e in at.error)
+    assert any("14 does not divide hidden_size 4096" in shown(e.value) for e in at.error)
 
 
 def test_a_fraction_is_refused_naming_its_field():
@@ -185,12 +186,12 @@ def test_a_fraction_is_refused_naming_its_field():
     at = fresh({"preset": "gpt2"})
     at.number_input(key="f.vocab_size").set_value(12.5).run()
     assert not at.exception, at.exception
-    assert any("vocab_size: 12.5 is not a whole number" in e.value for e in at.error)
+    assert any("vocab_size: 12.5 is not a whole number" in shown(e.value) for e in at.error)
     assert f"{presets.get('gpt2').expected_total:,}" == total(at)
     offer = next(b for b in at.button if b.label.startswith("Use vocab_size = 12,"))
     offer.click().run()
     assert f"{hf_count({**presets.get('gpt2').config, 'vocab_size': 12}):,}" == total(at)
-    assert [] == [e.value for e in at.error]
+    assert [] == [shown(e.value) for e in at.error]
 
 
 @pytest.mark.parametrize("name", presets.names())
@@ -199,7 +200,7 @@ def test_each_preset_loads(session, name):
     move(session, "selectbox", "preset", name)
     assert f"{presets.get(name).expected_total:,}" == total(session)
     assert {"preset": name} == session.query_params
-    assert [] == [e.value for e in session.error]
+    assert [] == [shown(e.value) for e in session.error]
     base = presets.load(name)
     assert base.hidden_size == session.number_input(key="f.hidden_size").value
     assert base.num_hidden_layers == session.slider(key="f.num_hidden_layers").value
@@ -229,14 +230,14 @@ def test_every_control_edits_the_config(kind, key, value, keys, query):
     assert expected("gpt2", **keys) == total(at)
     assert expected("gpt2", **keys) == f"{pie_total(at):,}"  # the chart follows, not a cached older one
     assert {"preset": "gpt2", **query} == at.query_params
-    assert [] == [e.value for e in at.error]
+    assert [] == [shown(e.value) for e in at.error]
 
 
 def test_width_on_gpt2_moves_the_derived_mlp():
     """GPT-2's n_inner is null: widening moves the MLP with the width (multiplier stays 4) and says why."""
     at = move(fresh(), "number_input", "f.hidden_size", 1536)
     assert 4.0 == at.number_input(key="f_ffn_multiplier").value
-    assert any(c.value == "derived: 4*hidden_size = 6,144" for c in at.caption)
+    assert any(shown(c.value) == "derived: 4*hidden_size = 6,144" for c in at.caption)
 
 
 TOY = "toy-transformer-lm"  # ParamScope's own vocabulary: every structural switch is a key
@@ -267,7 +268,7 @@ def test_what_gpt2_classes_fix_is_shown_not_editable(key):
     at = every_section(fresh())
     widgets = {w.key: w for kind in ("number_input", "toggle", "selectbox") for w in getattr(at, kind)}
     assert widgets[key].disabled
-    assert any(c.value.startswith("fixed by the GPT2 classes") for c in at.caption)
+    assert any(shown(c.value).startswith("fixed by the GPT2 classes") for c in at.caption)
 
 
 def test_ffn_multiplier_follows_the_exact_size():
@@ -388,7 +389,7 @@ def test_impossible_combination_is_explained_and_the_last_model_kept(key, value,
     at = move(fresh(), "slider", "f.num_hidden_layers", 6)
     move(at, "number_input", key, value)
     assert expected("gpt2", n_layer=6) == total(at)
-    errors = [e.value for e in at.error]
+    errors = [shown(e.value) for e in at.error]
     assert any(e.startswith(f"Pending: {field}:") for e in errors), errors  # under its control: Attention opened
     assert {"preset": "gpt2", "num_hidden_layers": "6"} == at.query_params
 
@@ -404,12 +405,12 @@ def test_share_link_round_trip():
     assert {"preset", "hidden_size", "num_hidden_layers", "num_attention_heads", "tie_word_embeddings"} <= set(shared)
     again = fresh(shared)
     assert total(at) == total(again)
-    assert [] == [w.value for w in again.warning]
+    assert [] == [shown(w.value) for w in again.warning]
     assert shared == again.query_params
     assert 1024 == again.number_input(key="f.hidden_size").value
     assert 20 == again.slider(key="f.num_hidden_layers").value
-    shown = [c.value for c in again.code]
-    assert any(c.endswith("?" + "&".join(f"{k}={v}" for k, v in shared.items())) for c in shown), shown
+    codes = [c.value for c in again.code]
+    assert any(c.endswith("?" + "&".join(f"{k}={v}" for k, v in shared.items())) for c in codes), codes
 
 
 @pytest.mark.parametrize(
@@ -426,7 +427,7 @@ def test_bad_link_value_warns_and_keeps_the_preset(query, field):
     """A bad value in a link: a warning naming the field, the preset's value and total, a cleaned link."""
     at = fresh(query)
     assert not at.exception
-    warnings = [w.value for w in at.warning]
+    warnings = [shown(w.value) for w in at.warning]
     assert 1 == len(warnings) and field in warnings[0], warnings
     assert f"{presets.get('gpt2').expected_total:,}" == total(at)
     assert {"preset": "gpt2"} == at.query_params
@@ -435,7 +436,7 @@ def test_bad_link_value_warns_and_keeps_the_preset(query, field):
 def test_unknown_preset_falls_back_to_gpt2():
     """An unknown preset in a link: a warning and GPT-2."""
     at = fresh({"preset": "no-such-model", "num_hidden_layers": "6"})
-    warnings = [w.value for w in at.warning]
+    warnings = [shown(w.value) for w in at.warning]
     assert any("no-such-model" in w for w in warnings), warnings
     assert "gpt2" == at.selectbox(key="preset").value
     assert expected("gpt2", n_layer=6) == total(at)
@@ -456,7 +457,7 @@ def test_change_against_the_preset_is_shown():
     diff = summarize(edited("gpt2", n_layer=13)).total - presets.get("gpt2").expected_total
     assert metric.delta.startswith(f"{diff:+,}")
     assert f"vs {presets.get('gpt2').title}" == metric.proto.delta_description  # against which model
-    assert any("num_hidden_layers" in c.value and "12 → 13" in c.value for c in at.caption)
+    assert any("num_hidden_layers" in shown(c.value) and "12 → 13" in shown(c.value) for c in at.caption)
 
 
 def test_details_are_closed_until_opened():
@@ -514,7 +515,7 @@ def test_each_tab_opens_from_the_link(tab, asked, written):
     assert [tab] == [label for label, n in children.items() if n], children
     expected_link = {"preset": "gpt2", "run_batch": "4"} | ({"tab": written} if written else {})
     assert expected_link == at.query_params
-    assert [] == [w.value for w in at.warning]
+    assert [] == [shown(w.value) for w in at.warning]
 
 
 @pytest.mark.parametrize(
@@ -538,7 +539,7 @@ def test_run_settings_show_where_they_are_used(tab, shown):
 def test_unknown_tab_warns():
     """A link naming a tab that does not exist warns and opens the first tab."""
     at = fresh({"preset": "gpt2", "tab": "Nope"})
-    assert any(w.value.startswith("Link: tab:") for w in at.warning)
+    assert any(shown(w.value).startswith("Link: tab:") for w in at.warning)
     assert {"preset": "gpt2"} == at.query_params
 
 
@@ -640,7 +641,7 @@ def test_bad_explore_link_warns_and_is_dropped(query, key):
     """A compare entry or sweep the page does not know: a link warning naming the key, and a cleaned link."""
     at = fresh({"preset": "gpt2"} | query)
     assert not at.exception
-    assert any(w.value.startswith(f"Link: {key}:") for w in at.warning), [w.value for w in at.warning]
+    assert any(shown(w.value).startswith(f"Link: {key}:") for w in at.warning), [shown(w.value) for w in at.warning]
     assert key not in at.query_params
 
 
@@ -701,7 +702,7 @@ def test_pasted_config_becomes_the_model_in_view(config):
     shared = dict(at.query_params)
     again = fresh(shared)
     assert f"{want:,}" == total(again)
-    assert [] == [w.value for w in again.warning]
+    assert [] == [shown(w.value) for w in again.warning]
 
 
 def test_a_whole_model_in_the_link_is_shown_and_kept():
@@ -710,7 +711,7 @@ def test_a_whole_model_in_the_link_is_shown_and_kept():
     spec = read_json_text(json.dumps(PARAMSCOPE_MODEL)).spec
     at = fresh({"preset": "gpt2", "x_spec": encode_config(PARAMSCOPE_MODEL)})
     assert f"{summarize(spec).total:,}" == total(at)
-    assert [] == [w.value for w in at.warning]
+    assert [] == [shown(w.value) for w in at.warning]
     move(at, "slider", "f.num_hidden_layers", 5)
     five = read_json_text(json.dumps({**PARAMSCOPE_MODEL, "num_hidden_layers": 5})).spec
     assert f"{summarize(five).total:,}" == total(at)
@@ -723,7 +724,7 @@ def test_a_whole_model_in_the_link_is_shown_and_kept():
 def test_a_bad_whole_model_in_the_link_warns_and_keeps_the_preset():
     """An x_spec that does not decode: a link warning, the preset's model, and the tab still works."""
     at = fresh({"preset": "gpt2", "x_spec": "1.notbase64!!", "tab": "Architecture"})
-    assert any(w.value.startswith("Link: x_spec:") for w in at.warning), [w.value for w in at.warning]
+    assert any(shown(w.value).startswith("Link: x_spec:") for w in at.warning), [shown(w.value) for w in at.warning]
     assert 1 == len(at.get("graphviz_chart"))
     assert {"preset": "gpt2", "tab": "Architecture"} == at.query_params
 
@@ -782,7 +783,7 @@ def test_blocked_edit_offers_the_nearest_valid_value() -> None:
     """Width 1000 is not divisible by GPT-2's 12 heads: the page says the edit is pending and why, offers 996
     (the nearest width 12 heads divide), and one click applies it as transformers reads it."""
     at = move(fresh({"preset": "gpt2"}), "number_input", "f.hidden_size", 1000)
-    assert any("Pending" in e.value and "num_attention_heads" in e.value for e in at.error)
+    assert any("Pending" in shown(e.value) and "num_attention_heads" in shown(e.value) for e in at.error)
     offer = next(b for b in at.button if "nearest valid" in b.label)
     assert "hidden_size = 996" in offer.label
     offer.click().run()
@@ -803,4 +804,4 @@ def test_vision_encoder_controls_edit_the_image() -> None:
     assert not [n for n in at.number_input if n.key == "f.vocab_size"]
     at.number_input(key="f.patch_size").set_value(8).run()
     assert f"{expected:,}" == total(at)
-    assert any("28 × 28 = 784 patches + the class token: 785 tokens" in c.value for c in at.caption)
+    assert any("28 × 28 = 784 patches + the class token: 785 tokens" in shown(c.value) for c in at.caption)

@@ -8,6 +8,7 @@ import pytest
 import streamlit as st
 from hf_oracle import hf_count
 from hub_server import TINY_BIOGPT, TINY_GEMMA3, TINY_LLAMA, HubServer
+from rendered import shown
 from streamlit.testing.v1 import AppTest
 
 from paramscope.io import presets
@@ -83,7 +84,7 @@ def test_bad_hub_link_warns_and_shows_the_default(page_hub: HubServer, repo_id: 
     """A link to a Hub id that cannot be read warns with the reason and shows GPT-2."""
     at = fresh({"hf": repo_id})
     assert f"{presets.get('gpt2').expected_total:,}" == total(at)
-    assert any(message in w.value for w in at.warning), [w.value for w in at.warning]
+    assert any(message in shown(w.value) for w in at.warning), [shown(w.value) for w in at.warning]
 
 
 def test_picker_takes_a_hub_id(page_hub: HubServer) -> None:
@@ -103,7 +104,7 @@ def test_picker_error_keeps_the_model(page_hub: HubServer) -> None:
     at = fresh({"preset": "gpt2-medium"})
     type_into_picker(at, "fixture/missing")
     assert f"{presets.get('gpt2-medium').expected_total:,}" == total(at)
-    assert any("no model 'fixture/missing'" in e.value for e in at.error)
+    assert any("no model 'fixture/missing'" in shown(e.value) for e in at.error)
     assert "gpt2-medium" == at.selectbox(key="preset").value
 
 
@@ -112,7 +113,7 @@ def test_checkpoint_beside_the_count(page_hub: HubServer) -> None:
     at = fresh({"hf": "fixture/tiny-llama"})
     at.session_state["x_checkpoint"] = True  # the expander opened (it reads the headers only when open)
     at.run()
-    text = " ".join(m.value for m in at.markdown)
+    text = " ".join(shown(m.value) for m in at.markdown)
     assert "lm_head.weight, stored although tied" in text
     assert "equals the exact count" in text
 
@@ -127,9 +128,9 @@ def test_model_type_without_a_row(page_hub: HubServer) -> None:
         expected = sum(p.numel() for p in BioGptForCausalLM(BioGptConfig(**config)).parameters())
     at = fresh({"hf": "fixture/tiny-biogpt"})
     assert f"{expected:,}" == total(at)
-    assert any("counted by transformers, no formulas" in i.value for i in at.info)
+    assert any("counted by transformers, no formulas" in shown(i.value) for i in at.info)
     at = fresh({"hf": "fixture/tiny-biogpt", "tab": "Memory"})
-    assert any("needs the formulas of a family row" in i.value for i in at.info)
+    assert any("needs the formulas of a family row" in shown(i.value) for i in at.info)
 
 
 def test_multimodal_model_and_its_towers(page_hub: HubServer) -> None:
@@ -154,7 +155,7 @@ def test_multimodal_model_and_its_towers(page_hub: HubServer) -> None:
         tower = sum(p.numel() for p in SiglipVisionModel(SiglipVisionConfig(**vision)).parameters())
     at = fresh({"hf": "fixture/tiny-gemma3"})
     assert f"{whole:,}" == total(at)
-    captions = [c.value for c in at.caption]
+    captions = [shown(c.value) for c in at.caption]
     assert any(f"the language model (gemma3_text, with formulas): {language:,}" in c for c in captions)
     assert any(f"the vision tower (siglip_vision_model, with formulas): {tower:,}" in c for c in captions)
     rest = whole - language - tower
@@ -185,10 +186,10 @@ def test_memory_and_compute_of_a_multimodal_model(page_hub: HubServer) -> None:
         whole = sum(p.numel() for p in Gemma3ForConditionalGeneration(Gemma3Config(**config)).parameters())
         language = sum(p.numel() for p in Gemma3ForCausalLM(Gemma3TextConfig(**text)).parameters())
     at = fresh({"hf": "fixture/tiny-gemma3", "tab": "Memory"})
-    assert any(f"{whole - language:,} parameters, counted by transformers" in c.value for c in at.caption)
+    assert any(f"{whole - language:,} parameters, counted by transformers" in shown(c.value) for c in at.caption)
     formulas = " ".join(at.table[0].value["formula"])
     assert f"{whole - language:,} vision / audio tower and projector weights × 2 B" in formulas
     at = fresh({"hf": "fixture/tiny-gemma3", "tab": "Compute"})
     assert any(m.label == "Forward FLOPs / token" for m in at.metric)
     at = fresh({"hf": "fixture/tiny-gemma3", "tab": "Compare"})
-    assert any("one of its towers" in i.value for i in at.info)
+    assert any("one of its towers" in shown(i.value) for i in at.info)

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from rendered import rendered, shown
 from streamlit.testing.v1 import AppTest
 
 from paramscope.cli.main import main
@@ -40,7 +42,7 @@ def test_hostile_link_value_warns_and_keeps_gpt2(name: str) -> None:
     at.query_params.update({"preset": "gpt2", field: value})
     at.run()
     assert not at.exception
-    messages = " ".join(str(w.value) for w in at.warning) + " ".join(str(e.value) for e in at.error)
+    messages = " ".join(shown(w.value) for w in at.warning) + " ".join(shown(e.value) for e in at.error)
     assert field in messages
     assert GPT2 == next(m.value for m in at.metric if m.label == "Total parameters")
     assert len(messages) < 5_000  # the message quotes the value, never echoes 100 kB
@@ -97,3 +99,54 @@ def test_random_command_lines_exit_0_or_2(argv: list[str]) -> None:
     assert code in (0, 2)
     if code == 2:
         assert 1 == len(err.getvalue().strip().splitlines())
+
+
+#: Markdown, HTML, Streamlit's directives and images, each with the marker "pwn" and an address on 127.0.0.1.
+PAYLOADS = [
+    "![pwn](http://127.0.0.1:9/track.png)",
+    "[click pwn](http://127.0.0.1:9/phish)",
+    "<img src=http://127.0.0.1:9/pwn.png>",
+    "**pwn** _pwn_ `pwn` # pwn",
+    ":red[pwn] :material/warning: $pwn^2$",
+]
+
+
+def _link_cases() -> list[tuple[str, dict[str, str]]]:
+    from paramscope.io.encode import encode_config
+
+    cases = []
+    for i, p in enumerate(PAYLOADS):
+        cases += [
+            (f"preset-{i}", {"preset": p}),
+            (f"unknown-key-{i}", {"preset": "gpt2", "pwn" + "x" * i: p}),
+            (f"key-name-{i}", {"preset": "gpt2", p: "1"}),
+            (f"field-value-{i}", {"preset": "gpt2", "n_layer": p}),
+            (f"other-key-{i}", {"preset": "gpt2", "activation_function": p}),
+            (f"tab-{i}", {"preset": "gpt2", "tab": p}),
+            (f"compare-{i}", {"preset": "gpt2", "x_cmp": p}),
+            (f"sweep-{i}", {"preset": "gpt2", "x_sweep": p}),
+            (f"spec-{i}", {"x_spec": encode_config({"model_type": p, "hidden_size": 8})}),
+            (f"run-gpu-{i}", {"preset": "gpt2", "run_gpu": p}),
+            (f"hub-{i}", {"hf": p}),
+        ]
+    return cases
+
+
+LINK_CASES = _link_cases()
+
+
+@pytest.mark.parametrize("query", [q for _, q in LINK_CASES], ids=[n for n, _ in LINK_CASES])
+def test_link_text_never_renders(query: dict[str, str]) -> None:
+    """Markdown, HTML, images and Streamlit directives sent through every parameter of a link (a preset, an unknown
+    key, a key's name, a field's value, another config key, the tab, the compared models, the sweep, an encoded
+    config's model_type, a run setting, a Hub id) show as the text they are: rendered by an independent CommonMark
+    implementation, no element that quotes them holds a link, an image, emphasis, code, a heading or raw HTML."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update(query)
+    at.run()
+    assert not at.exception
+    bodies = [e.value for kind in ("warning", "error", "info", "caption", "markdown", "success", "toast")
+              for e in getattr(at, kind) if isinstance(e.value, str)]  # fmt: skip
+    quoting = [b for b in bodies if "pwn" in shown(b)]
+    tags = {tag for b in quoting for tag in re.findall(r"<(\w+)", rendered(b)) if tag != "p"}
+    assert set() == tags, quoting

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from rendered import shown
 from streamlit.testing.v1 import AppTest
 
 from paramscope.analysis.sweep import family_points
@@ -94,7 +95,7 @@ def test_bad_json_keeps_the_text_and_shows_an_error() -> None:
     broken = '{"model_type": "llama",\n "hidden_size": 2048,,}'
     at.text_area(key="x_paste").input(broken).run()
     assert not at.exception
-    assert "malformed JSON at line 2" in at.error[0].value
+    assert "malformed JSON at line 2" in shown(at.error[0].value)
     assert broken == at.text_area(key="x_paste").value
     assert at.session_state["returned"] is None
     at.run()  # another rerun: the text is still there
@@ -106,8 +107,8 @@ def test_unsupported_model_type_is_explained() -> None:
     at = _app(UPLOAD_SCRIPT)
     at.text_area(key="x_paste").input('{"model_type": "frobnet", "hidden_size": 768}').run()
     assert not at.exception
-    assert "model_type: 'frobnet' is not a model type transformers knows" in at.error[0].value
-    assert '"model_type": "paramscope"' in at.info[0].value
+    assert "model_type: 'frobnet' is not a model type transformers knows" in shown(at.error[0].value)
+    assert '"model_type": "paramscope"' in shown(at.info[0].value)
     assert '"model_type": "paramscope"' in at.code[0].value
 
 
@@ -126,7 +127,7 @@ def test_type_without_a_row_is_counted_by_transformers() -> None:
     ).run()
     assert not at.exception
     assert (f"{expected:,}", "biogpt") == (at.metric[1].value, at.session_state["returned"])
-    assert "counted by transformers" in at.caption[0].value
+    assert "counted by transformers" in shown(at.caption[0].value)
 
 
 @pytest.mark.parametrize(
@@ -143,7 +144,7 @@ def test_invalid_configs_are_errors_not_crashes(text: str, message: str) -> None
     at = _app(UPLOAD_SCRIPT)
     at.text_area(key="x_paste").input(text).run()
     assert not at.exception
-    assert message in at.error[0].value
+    assert message in shown(at.error[0].value)
 
 
 def test_uploaded_file_is_copied_into_the_text_area() -> None:
@@ -162,7 +163,7 @@ def test_uploaded_binary_is_an_error() -> None:
     at.file_uploader(key="x_upload").set_value(("config.json", b"\xff\xfe\x00garbage", "application/json"))
     at.run()
     assert not at.exception
-    assert "not UTF-8" in at.error[0].value
+    assert "not UTF-8" in shown(at.error[0].value)
 
 
 def test_compare_renders_totals_and_tables() -> None:

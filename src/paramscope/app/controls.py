@@ -9,6 +9,7 @@ from typing import Any
 import streamlit as st
 
 from paramscope.app import ui_costs
+from paramscope.app.text import quoted
 from paramscope.engine.spec import LIMITS, Spec, SpecError
 from paramscope.io import link
 from paramscope.model import Model
@@ -362,7 +363,7 @@ class Spot:
         """Where the value comes from, and the error that blocks this control's edit."""
         st.caption(self.model.origin_of(name).text)
         if self.error and self.names(name):
-            st.error(f"Pending: {self.error}", icon=":material/error:")
+            st.error(f"Pending: {quoted(self.error)}", icon=":material/error:")
             self.shown = True
             self.offer(name)
 

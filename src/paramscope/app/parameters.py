@@ -7,6 +7,7 @@ import json
 import streamlit as st
 
 from paramscope.app import charts, ui_explore
+from paramscope.app.text import quoted
 from paramscope.engine.components import EMBEDDING_CONVENTION
 from paramscope.engine.params import summarize
 from paramscope.engine.spec import Spec, percent, short, validate
@@ -59,10 +60,10 @@ def headline_numbers(model: Model, summary: Summary) -> None:
     second.metric("Embedding share", f"{share:.1%}")
     st.caption(f"Convention: {EMBEDDING_CONVENTION}. Tied weights are counted once.")
     for note in model.notes:
-        st.caption(f"Not in this count: {note}.")
+        st.caption(f"Not in this count: {quoted(note)}.")
     changed = link.changed(model)
     if changed:
-        moves = "; ".join(f"`{name}` {before} → {after}" for name, before, after in changed)
+        moves = "; ".join(f"{quoted(name)} {quoted(before)} → {quoted(after)}" for name, before, after in changed)
         st.caption(f"Changed from **{preset}** (keys of its config.json): {moves}")
 
 

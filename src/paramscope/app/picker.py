@@ -6,6 +6,7 @@ import streamlit as st
 
 from paramscope.app import ui_hub
 from paramscope.app.controls import clear_controls
+from paramscope.app.text import quoted
 from paramscope.io import presets
 from paramscope.model import Model
 
@@ -28,13 +29,13 @@ def preset_picker() -> None:
         "read. Every preset is a real config.json, its count checked against transformers in the tests.",
     )
     if st.session_state.get("hub_error"):
-        st.error(st.session_state.hub_error, icon=":material/cloud_off:")
+        st.error(quoted(st.session_state.hub_error), icon=":material/cloud_off:")
     if model.hub_id:
         at = f" @ {model.revision}" if model.revision != "main" else ""
-        st.caption(f"From the Hub: [{model.hub_id}](https://huggingface.co/{model.hub_id}){at} · config.json only")
+        st.caption(f"From the Hub: {quoted(model.hub_id)}{quoted(at)} · config.json only")
         return
     if not model.preset:
-        st.caption(f"Your {model.model_type} model (from the Your model tab or a link)")
+        st.caption(f"Your {quoted(model.model_type)} model (from the Your model tab or a link)")
         return
     p = presets.get(model.preset)
     source = f"[source]({p.source})" if p.source.startswith("https://") else p.source

@@ -13,6 +13,7 @@ from paramscope.app import ui_explore, ui_hub
 from paramscope.app.controls import clear_controls
 from paramscope.app.parameters import model_label
 from paramscope.app.picker import picker_value
+from paramscope.app.text import quoted
 from paramscope.engine import run as run_settings
 from paramscope.io import link
 from paramscope.model import Model
@@ -71,7 +72,7 @@ def use_model(model: Model) -> None:
     st.session_state.model = model
     st.session_state.preset = picker_value(model)
     clear_controls()
-    st.toast(f"Now showing your {model.model_type} model on every tab.", icon=":material/check_circle:")
+    st.toast(f"Now showing your {quoted(model.model_type)} model on every tab.", icon=":material/check_circle:")
 
 
 def show_link_warnings(model: Model) -> None:
@@ -79,7 +80,7 @@ def show_link_warnings(model: Model) -> None:
     if st.session_state.get("link_model") != model:
         st.session_state.link_warnings = []
     for warning in st.session_state.get("link_warnings", []):
-        st.warning(f"Link: {warning}", icon=":material/link:")
+        st.warning(f"Link: {quoted(warning)}", icon=":material/link:")
 
 
 def share_link(model: Model, settings: object) -> dict[str, str]:

@@ -18,6 +18,7 @@ from paramscope.app.parameters import (
     tree_chart,
 )
 from paramscope.app.session import TABS, use_model
+from paramscope.app.text import quoted
 from paramscope.engine.spec import Spec, validate
 from paramscope.model import Model
 
@@ -86,4 +87,4 @@ def cost_tab(render: Callable[[Spec, object], None], spec: Spec, settings: objec
     try:
         render(validate(spec), settings)
     except ValueError as exc:
-        st.error(f"{exc}", icon=":material/error:")
+        st.error(quoted(exc), icon=":material/error:")

@@ -18,6 +18,7 @@ import streamlit as st
 
 from paramscope.app import charts_costs as C
 from paramscope.app.charts import PLOTLY_CONFIG
+from paramscope.app.text import quoted
 from paramscope.engine import flops as F
 from paramscope.engine import hardware
 from paramscope.engine.hardware import GB, GiB
@@ -291,7 +292,7 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
     try:
         new = check(RunSettings(**values))  # type: ignore[arg-type]
     except ValueError as exc:
-        st.warning(f"Run settings not applied: {exc}")
+        st.warning(f"Run settings not applied: {quoted(exc)}")
         new = settings
     state[_SEEN] = new
     return new

@@ -39,6 +39,7 @@ from paramscope.analysis.diagram import to_dot
 from paramscope.analysis.sweep import DIMENSIONS, default_values, family_points, field_of, sweep, where_it_goes
 from paramscope.app import charts_explore as CX
 from paramscope.app.charts import PLOTLY_CONFIG
+from paramscope.app.text import quoted
 from paramscope.engine.components import EMBEDDING_CONVENTION
 from paramscope.engine.params import count
 from paramscope.engine.spec import Spec, power_of_ten, short, validate
@@ -204,7 +205,7 @@ def upload_link(model: Model) -> dict[str, str]:
 
 # ======================================================================================== upload
 def _explain(message: str) -> None:
-    st.error(f"Could not read this config: {message}", icon="⚠️")
+    st.error(f"Could not read this config: {quoted(message)}", icon="⚠️")
     if message.startswith("model_type:"):
         st.info(
             "ParamScope counts these Hugging Face model types exactly, each checked against transformers: "
@@ -278,7 +279,7 @@ def render_upload(on_use: Callable[[str], None] | None = None) -> Model | None:
     )
     state[_PASTE_SAVED] = text or ""
     if state.get("x_upload_error"):
-        st.error(f"Could not use the uploaded file: {state['x_upload_error']}", icon="⚠️")
+        st.error(f"Could not use the uploaded file: {quoted(state['x_upload_error'])}", icon="⚠️")
     if not (text or "").strip():
         st.caption(
             f"Paste a config.json or upload a file (plain JSON, at most {MAX_CONFIG_BYTES // 1_000_000} MB) to count "
@@ -385,7 +386,7 @@ def render_compare(current_label: str, current_spec: Spec, settings: Any = None)
         try:
             label, spec = entry_spec(entry)
         except ValueError as exc:
-            st.warning(f"Left out: {exc}")
+            st.warning(f"Left out: {quoted(exc)}")
             continue
         models.append((extra.get(entry, label), spec))
     if len(models) < 2:
@@ -393,7 +394,7 @@ def render_compare(current_label: str, current_spec: Spec, settings: Any = None)
     try:
         c = _comparison(tuple(models), settings)
     except ValueError as exc:
-        st.error(f"Cannot compare: {exc}", icon="⚠️")
+        st.error(f"Cannot compare: {quoted(exc)}", icon="⚠️")
         return list(picked)
 
     cols = st.columns(len(c.labels))
@@ -517,7 +518,7 @@ def render_sweep(spec: Spec, preset: str | None = None, settings: Any = None) ->
     try:
         rows = _sweep(spec, dim, values, settings)
     except ValueError as exc:
-        st.error(f"Cannot sweep: {exc}", icon="⚠️")
+        st.error(f"Cannot sweep: {quoted(exc)}", icon="⚠️")
         return dim
     families = [spec.model_type]
     if preset and preset in presets.names():

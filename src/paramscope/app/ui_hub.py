@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from paramscope.app.charts import PLOTLY_CONFIG
+from paramscope.app.text import quoted
 from paramscope.engine.spec import short
 from paramscope.io import hub
 from paramscope.model import Model
@@ -69,7 +70,7 @@ def render_checkpoint(model: Model) -> None:
     with box:
         cc, error = _checkpoint_answer(model.hub_id, model.revision)
         if error:
-            st.warning(f"Could not read the checkpoint: {error}", icon=":material/cloud_off:")
+            st.warning(f"Could not read the checkpoint: {quoted(error)}", icon=":material/cloud_off:")
             return
         if cc is None:
             st.info(f"Checkpoint: {hub.NO_SAFETENSORS}.")
@@ -81,7 +82,7 @@ def render_checkpoint(model: Model) -> None:
             "Counted from config.json", f"{report.model_total:,}", help="The model transformers builds from the config"
         )
         for line in report.lines:
-            st.markdown(f"- {line}")
+            st.markdown(f"- {quoted(line)}")
         st.caption("Read from the safetensors headers by range requests; no weights were downloaded.")
 
 
