@@ -10,6 +10,7 @@ Every request is logged (:attr:`HubServer.requests`), so a test can check which 
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import importlib
 import json
@@ -33,6 +34,8 @@ from paramscope.io import presets
 GRANTED_TOKEN = "hf_fixture_granted_token"
 #: How long the slow repo waits before answering (tests pass a shorter timeout).
 SLOW_SECONDS = 3.0
+#: How long the drip repo waits between the bytes of a body.
+DRIP_SECONDS = 0.25
 #: Revisions every fixture repo has, besides its commit hash.
 REVISIONS = ("main", "v1.0", "refs/pr/1")
 DTYPE_BYTES = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "U8": 1, "F8_E4M3": 1}
@@ -171,12 +174,21 @@ def _json(data: object) -> bytes:
     return json.dumps(data, indent=2).encode()
 
 
+def _header_file(header: dict) -> bytes:
+    """A safetensors file whose header is ``header`` as it is (no data): a hostile header, such as an absurd shape."""
+    raw = json.dumps(header).encode()
+    return struct.pack("<Q", len(raw)) + raw
+
+
 @dataclass
 class FixtureRepo:
     """The files of one repo and how the server answers for it."""
 
     files: dict[str, bytes]
-    behaviour: str = ""  # "", "gated", "slow", "rate_limited", "unsized" (HEAD without Content-Length)
+    # "", "gated", "slow", "rate_limited", "unsized" (HEAD without Content-Length); hostile: "lying" (HEAD announces
+    # 500 bytes, GET sends the whole body), "gzip" (the body gzip-compressed though identity was asked for), "drip"
+    # (a byte every DRIP_SECONDS), "bad_etag" (an ETag that is a path out of the cache)
+    behaviour: str = ""
     commit: str = ""
 
     def revisions(self) -> set[str]:
@@ -229,6 +241,23 @@ def build_repos() -> dict[str, FixtureRepo]:
         "fixture/not-utf8": FixtureRepo({"config.json": b'{"model_type": "gpt2\xff"}'}),
         "fixture/too-large": FixtureRepo({"config.json": big}),
         "fixture/too-large-unsized": FixtureRepo({"config.json": big}, behaviour="unsized"),
+        "fixture/lying": FixtureRepo(
+            {"config.json": b'{"model_type": "gpt2", "pad": "' + b"x" * 5_000_000 + b'"}'}, behaviour="lying"
+        ),
+        "fixture/gzip-bomb": FixtureRepo({"config.json": b" " * 20_000_000 + gpt2}, behaviour="gzip"),
+        "fixture/drip": FixtureRepo({"config.json": gpt2}, behaviour="drip"),
+        "fixture/bad-etag": FixtureRepo({"config.json": gpt2}, behaviour="bad_etag"),
+        "fixture/huge-headers": FixtureRepo(  # 40 shards, each announcing a 20 MB header (800 MB in all)
+            {
+                "model.safetensors.index.json": _json(
+                    {"weight_map": {f"t{i}": f"s{i}.safetensors" for i in range(40)}}
+                ),
+                **{f"s{i}.safetensors": struct.pack("<Q", 20_000_000) + b"{}" for i in range(40)},
+            }
+        ),
+        "fixture/huge-shape": FixtureRepo(
+            {"model.safetensors": _header_file({"w": {"dtype": "BF16", "shape": [2**47] * 16, "data_offsets": [0, 0]}})}
+        ),
         "fixture/bad-index": FixtureRepo(
             {"model.safetensors.index.json": _json({"weight_map": {"a": "../../etc/passwd.safetensors"}})}
         ),
@@ -321,7 +350,34 @@ class _Handler(BaseHTTPRequestHandler):
             headers["Content-Range"] = f"bytes {start}-{end}/{len(body)}"
             self._send(head, 206, body[start : end + 1], headers, where)
             return
+        if repo.behaviour == "bad_etag":
+            headers["ETag"] = '"../../../../../../../tmp/paramscope-pwned"'
+        if repo.behaviour == "lying" and head:
+            self._send(head, 200, body[:500], headers, where)
+            return
+        if repo.behaviour == "gzip":
+            self._send(head, 200, gzip.compress(body, 9), {**headers, "Content-Encoding": "gzip"}, where)
+            return
+        if repo.behaviour == "drip" and not head:
+            self._drip(body, headers, where)
+            return
         self._send(head, 200, body, headers, where, content_length=repo.behaviour != "unsized")
+
+    def _drip(self, body: bytes, headers: dict[str, str], where: tuple[str, str, str]) -> None:
+        """The whole body, one byte every DRIP_SECONDS (a server that keeps a reader waiting)."""
+        self.server.hub.log(Request(self.command, *where, None, 200, len(body)), self.generation)
+        try:
+            self.send_response(200)
+            for key, value in headers.items():
+                self.send_header(key, value)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            for i in range(len(body)):
+                self.wfile.write(body[i : i + 1])
+                self.wfile.flush()
+                time.sleep(DRIP_SECONDS)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
 
     def _error(
         self, head: bool, status: int, code: str, message: str, where: tuple[str, str, str], extra: dict | None = None

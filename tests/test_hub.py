@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 import safetensors
@@ -196,9 +197,7 @@ def test_fetch_config_by_commit_hash(hub: HubServer) -> None:
 def test_fetch_config_downloads_only_config_json(hub: HubServer) -> None:
     """Fetching a config asks for config.json (a HEAD for its size, then the file) and nothing else."""
     fetch_config("fixture/gpt2")
-    assert [("HEAD", "config.json"), ("HEAD", "config.json"), ("GET", "config.json")] == [
-        (r.method, r.filename) for r in hub.requests
-    ]
+    assert [("HEAD", "config.json"), ("GET", "config.json")] == [(r.method, r.filename) for r in hub.requests]
 
 
 GATED = (
@@ -241,7 +240,7 @@ CONFIG_ERRORS = {
         "fixture/too-large-unsized",
         "main",
         "too_large",
-        "hub id: config.json of 'fixture/too-large-unsized' is 1,100,033 bytes; the limit is 1,000,000",
+        "hub id: config.json of 'fixture/too-large-unsized' is over 1,000,000 bytes (the limit); refused as it arrived",
     ),
     "malformed": (
         "fixture/malformed",
@@ -493,3 +492,56 @@ def test_fixture_files_are_real_safetensors() -> None:
             for name, info in safetensors.deserialize(safetensors_file(tensors)[0])
         }
         assert {name: (dtype, shape) for name, dtype, shape in tensors} == read
+
+
+# ------------------------------------------------------------------------------------------ a hostile Hub
+def test_a_lying_size_is_refused_as_the_bytes_arrive(hub: HubServer) -> None:
+    """A HEAD announcing 500 bytes, then a 5 MB body: refused once the limit is passed, nothing written to the HF
+    cache (the client once wrote the whole body to disk before refusing)."""
+    from huggingface_hub import constants
+
+    with pytest.raises(HubError, match="over 1,000,000 bytes .* refused as it arrived"):
+        fetch_config("fixture/lying")
+    written = [p.stat().st_size for p in Path(constants.HF_HUB_CACHE).rglob("*") if p.is_file()]
+    assert [] == [n for n in written if n > 1_000_000]
+
+
+def test_a_compressed_body_is_refused(hub: HubServer) -> None:
+    """A gzip body (20 MB in 20 kB) sent though plain bytes were asked for: refused unread, never expanded."""
+    with pytest.raises(HubError, match="came compressed"):
+        fetch_config("fixture/gzip-bomb")
+
+
+def test_a_dripping_body_is_cut_off(hub: HubServer) -> None:
+    """A server sending a byte every quarter second: the download stops at twice the timeout (1 s here), not when the
+    body ends (some 80 s later)."""
+    import time
+
+    start = time.monotonic()
+    with pytest.raises(HubError, match="took over 2 s"):
+        fetch_config("fixture/drip", timeout=1.0)
+    assert time.monotonic() - start < 4
+
+
+def test_an_etag_that_is_a_path_places_no_file(hub: HubServer) -> None:
+    """An ETag of '"../../../../tmp/..."' (which huggingface_hub would make a cache path of): the config still reads,
+    and no file appears outside the HF cache's repo folder."""
+    target = Path("/tmp/paramscope-pwned")
+    target.unlink(missing_ok=True)
+    assert "gpt2" == fetch_config("fixture/bad-etag")["model_type"]
+    assert not target.exists()
+
+
+def test_checkpoint_headers_are_bounded_in_total(hub: HubServer) -> None:
+    """40 shards announcing 20 MB of header each (800 MB): refused from the announced lengths, only their 8-byte
+    prefixes read."""
+    with pytest.raises(HubError, match="announce 800,000,000 bytes of headers; the limit is 64,000,000"):
+        checkpoint_tensors("fixture/huge-headers")
+    shards = [r for r in hub.requests if r.method == "GET" and r.filename.endswith(".safetensors")]
+    assert (40, {"bytes=0-7"}) == (len(shards), {r.range for r in shards})
+
+
+def test_an_absurd_shape_is_refused(hub: HubServer) -> None:
+    """A tensor of shape [2^47] * 16 (once accepted as 1.55e231 stored parameters) is a malformed entry."""
+    with pytest.raises(HubError, match="malformed entry"):
+        checkpoint_tensors("fixture/huge-shape")

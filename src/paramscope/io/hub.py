@@ -24,6 +24,7 @@ import json
 import math
 import re
 import struct
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -31,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
-from huggingface_hub import constants, get_hf_file_metadata, hf_hub_download, hf_hub_url, try_to_load_from_cache
+from huggingface_hub import constants, get_hf_file_metadata, hf_hub_url, try_to_load_from_cache
 from huggingface_hub.errors import (
     EntryNotFoundError,
     FileMetadataError,
@@ -54,6 +55,11 @@ MAX_INDEX_BYTES = 50_000_000
 MAX_HEADER_BYTES = 25_000_000
 #: The most shard files one index may list.
 MAX_SHARDS = 4096
+#: The most header bytes read over all of a checkpoint's files (the largest real checkpoints' headers add up to a
+#: few MB: DeepSeek-V3's 163 shards, 9 MB), refused from the announced lengths before any header is read.
+MAX_HEADERS_TOTAL = 64_000_000
+#: The most elements one tensor, and one checkpoint, may hold: 10^15, as many parameters as a config may build.
+MAX_ELEMENTS = 10**15
 MAX_REPO_ID = 96
 MAX_REVISION = 100
 
@@ -99,8 +105,12 @@ class CheckpointCount:
 
 # ------------------------------------------------------------------------------------------------ validation
 def _show(text: str, limit: int = 60) -> str:
-    """A short, quoted, escaped rendering of untrusted text for a message (never the whole of a long input)."""
-    return repr(text[:limit]) + ("…" if len(text) > limit else "")
+    """A short, quoted, escaped rendering of untrusted text for a message (never the whole of a long input, and at
+    most ``limit`` characters of its escaped form: control characters and astral ones escape to up to 10 each)."""
+    shown = repr(text[:limit])
+    if len(shown) > limit + 2:
+        return shown[: limit + 1] + "…"
+    return shown + ("…" if len(text) > limit else "")
 
 
 def validate_repo_id(text: str) -> str:
@@ -288,7 +298,8 @@ def _cached(where: _Where) -> str | None:
 
 
 def _fetch_small(where: _Where, token: str | bool | None, limit: int) -> bytes:
-    """Bytes of a small file of the repo: its size checked first, downloaded into (or read from) the HF cache.
+    """Bytes of a small file of the repo: its announced size checked first, then downloaded by :func:`_download`
+    (bounded by what is read, not by what the server says) and kept in the HF cache.
 
     Offline, or when the Hub cannot be reached, times out, rate-limits or fails (5xx), the cached copy answers as in
     huggingface_hub; a definite answer (no such repo, gated, no such revision or file) is never covered by the cache.
@@ -309,12 +320,82 @@ def _fetch_small(where: _Where, token: str | bool | None, limit: int) -> bytes:
     if meta.size is not None and meta.size > limit:
         raise _too_large(meta.size, limit, where)
     try:
-        path = hf_hub_download(
-            where.repo_id, where.filename, revision=where.revision, token=token, etag_timeout=where.timeout
-        )
+        data, commit = _download(url, token, limit, where)
+    except HubError:
+        raise
     except Exception as exc:
         raise _error(exc, where) from None
-    return _read_cached(str(path), limit, where)
+    _keep(where, commit or meta.commit_hash, data)
+    return data
+
+
+#: The longest a small file's whole download may take, in units of the per-request timeout.
+DOWNLOAD_TIMEOUTS = 2
+
+
+def _download(url: str, token: str | bool | None, limit: int, where: _Where) -> tuple[bytes, str | None]:
+    """The file's bytes, bounded by what arrives: at most ``limit`` bytes (more is refused as soon as it arrives), no
+    compressed body (a small gzip can expand a thousandfold), and the whole transfer within DOWNLOAD_TIMEOUTS ×
+    ``where.timeout`` (a server sending a byte a second is cut off); and the commit the Hub says it served."""
+    headers = build_hf_headers(token=token)
+    headers["Accept-Encoding"] = "identity"
+    deadline = time.monotonic() + DOWNLOAD_TIMEOUTS * where.timeout
+    with get_session().stream("GET", url, headers=headers, timeout=where.timeout) as response:
+        if response.status_code >= 400:
+            body = _read_at_most(response, 65_536)
+            kept = {k: v for k, v in response.headers.items() if k.lower() not in _BODY_HEADERS}
+            hf_raise_for_status(
+                httpx2.Response(response.status_code, headers=kept, content=body, request=response.request)
+            )
+        encoding = response.headers.get("content-encoding", "identity").strip().lower()
+        if encoding not in ("", "identity"):
+            raise HubError(
+                f"hub id: {where.filename} of '{where.repo_id}' came compressed ({_show(encoding, 20)}) though "
+                "asked for plain bytes",
+                "malformed",
+            )
+        buf = bytearray()
+        for chunk in response.iter_raw():
+            buf += chunk
+            if len(buf) > limit:  # the size it would have had is not waited for
+                raise HubError(
+                    f"hub id: {where.filename} of '{where.repo_id}' is over {limit:,} bytes (the limit); refused as "
+                    "it arrived",
+                    "too_large",
+                )
+            if time.monotonic() > deadline:
+                raise HubError(
+                    f"hub id: {where.filename} of '{where.repo_id}' took over {DOWNLOAD_TIMEOUTS * where.timeout:g} s "
+                    "to arrive",
+                    "timeout",
+                )
+        commit = response.headers.get("x-repo-commit")
+    return bytes(buf), commit
+
+
+_COMMIT = re.compile(r"[0-9a-f]{40}")
+
+
+def _keep(where: _Where, commit: str | None, data: bytes) -> None:
+    """Put the file in the HF cache where ``try_to_load_from_cache`` finds it (``refs/REVISION`` naming the commit,
+    ``snapshots/COMMIT/FILE``), every path part from a validated id, revision and file name and a 40-hex commit: no
+    name the server sends places a file. A commit that is no such hash is not kept (the answer still is)."""
+    if not commit or not _COMMIT.fullmatch(commit):
+        return
+    repo = Path(constants.HF_HUB_CACHE) / ("models--" + where.repo_id.replace("/", "--"))
+    try:
+        for path, content in (
+            (repo / "snapshots" / commit / where.filename, data),
+            (repo / "refs" / where.revision, commit.encode()),
+        ):
+            if where.revision == commit and path.parent.name == "refs":
+                continue
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(path.name + ".incomplete")
+            tmp.write_bytes(content)
+            tmp.replace(path)
+    except OSError:  # a read-only or full cache: the answer stands, uncached
+        return
 
 
 def _parse_json(raw: bytes, what: str) -> Any:
@@ -450,23 +531,33 @@ def _parse_header(raw: bytes, where: _Where) -> dict[str, tuple[str, tuple[int, 
             or not isinstance(shape, list)
             or len(shape) > 16
             or not all(type(d) is int and 0 <= d < _MAX_DIM for d in shape)
+            or math.prod(shape) > MAX_ELEMENTS
         ):
             raise HubError(f"hub id: {what} has a malformed entry for {_show(name)}", "malformed")
         out[name] = (dtype, tuple(shape))
     return out
 
 
-def _read_header(where: _Where, headers: dict[str, str]) -> dict[str, tuple[str, tuple[int, ...]]]:
-    """The tensors of one safetensors file: its 8-byte header length, then exactly the header."""
+def _header_length(where: _Where, headers: dict[str, str]) -> int:
+    """The length of a safetensors file's JSON header: its first 8 bytes, checked against MAX_HEADER_BYTES."""
     url = hf_hub_url(where.repo_id, where.filename, revision=where.revision)
     try:
         (size,) = struct.unpack("<Q", _read_range(url, 0, 7, headers, where))
-        if not 2 <= size <= MAX_HEADER_BYTES:
-            raise HubError(
-                f"hub id: {where.filename} of '{where.repo_id}' announces a {size:,}-byte header; "
-                f"the limit is {MAX_HEADER_BYTES:,}",
-                "malformed",
-            )
+    except Exception as exc:
+        raise _error(exc, where) from None
+    if not 2 <= size <= MAX_HEADER_BYTES:
+        raise HubError(
+            f"hub id: {where.filename} of '{where.repo_id}' announces a {size:,}-byte header; "
+            f"the limit is {MAX_HEADER_BYTES:,}",
+            "malformed",
+        )
+    return size
+
+
+def _read_header(where: _Where, size: int, headers: dict[str, str]) -> dict[str, tuple[str, tuple[int, ...]]]:
+    """The tensors of one safetensors file: exactly its ``size``-byte JSON header, after the 8-byte length."""
+    url = hf_hub_url(where.repo_id, where.filename, revision=where.revision)
+    try:
         raw = _read_range(url, 8, 8 + size - 1, headers, where)
     except Exception as exc:
         raise _error(exc, where) from None
@@ -498,7 +589,14 @@ def checkpoint_tensors(
     headers["Accept-Encoding"] = "identity"
     files = [_Where(where.repo_id, where.revision, name, where.timeout, cacheable=False) for name in names]
     with ThreadPoolExecutor(max_workers=min(_READ_WORKERS, len(files))) as pool:
-        headers_read = list(pool.map(lambda w: _read_header(w, headers), files))
+        sizes = list(pool.map(lambda w: _header_length(w, headers), files))
+        if sum(sizes) > MAX_HEADERS_TOTAL:
+            raise HubError(
+                f"hub id: the {len(files):,} safetensors files of '{where.repo_id}' announce {sum(sizes):,} bytes of "
+                f"headers; the limit is {MAX_HEADERS_TOTAL:,}",
+                "too_large",
+            )
+        headers_read = list(pool.map(lambda w, n: _read_header(w, n, headers), files, sizes))
     tensors: dict[str, tuple[str, tuple[int, ...]]] = {}
     for file, found in zip(files, headers_read, strict=True):
         twice = next((name for name in found if name in tensors), None)
@@ -508,6 +606,12 @@ def checkpoint_tensors(
     by_dtype: dict[str, int] = {}
     for dtype, shape in tensors.values():
         by_dtype[dtype] = by_dtype.get(dtype, 0) + math.prod(shape)
+    if sum(by_dtype.values()) > MAX_ELEMENTS:
+        raise HubError(
+            f"hub id: the checkpoint of '{where.repo_id}' claims {sum(by_dtype.values()):.3g} elements; the limit is "
+            f"{MAX_ELEMENTS:.0e}",
+            "malformed",
+        )
     return CheckpointCount(total=sum(by_dtype.values()), by_dtype=by_dtype, tensors=tensors, files=len(files))
 
 
