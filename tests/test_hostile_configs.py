@@ -187,3 +187,40 @@ def test_issue_29_sizes_are_refused_at_once(preset: str, key: str, value: int) -
     with pytest.raises(ValueError, match=f"^{key}: {value:,} is larger than the supported maximum"):
         read(config)
     assert time.perf_counter() - start < 0.05
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("hidden_size", "768"),
+        ("hidden_size", "1,024"),
+        ("hidden_size", "1_024"),
+        ("hidden_size", "١٢"),  # Arabic-Indic digits
+        ("hidden_size", "²"),
+        ("hidden_size", "+-5"),
+        ("hidden_size", 768.0),
+        ("hidden_size", True),
+        ("num_hidden_layers", "12"),
+        ("tie_word_embeddings", 1),
+        ("tie_word_embeddings", "true"),
+    ],
+)
+def test_values_of_another_json_type_are_refused_as_transformers_does(key: str, value: object) -> None:
+    """Texts, floats and booleans where a config class types a whole number (and numbers or texts where it types a
+    boolean) are refused by transformers' own config class (strict dataclass validation), so ParamScope refuses them
+    too, naming the key and saying why, instead of turning "1,024" or "١٢" into a number."""
+    import warnings
+
+    from transformers import AutoConfig
+
+    config = dict(get_preset("llama-3.2-1b").config) | {key: value}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            AutoConfig.for_model("llama", **{k: v for k, v in config.items() if k != "model_type"})
+            transformers_refuses = False
+        except Exception:
+            transformers_refuses = True
+    with pytest.raises(ValueError, match=rf"^{key}: expected .*\(transformers' config classes refuse it"):
+        read(config)
+    assert transformers_refuses

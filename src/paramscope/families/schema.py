@@ -95,31 +95,35 @@ class Cfg:
         return as_bool(keys[0], value) if value is not None else None
 
 
+#: Why a value of another JSON type is refused: what transformers does with it.
+REFUSED = "transformers' config classes refuse it"
+
+
 def as_int(name: str, value: Any) -> int:
-    if isinstance(value, bool):
-        raise SpecError(name, f"expected a whole number, got {json.dumps(value)}")
-    if isinstance(value, int):
+    """A JSON whole number, as transformers' config classes take it: ``768``, not ``"768"``, ``768.0`` or ``true``
+    (each refused naming the key: a text such as "1,024" or "١٢" is no number to them either)."""
+    if type(value) is int:
         return value
+    if isinstance(value, bool):
+        raise SpecError(name, f"expected a whole number, got {json.dumps(value)} ({REFUSED})")
     if isinstance(value, float):
-        if math.isfinite(value) and value.is_integer():
-            return int(value)
-        raise SpecError(name, f"expected a whole number, got {value!r}")
+        hint = f"; write {int(value)}" if math.isfinite(value) and value.is_integer() else ""
+        raise SpecError(name, f"expected a whole number, got {value!r} ({REFUSED}{hint})")
     if isinstance(value, str):
-        text = value.strip().replace("_", "").replace(",", "")
-        if text.lstrip("+-").isdigit() and len(text) <= 24:
-            return int(text)
-        raise SpecError(name, f"expected a whole number, got {value[:40]!r}")
+        raise SpecError(name, f"expected a whole number, got the text {value[:40]!r} ({REFUSED}; write it unquoted)")
     raise SpecError(name, f"expected a whole number, got a {type(value).__name__}")
 
 
 def as_bool(name: str, value: Any) -> bool:
+    """A JSON true or false, as transformers' config classes take it (``1``, ``"true"`` refused naming the key)."""
     if isinstance(value, bool):
         return value
-    if isinstance(value, str) and value.strip().lower() in ("true", "1", "yes", "on", "false", "0", "no", "off"):
-        return value.strip().lower() in ("true", "1", "yes", "on")
-    if isinstance(value, int) and value in (0, 1):
-        return bool(value)
-    raise SpecError(name, f"expected true or false, got {str(value)[:40]!r}")
+    shown = json.dumps(value)[:40] if _plain_json(value) else type(value).__name__
+    raise SpecError(name, f"expected true or false, got {shown} ({REFUSED})")
+
+
+def _plain_json(value: Any) -> bool:
+    return isinstance(value, int | float | str) or value is None
 
 
 def as_indices(name: str, value: Any) -> tuple[int, ...]:
