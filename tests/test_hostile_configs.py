@@ -117,14 +117,17 @@ def test_compressed_size_is_not_trusted() -> None:
         read_json_text(bomb)
 
 
-def test_repeated_keys_last_wins_like_json() -> None:
-    """Repeated keys in a JSON object resolve as Python's json does (the last one), with no error."""
-    spec = read_json_text('{"model_type": "gpt2", "n_layer": 2, "n_layer": 5}').spec
-    assert 5 == spec.num_hidden_layers
+def test_repeated_keys_are_refused_naming_the_key() -> None:
+    """A key stated twice in pasted or uploaded text (Python's json, and so transformers, would silently keep the
+    last) is refused, naming the key and both values, at any depth."""
+    with pytest.raises(ValueError, match=r"^n_layer: stated twice \(2, then 5\); transformers would keep the last"):
+        read_json_text('{"model_type": "gpt2", "n_layer": 2, "n_layer": 5}')
+    with pytest.raises(ValueError, match=r"^factor: stated twice"):
+        read_json_text('{"model_type": "llama", "rope_scaling": {"factor": 8.0, "factor": 4.0}}')
 
 
 def test_repeated_keys_are_visible_in_json_module() -> None:
-    """Guard for the test above: the json module keeps the last of repeated keys."""
+    """Guard for the test above: the json module keeps the last of repeated keys, silently."""
     assert {"a": 2} == json.loads('{"a": 1, "a": 2}')
 
 

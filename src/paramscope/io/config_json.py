@@ -25,7 +25,7 @@ def parse(text: str | bytes) -> dict[str, Any]:
     if len(text) > MAX_CONFIG_BYTES:
         raise SpecError("config", f"the text is {len(text):,} characters; the limit is {MAX_CONFIG_BYTES:,}")
     try:
-        data = loads(text)
+        data = loads(text, object_pairs_hook=_once)
     except json.JSONDecodeError as exc:
         raise SpecError("config", f"malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
     except RecursionError:
@@ -33,6 +33,20 @@ def parse(text: str | bytes) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise SpecError("config", "expected a JSON object ({...}) at the top level")
     return data
+
+
+def _once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are each stated once: a key stated twice is refused, naming it and both values
+    (Python's json and so transformers would silently keep the last; a person editing the text meant one)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            first, last = (json.dumps(v)[:40] for v in (out[key], value))
+            raise SpecError(
+                key[:60], f"stated twice ({first}, then {last}); transformers would keep the last: keep one"
+            )
+        out[key] = value
+    return out
 
 
 def read_json_text(text: str | bytes) -> ReadResult:
