@@ -11,7 +11,7 @@ from __future__ import annotations
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from paramscope.app import freeze_imports, page_style, ui_explore
+from paramscope.app import ICON, freeze_imports, page_style, ui_explore
 from paramscope.app.controls import apply_controls, model_controls, run_controls
 from paramscope.app.picker import preset_picker
 from paramscope.app.session import (
@@ -31,7 +31,7 @@ from paramscope.model import Model
 # ================================================================================================ the page
 def page() -> None:
     st.set_page_config(
-        page_title="ParamScope", page_icon=":material/data_usage:", layout="wide", initial_sidebar_state="auto"
+        page_title="ParamScope", page_icon=ICON, layout="wide", initial_sidebar_state="auto"
     )
     st.title("ParamScope", anchor=False)
     st.markdown(

@@ -16,6 +16,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -517,3 +518,46 @@ def test_every_tab_fits_a_phone(server, browser, query, ready, name):
     page.evaluate("document.querySelector('[role=tablist]').scrollIntoView({block: 'start'})")  # the tab's content
     shoot(page, f"{name}-phone", docs=True)
     page.context.close()
+
+
+def test_the_page_fetches_nothing_from_anyone_else(server, browser):
+    """Every request the browser makes while the page opens, with a link whose values carry a Markdown image, a
+    link and an HTML image pointing at a listener on 127.0.0.1, goes to the app itself; the listener receives
+    nothing (the page icon came from Google's font server, and link text once rendered as images)."""
+    import http.server
+    import threading
+
+    hits: list[str] = []
+
+    class Listener(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802
+            hits.append(self.path)
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    listener = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Listener)
+    threading.Thread(target=listener.serve_forever, daemon=True).start()
+    trap = f"http://127.0.0.1:{listener.server_address[1]}"
+    query = urllib.parse.urlencode(
+        {
+            "preset": f"![x]({trap}/preset.png)",
+            "n_layer": f"<img src={trap}/value.png>",
+            "tab": f"[click]({trap}/tab)",
+            "pwn": f"![x]({trap}/key.png)",
+        }
+    )
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto(f"{server}/?{query}")
+    page.locator(TOTAL).wait_for(timeout=30_000)
+    page.get_by_text("Link:").first.wait_for(timeout=15_000)
+    page.wait_for_timeout(1500)
+    context.close()
+    listener.shutdown()
+    others = sorted({u for u in requests if not u.startswith((server, "data:", "blob:"))})
+    assert ([], []) == (others, hits)

@@ -1,6 +1,11 @@
 """The Streamlit page's pieces: the only package that imports streamlit or plotly."""
 
 import gc
+from pathlib import Path
+
+#: The page's icon, served by the app itself (a ``:material/...:`` icon makes every browser fetch it from Google's
+#: font server).
+ICON = str(Path(__file__).with_name("icon.png"))
 
 
 def freeze_imports() -> None:
