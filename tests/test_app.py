@@ -805,3 +805,13 @@ def test_vision_encoder_controls_edit_the_image() -> None:
     at.number_input(key="f.patch_size").set_value(8).run()
     assert f"{expected:,}" == total(at)
     assert any("28 × 28 = 784 patches + the class token: 785 tokens" in shown(c.value) for c in at.caption)
+
+
+def test_a_comparison_of_more_models_than_it_holds_warns():
+    """A link comparing three models beside the one in view: the first two are compared and a warning says the
+    rest were left out (they were dropped without a word)."""
+    at = fresh({"preset": "gpt2", "tab": "Compare", "x_cmp": "llama-2-7b,qwen3-0.6b,gpt2-medium"})
+    assert not at.exception
+    warnings = [shown(w.value) for w in at.warning]
+    assert any(w.startswith("Link: x_cmp: names 3 or more models") for w in warnings), warnings
+    assert "llama-2-7b,qwen3-0.6b" == at.query_params["x_cmp"]

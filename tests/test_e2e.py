@@ -561,3 +561,11 @@ def test_the_page_fetches_nothing_from_anyone_else(server, browser):
     listener.shutdown()
     others = sorted({u for u in requests if not u.startswith((server, "data:", "blob:"))})
     assert ([], []) == (others, hits)
+
+
+def test_a_key_stated_twice_in_a_link_warns(server, browser):
+    """?n_layer=3&n_layer=5: the page reads the last, as Streamlit does, and says so naming the key."""
+    page = open_page(browser, f"{server}/?preset=gpt2&n_layer=3&n_layer=5", viewport={"width": 1400, "height": 900})
+    page.get_by_text("n_layer: stated 2 times in the link").wait_for(timeout=15_000)
+    assert engine_total("gpt2", n_layer=5) == page.locator(TOTAL).inner_text()
+    page.context.close()

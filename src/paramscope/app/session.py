@@ -28,6 +28,7 @@ def restore_from_link_once() -> None:
         return
     query = st.query_params.to_dict()
     model, warnings = link.model_from_query(query)
+    warnings += repeated_keys()
     explore = ui_explore.restore_from_query(query)  # compare and sweep choices; a whole model under x_spec
     if explore.model is not None:
         model, warnings = link.edits_from_query(explore.model, query, [])
@@ -49,6 +50,16 @@ def restore_from_link_once() -> None:
     if tab is None:
         warnings.append(f"{TAB_KEY}: no tab named {query[TAB_KEY][:40]!r}; showing {TABS[0]}")
     st.session_state.link_warnings = warnings
+
+
+def repeated_keys() -> list[str]:
+    """A warning for each key the address bar states more than once (the page, like Streamlit, reads the last)."""
+    out = []
+    for key in list(st.query_params)[:200]:
+        values = st.query_params.get_all(key)
+        if len(values) > 1:
+            out.append(f"{key[:40]}: stated {len(values)} times in the link; the last, {values[-1][:40]!r}, is used")
+    return out
 
 
 def tab_slug(name: str) -> str:

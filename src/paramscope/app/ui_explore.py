@@ -137,8 +137,14 @@ def explore_from_query(q: Mapping[str, Any]) -> ExploreLink:
             warnings.append(f"{Q_SPEC}: {exc}; showing the preset instead")
     entries: list[str] = []
     if Q_CMP in q:
-        raw = _text(q[Q_CMP])[: (MAX_ENTRY + 1) * MAX_COMPARED]
-        for entry in [e.strip() for e in raw.split(",") if e.strip()][:MAX_COMPARED]:
+        raw = _text(q[Q_CMP])[: (MAX_ENTRY + 1) * (MAX_COMPARED + 1)]
+        named = [e.strip() for e in raw.split(",") if e.strip()]
+        if len(named) > MAX_COMPARED:
+            warnings.append(
+                f"{Q_CMP}: names {len(named)} or more models; the comparison holds {MAX_COMPARED} beside the one in "
+                f"view: the first {MAX_COMPARED} kept"
+            )
+        for entry in named[:MAX_COMPARED]:
             try:
                 entry_spec(entry)
                 entries.append(entry)
