@@ -328,14 +328,14 @@ def test_controls_that_do_not_apply_are_hidden_or_disabled(name, key, expected):
     assert expected == shown
 
 
-# (preset, the sidebar sections open when it opens): the sliders' sections, and the model's own kind of layer
+# (preset, the sidebar sections open when it opens): the card's section, and the model's own kind of layer
 OPEN_SECTIONS = [
-    ("gpt2", {"Size", "Feed-forward"}),
-    ("mixtral-8x7b", {"Size", "Feed-forward", "Mixture of experts"}),
-    ("jamba-v0.1", {"Size", "Feed-forward", "Mixture of experts", "State space (Mamba)"}),
-    ("qwen3-next-80b-a3b", {"Size", "Feed-forward", "Mixture of experts", "Linear attention (Gated DeltaNet)"}),
-    ("lfm2-1.2b", {"Size", "Feed-forward", "Short convolutions (LFM2)"}),
-    ("hybrid-rnn-transformer", {"Size", "Feed-forward", "Recurrent units"}),
+    ("gpt2", {"Size"}),
+    ("mixtral-8x7b", {"Size", "Mixture of experts"}),
+    ("jamba-v0.1", {"Size", "Mixture of experts", "State space (Mamba)"}),
+    ("qwen3-next-80b-a3b", {"Size", "Mixture of experts", "Linear attention (Gated DeltaNet)"}),
+    ("lfm2-1.2b", {"Size", "Short convolutions (LFM2)"}),
+    ("hybrid-rnn-transformer", {"Size", "Recurrent units"}),
 ]
 
 
@@ -353,10 +353,11 @@ def test_sections_open_with_the_page_and_with_the_model(name, expected):
 
 
 def test_a_link_opens_the_sections_it_edited():
-    """A shared link that edited the heads and the tying opens Attention and Norms and embeddings, so the edited
-    controls are in sight; the sections it did not touch keep their defaults."""
-    at = fresh({"preset": "gpt2", "num_attention_heads": "16", "hidden_size": "1024", "tie_word_embeddings": "false"})
-    assert {"Size", "Attention", "Feed-forward", "Norms and embeddings"} == open_sections(at)
+    """A shared link that edited the heads, the tying and the norm opens Attention (the tying is in Size, open) and
+    Norms and embeddings, so the edited controls are in sight; the sections it did not touch keep their defaults."""
+    query = {"num_attention_heads": "16", "hidden_size": "1024", "tie_word_embeddings": "false"}
+    at = fresh({"preset": "gpt2", **query, "max_position_embeddings": "2048"})
+    assert {"Size", "Attention", "Norms and embeddings"} == open_sections(at)
     assert 16 == at.number_input(key="f.num_attention_heads").value
     assert not at.toggle(key="f.tie_word_embeddings").value
 
@@ -815,3 +816,26 @@ def test_a_comparison_of_more_models_than_it_holds_warns():
     warnings = [shown(w.value) for w in at.warning]
     assert any(w.startswith("Link: x_cmp: names 3 or more models") for w in warnings), warnings
     assert "llama-2-7b,qwen3-0.6b" == at.query_params["x_cmp"]
+
+
+def test_the_card_s_bias_and_tying_on_the_first_screen():
+    """GPT-2 opens with the card's six controls in the first, open section: vocabulary, width, layers, FFN
+    multiplier, biases and tying. GPT-2's classes fix its biases, so the switch says so and offers nanoGPT; there
+    the switch turns every bias off (GPTConfig(bias=False)) and tying off, each total equal to nanoGPT's model.py
+    (a hand-written torch module, tests/torch_reference.py) built with that choice."""
+    import torch_reference as ref
+
+    at = fresh({"preset": "gpt2"})
+    sidebar = at.sidebar
+    labels = [w.label for kind in (sidebar.slider, sidebar.select_slider, sidebar.toggle) for w in kind]
+    assert all(any(lab.startswith(want) for lab in labels) for want in ("Vocabulary", "Hidden size", "Layers",
+               "FFN multiplier", "Biases", "Tie LM head"))  # fmt: skip
+    assert at.toggle(key="f_bias").disabled
+    at.button(key="f_open_nanogpt").click().run()
+    nano = sum(p.numel() for p in ref.on_meta(ref.NanoGPT, 50304, 1024, 12, 768, bias=True).parameters())
+    assert f"{nano:,}" == total(at)
+    at.toggle(key="f_bias").set_value(False).run()
+    no_bias = sum(p.numel() for p in ref.on_meta(ref.NanoGPT, 50304, 1024, 12, 768, bias=False).parameters())
+    assert (f"{no_bias:,}", "false") == (total(at), at.query_params["attention_bias"])
+    at.toggle(key="f.tie_word_embeddings").set_value(False).run()
+    assert f"{no_bias + 50304 * 768:,}" == total(at)

@@ -47,6 +47,7 @@ CASES = {
     "transformer-big": (lambda: ref.on_meta(ref.OriginalTransformer, 37000, 1024, 16, 4096), "transformer-big"),
     "nanogpt-bias-false": (lambda: ref.on_meta(ref.NanoGPT, 50304, 1024, 12, 768, bias=False), NANOGPT_SPEC),
     "nanogpt-bias-true-is-gpt2": (lambda: ref.on_meta(ref.NanoGPT, 50257, 1024, 12, 768, bias=True), "gpt2"),
+    "nanogpt-124m": (lambda: ref.on_meta(ref.NanoGPT, 50304, 1024, 12, 768, bias=True), "nanogpt-124m"),
 }
 
 

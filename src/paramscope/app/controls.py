@@ -144,12 +144,56 @@ def size_controls(view: Spec, show: Spot) -> None:
             show,
             minimum=0,
         )
-
-
-def feed_forward_controls(view: Spec, show: Spot) -> None:
     if view.is_moe and view.num_moe_layers == view.num_hidden_layers:
         st.caption("Every layer uses experts: see *Mixture of experts* below (an expert's width may follow this).")
     ffn_controls(view, show)
+    bias_switch(view, show)
+    switch(
+        "tie_word_embeddings",
+        "Tie LM head to embedding",
+        "The output projection reuses the token embedding, so it is counted once.",
+        show,
+        disabled=not view.lm_head,
+    )
+
+
+def bias_switch(view: Spec, show: Spot) -> None:
+    """The card's one bias control, as nanoGPT's GPTConfig(bias=...): every bias the config can switch (attention,
+    MLP, LayerNorm) on or off together. Where the classes fix them all (GPT-2's always have biases), it says so and
+    offers nanoGPT, whose GPT makes bias a choice."""
+    names = tuple(n for n in BIASES if not show.fixed(n) and (n != "norm_bias" or view.norm_type == "layernorm"))
+    st.session_state[CARD_BIAS] = all(bool(getattr(view, n)) for n in names) if names else bool(view.attention_bias)
+    st.toggle(
+        "Biases",
+        key=CARD_BIAS,
+        on_change=_biases_moved,
+        args=(names,),
+        disabled=not names,
+        help="Every bias the model's config can switch: "
+        + (", ".join(names) if names else "none")
+        + " (nanoGPT's GPTConfig(bias=...) switches them all at once). Each is also in its own section.",
+    )
+    if names:
+        st.caption(" · ".join(f"{n} {'on' if getattr(view, n) else 'off'}" for n in names))
+        return
+    st.caption(f"Fixed by the {show.model.family.class_prefix} classes: their biases are not a config key.")
+    if show.model.preset != NANOGPT:
+        st.button("Open nanoGPT, where bias is a choice", key="f_open_nanogpt", on_click=_open_preset, args=(NANOGPT,))
+
+
+def _biases_moved(names: tuple[str, ...]) -> None:
+    for name in names:
+        st.session_state[WIDGET + name] = st.session_state[CARD_BIAS]
+
+
+def _open_preset(name: str) -> None:
+    from paramscope.app.picker import load_preset  # the picker imports this module
+
+    st.session_state.preset = name
+    load_preset()
+
+
+def feed_forward_controls(view: Spec, show: Spot) -> None:
     switch("mlp_gated", "Gated MLP (SwiGLU / GeGLU)", "A third matrix, gate_proj, multiplies the up projection.", show)
     switch("mlp_bias", "MLP biases", "Bias vectors on the feed-forward projections.", show)
 
@@ -259,13 +303,6 @@ def norm_controls(view: Spec, show: Spot) -> None:
         show,
         disabled=view.norm_type != "layernorm",
     )
-    switch(
-        "tie_word_embeddings",
-        "Tie LM head to embedding",
-        "The output projection reuses the token embedding, so it is counted once.",
-        show,
-        disabled=not view.lm_head,
-    )
     positions = ["learned", "rotary", "none"]
     if view.position_embedding not in positions:
         positions.append(view.position_embedding)
@@ -302,15 +339,14 @@ def run_controls(shown: bool) -> object:
 
 # ---------------------------------------------------------------------------------- control helpers
 #: The sidebar's sections and the controls each holds (session-state names). The first four serve every model and
-#: keep the user's open or closed choice from model to model, Size and Feed-forward (the sliders: vocabulary, width,
-#: layers, FFN multiplier) open at first; the others open with each model that has such layers.
+#: keep the user's open or closed choice from model to model; Size, the product card's six controls (vocabulary,
+#: width, layers, FFN multiplier, biases, tying), opens at first; the others open with each model that has such layers.
 SECTIONS: dict[str, tuple[str, ...]] = {
     "Size": ("vocab_size", "image_size", "patch_size", "num_channels", "hidden_size", "num_hidden_layers",
-             "num_decoder_layers"),
+             "num_decoder_layers", "intermediate_size", "tie_word_embeddings"),
     "Attention": ("num_attention_heads", "num_key_value_heads", "head_dim", "attention_bias"),
-    "Feed-forward": ("intermediate_size", "mlp_gated", "mlp_bias"),
-    "Norms and embeddings": ("norm_type", "norm_bias", "tie_word_embeddings", "position_embedding",
-                             "max_position_embeddings"),
+    "Feed-forward": ("mlp_gated", "mlp_bias"),
+    "Norms and embeddings": ("norm_type", "norm_bias", "position_embedding", "max_position_embeddings"),
     "Mixture of experts": ("num_experts", "num_experts_per_tok", "moe_intermediate_size"),
     "State space (Mamba)": ("ssm_state_size", "ssm_inner", "ssm_conv_kernel"),
     "Linear attention (Gated DeltaNet)": ("linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim",
@@ -318,7 +354,12 @@ SECTIONS: dict[str, tuple[str, ...]] = {
     "Short convolutions (LFM2)": ("short_conv_kernel",),
     "Recurrent units": ("recurrent_units",),
 }  # fmt: skip
-OPEN_AT_FIRST = ("Size", "Feed-forward")
+OPEN_AT_FIRST = ("Size",)
+#: The biases the card's one "Biases" switch sets together, and its session-state key.
+BIASES = ("attention_bias", "mlp_bias", "norm_bias")
+CARD_BIAS = "f_bias"
+#: The model whose biases are a choice, offered where the classes fix them.
+NANOGPT = "nanogpt-124m"
 EVERY_MODEL = ("Size", "Attention", "Feed-forward", "Norms and embeddings")
 CONTROL_FIELDS = tuple(name for names in SECTIONS.values() for name in names)
 SECTION = "sec."  # session-state key prefix of the sections' open state
@@ -386,7 +427,9 @@ def _use_value(name: str, value: int) -> None:
 
 
 def _label(text: str, name: str) -> str:
-    return f"{text} · `{name}`"
+    """A control's label and its field, as plain text: Streamlit also makes the label the control's accessible name,
+    where Markdown's backticks would be read aloud."""
+    return f"{text} · {name}"
 
 
 def _current(name: str) -> object:

@@ -451,7 +451,7 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
     if settings.mode == "inference":
         st.caption(
             "Every precision at once (weights + KV cache per GPU, the cache in bf16, fp32 for fp32 weights; the total "
-            "with the assumed runtime):"
+            "is each one's peak with the allocator's margin and the assumed runtime):"
         )
         st.table(
             [
