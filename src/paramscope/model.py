@@ -24,7 +24,7 @@ from paramscope.engine.params import summarize
 from paramscope.engine.spec import Spec, SpecError
 from paramscope.engine.tree import Summary
 from paramscope.families import FAMILIES, BeyondRow, Family, Origin, ReadResult, family_of, read
-from paramscope.families.schema import TOWERS
+from paramscope.families.schema import TOWERS, shown_value
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from paramscope.families.meta_build import MetaResult
@@ -163,8 +163,13 @@ class Model:
         return self.origin.rsplit("@", 1)[1] if self.origin.startswith("hub:") and "@" in self.origin else ""
 
     def origin_of(self, name: str) -> Origin:
-        """Where Spec field ``name`` comes from: stated in the file, a class default, derived, or fixed."""
-        return self.family.origin(name, self.config, self.spec)
+        """Where Spec field ``name`` comes from: stated in the file, a class default, derived, or fixed; an edited key
+        says so, with what the file held (or that it did not hold the key)."""
+        origin = self.family.origin(name, self.config, self.spec)
+        if origin.kind != "stated" or origin.key not in self.edits:
+            return origin
+        before = f"the file said {shown_value(self.base[origin.key])}" if origin.key in self.base else "not in the file"
+        return dataclasses.replace(origin, text=f"edited ({origin.key}; {before})")
 
     # ------------------------------------------------------------------------------------- editing
     @property

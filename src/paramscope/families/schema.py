@@ -288,13 +288,15 @@ class Family:
             text = rule.text if rule is not None else GENERIC_RULES.get(name)
             default = hf_defaults().get(self.hf_type, {})
             if text is None or any(default.get(k) is not None for k in keys):
-                return Origin("default", keys[0], value, f"default of {self.config_class}: {_shown(value)}")
-            return Origin("derived", keys[0], value, f"derived: {text} = {_shown(value)}")
+                return Origin("default", keys[0], value, f"default of {self.config_class}: {shown_value(value)}")
+            return Origin("derived", keys[0], value, f"derived: {text} = {shown_value(value)}")
         rule = self.derive.get(name)
         text = rule.text if rule is not None else None if name in self.fixed else GENERIC_RULES.get(name)
         if text is not None:
-            return Origin("fixed", "", value, f"fixed by the {self.class_prefix} classes: {text} = {_shown(value)}")
-        return Origin("fixed", "", value, f"fixed by the {self.class_prefix} classes: {_shown(value)}")
+            return Origin(
+                "fixed", "", value, f"fixed by the {self.class_prefix} classes: {text} = {shown_value(value)}"
+            )
+        return Origin("fixed", "", value, f"fixed by the {self.class_prefix} classes: {shown_value(value)}")
 
 
 def _check_padding_row(cfg: Cfg, values: Mapping[str, Any]) -> None:
@@ -326,7 +328,7 @@ class Origin:
     text: str
 
 
-def _shown(value: Any) -> str:
+def shown_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
