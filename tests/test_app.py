@@ -844,6 +844,6 @@ def test_the_card_s_bias_and_tying_on_the_first_screen():
 def test_an_edited_value_says_it_was_edited():
     """After a move the caption under the control says the value was edited and what the file held (it said "from
     the config (n_layer)"); a key the file does not hold says so, as the "Changed from" line does."""
-    at = fresh({"preset": "gpt2", "n_layer": "13", "n_inner": "2048"})
+    at = fresh({"preset": "gpt2", "n_layer": "13", "n_inner": "2048"})  # the file's own names, as the link reads them
     captions = [shown(c.value) for c in at.sidebar.caption]
     assert {"edited (n_layer; the file said 12)", "edited (n_inner; not in the file)"} <= set(captions), captions

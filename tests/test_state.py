@@ -210,3 +210,12 @@ def test_arbitrary_text_never_raises(query):
     model, warnings = link.model_from_query(query)
     validate(model.spec)
     assert all(isinstance(w, str) and len(w) < 600 for w in warnings)
+
+
+def test_a_link_edits_a_field_by_the_file_s_own_key():
+    """?n_inner=2048 on GPT-2 (the config.json's own name for the MLP width, stated null there) edits the width,
+    as n_layer edits the depth; it was read as a free-text key and refused ("expected a short lowercase name")."""
+    from paramscope.io import link
+
+    model, warnings = link.model_from_query({"preset": "gpt2", "n_inner": "2048"})
+    assert ([], 2048) == (warnings, model.spec.intermediate_size)

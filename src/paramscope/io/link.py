@@ -214,10 +214,11 @@ def edits_from_query(model: Model, query: Mapping[str, Any], warnings: list[str]
             warnings.append(f"{_shown(key)[1:-1]}: not a field of this model; ignored")
             continue
         like = config.get(key, _class_defaults(model).get(key))
+        field = field_of_key(model.family, key) if model.has_formulas else key  # n_inner reads as intermediate_size
         try:
-            parsed = parse_value(key, _text(value), like)
+            parsed = parse_value(field if field in FIELDS else key, _text(value), like)
         except SpecError as exc:
-            warnings.append(f"{exc}; kept the preset's value")
+            warnings.append(f"{key}: {exc.message}; kept the preset's value")
             continue
         changes[key] = parsed
     edited, rejected = apply_edits(model, changes)
