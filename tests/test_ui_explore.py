@@ -349,3 +349,18 @@ def test_deepseek_v4_layer_kinds_are_its_layers() -> None:
     shown = layer_kinds(summarize(read(DEEPSEEK_V4).spec))
     assert ["Sliding layer", "Compressed sparse layer", "Heavily compressed layer"] == [name for name, _, _ in shown]
     assert own == [sum(n for _, n in parts) for _, _, parts in shown]
+
+
+def test_cost_axes_of_the_sweep_carry_their_magnitudes():
+    """"Memory and training compute" on GPT-2's layers, 3 to 48, log axes: every tick of the FLOPs axis reads as a
+    magnitude (1.00B, 2.00B, ...), not Plotly's 12.02054B, 2, 3, 5 of a log axis spanning about a decade."""
+    from paramscope.analysis.sweep import sweep
+    from paramscope.app import charts_explore as CX
+    from paramscope.engine.run import RunSettings
+    from paramscope.io import presets
+
+    spec = presets.load("gpt2")
+    rows = sweep(spec, "num_hidden_layers", [3, 6, 12, 24, 48], RunSettings())
+    fig = CX.sweep_costs(rows, "num_hidden_layers", 12, True)
+    flops = fig.layout.yaxis2.ticktext
+    assert len(flops) >= 2 and all(t[-1] in "KMBT" for t in flops), flops

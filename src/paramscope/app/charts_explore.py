@@ -6,6 +6,7 @@ Streamlit. Component kinds take their labels and colours from the component regi
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -213,9 +214,29 @@ def sweep_costs(
     marker_line(fig, current, "this model", log)
     axis = "log" if log else "linear"
     fig.update_xaxes(title_text=_x_title(field), type=axis)
-    fig.update_yaxes(title_text="GB per GPU", type=axis, secondary_y=False)
-    fig.update_yaxes(title_text="FLOPs per training token", type=axis, secondary_y=True)
+    memory = [r.get(k) for r in rows for k in ("inference_gb", "training_gb") if r.get(k)]
+    flops = [r.get("training_flops_per_token") for r in rows if r.get("training_flops_per_token")]
+    fig.update_yaxes(title_text="GB per GPU", type=axis, secondary_y=False, **_ticks(memory, log, _gb_tick))
+    fig.update_yaxes(title_text="FLOPs per training token", type=axis, secondary_y=True, **_ticks(flops, log, short))
     return _layout(fig, 380, title="Memory and training compute", legend=_LEGEND)
+
+
+def _gb_tick(v: float) -> str:
+    return f"{v:,.3g}"
+
+
+def _ticks(values: Sequence[float], log: bool, text: Any) -> dict[str, Any]:
+    """Ticks every label of which carries its magnitude: on a log axis 1, 2 and 5 times each power of ten within the
+    values' range, labelled by ``text`` (Plotly labels a log axis spanning less than a decade 12.02054B, 2, 3, 5 ...);
+    nothing to set on a linear axis or without values."""
+    if not log or not values:
+        return {}
+    lo, hi = min(values), max(values)
+    ticks = [m * 10**e for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1) for m in (1, 2, 5)]
+    inside = [t for t in ticks if lo <= t <= hi]
+    if len(inside) < 2:  # a narrow range: its ends, and a middle value
+        inside = [lo, math.sqrt(lo * hi), hi]
+    return {"tickvals": inside, "ticktext": [text(t) for t in inside]}
 
 
 # ------------------------------------------------------------------------------------- where it goes
