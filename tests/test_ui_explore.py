@@ -352,7 +352,7 @@ def test_deepseek_v4_layer_kinds_are_its_layers() -> None:
 
 
 def test_cost_axes_of_the_sweep_carry_their_magnitudes():
-    """"Memory and training compute" on GPT-2's layers, 3 to 48, log axes: every tick of the FLOPs axis reads as a
+    """ "Memory and training compute" on GPT-2's layers, 3 to 48, log axes: every tick of the FLOPs axis reads as a
     magnitude (1.00B, 2.00B, ...), not Plotly's 12.02054B, 2, 3, 5 of a log axis spanning about a decade."""
     from paramscope.analysis.sweep import sweep
     from paramscope.app import charts_explore as CX
@@ -364,3 +364,18 @@ def test_cost_axes_of_the_sweep_carry_their_magnitudes():
     fig = CX.sweep_costs(rows, "num_hidden_layers", 12, True)
     flops = fig.layout.yaxis2.ticktext
     assert len(flops) >= 2 and all(t[-1] in "KMBT" for t in flops), flops
+
+
+def test_real_models_at_one_point_share_one_label():
+    """Llama 3 70B, 3.1 70B and 3.3 70B have 80 layers and (nearly) one count: one diamond whose label names all
+    three, so no label sits on another, as each did; every model is still named."""
+    from paramscope.analysis.sweep import family_points
+    from paramscope.app import charts_explore as CX
+
+    points = family_points("layers", "Llama", with_costs=False)
+    rows = [{"value": v, "total": 1, "non_embedding": 1, "embedding": 1, "kaplan_12LD2": 1} for v in (8, 128)]
+    marks = next(t for t in CX.sweep_params(rows, "num_hidden_layers", points).data if t.name == "real models")
+    anchors = list(zip(marks.x, marks.y, strict=True))
+    named = " · ".join(marks.text)
+    assert (len(set(anchors)), True) == (len(anchors), all(p["title"] in named for p in points))
+    assert any("Llama 3 70B" in t and "Llama 3.1 70B" in t for t in marks.text), marks.text

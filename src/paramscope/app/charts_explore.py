@@ -87,17 +87,28 @@ def _x_title(field: str) -> str:
 
 
 def _family_markers(fig: go.Figure, points: Sequence[dict[str, Any]], key: str, **kw: Any) -> None:
-    if not points:
+    """The real models as labelled diamonds; models at the same value within 5 % of each other's count share one
+    diamond and one label ("Llama 3 70B · Llama 3.1 70B"), so no two labels sit on each other; labels may run past
+    the plot's edge instead of being cut there."""
+    groups: list[list[dict[str, Any]]] = []
+    for p in sorted((p for p in points if p[key]), key=lambda p: (p["value"], p[key])):
+        last = groups[-1][-1] if groups else None
+        if last is not None and last["value"] == p["value"] and p[key] <= 1.05 * last[key]:
+            groups[-1].append(p)
+        else:
+            groups.append([p])
+    if not groups:
         return
     fig.add_scatter(
-        x=[p["value"] for p in points],
-        y=[p[key] for p in points],
+        x=[g[0]["value"] for g in groups],
+        y=[g[0][key] for g in groups],
         mode="markers+text",
         name="real models",
-        text=[p["title"] for p in points],  # as Compare names models
-        textposition="top left",
+        text=[" · ".join(p["title"] for p in g) for g in groups],  # as Compare names models
+        textposition="top center",
+        cliponaxis=False,
         marker=dict(symbol="diamond", size=11, color="#6b7280", line=dict(width=1, color="white")),
-        hovertext=[f"{p['title']}: {_hover(p[key])}" for p in points],
+        hovertext=["<br>".join(f"{p['title']}: {_hover(p[key])}" for p in g) for g in groups],
         hovertemplate="%{hovertext}<extra></extra>",
         **kw,
     )
