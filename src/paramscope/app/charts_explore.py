@@ -142,8 +142,9 @@ def sweep_params(
     _family_markers(fig, points, "total")
     marker_line(fig, current, "this model", log)
     axis = "log" if log else "linear"
-    fig.update_xaxes(title_text=_x_title(field), type=axis)
-    fig.update_yaxes(title_text="parameters", type=axis)
+    fig.update_xaxes(title_text=_x_title(field), type=axis, **_ticks(x, log, _whole))
+    ys = [r[k] for r in rows for k in ("total", "embedding") if r[k]] + [p["total"] for p in points if p["total"]]
+    fig.update_yaxes(title_text="parameters", type=axis, **_ticks(ys, log, short))
     return _layout(fig, 440, title="Parameters", legend=_LEGEND)
 
 
@@ -159,7 +160,8 @@ def sweep_share(rows: Sequence[dict[str, Any]], field: str, current: int | None 
         hovertemplate="%{x:,}: %{y:.1f} %<extra></extra>",
     )
     marker_line(fig, current, "this model", log)
-    fig.update_xaxes(title_text=_x_title(field), type="log" if log else "linear")
+    x = [r["value"] for r in rows]
+    fig.update_xaxes(title_text=_x_title(field), type="log" if log else "linear", **_ticks(x, log, _whole))
     fig.update_yaxes(title_text="% of all parameters", rangemode="tozero")
     return _layout(fig, 320, title="Embedding share", showlegend=False)
 
@@ -182,7 +184,7 @@ def sweep_kaplan(rows: Sequence[dict[str, Any]], field: str, current: int | None
         )
     fig.add_hline(y=0, line_color="#9ca3af")
     marker_line(fig, current, "this model", log)
-    fig.update_xaxes(title_text=_x_title(field), type="log" if log else "linear")
+    fig.update_xaxes(title_text=_x_title(field), type="log" if log else "linear", **_ticks(x, log, _whole))
     fig.update_yaxes(title_text="(12·L·d² − exact) / exact, %")
     return _layout(fig, 340, title="Kaplan's approximation: error", legend=_LEGEND)
 
@@ -224,7 +226,7 @@ def sweep_costs(
         )
     marker_line(fig, current, "this model", log)
     axis = "log" if log else "linear"
-    fig.update_xaxes(title_text=_x_title(field), type=axis)
+    fig.update_xaxes(title_text=_x_title(field), type=axis, **_ticks(x, log, _whole))
     memory = [r.get(k) for r in rows for k in ("inference_gb", "training_gb") if r.get(k)]
     flops = [r.get("training_flops_per_token") for r in rows if r.get("training_flops_per_token")]
     fig.update_yaxes(title_text="GB per GPU", type=axis, secondary_y=False, **_ticks(memory, log, _gb_tick))
@@ -233,13 +235,17 @@ def sweep_costs(
 
 
 def _gb_tick(v: float) -> str:
-    return f"{v:,.3g}"
+    return f"{v:,.3g}" if v < 1000 else f"{v:,.0f}"
+
+
+def _whole(v: float) -> str:
+    return f"{v:,.0f}"
 
 
 def _ticks(values: Sequence[float], log: bool, text: Any) -> dict[str, Any]:
     """Ticks every label of which carries its magnitude: on a log axis 1, 2 and 5 times each power of ten within the
-    values' range, labelled by ``text`` (Plotly labels a log axis spanning less than a decade 12.02054B, 2, 3, 5 ...);
-    nothing to set on a linear axis or without values."""
+    values' range, labelled by ``text`` (Plotly labels the ticks between powers of ten 2, 3, 5, and a log axis spanning
+    about a decade 12.02054B, 2, 3, 5 ...); nothing to set on a linear axis or without values."""
     if not log or not values:
         return {}
     lo, hi = min(values), max(values)
