@@ -193,3 +193,15 @@ def test_memory_and_compute_of_a_multimodal_model(page_hub: HubServer) -> None:
     assert any(m.label == "Forward FLOPs / token" for m in at.metric)
     at = fresh({"hf": "fixture/tiny-gemma3", "tab": "Compare"})
     assert any("one of its towers" in shown(i.value) for i in at.info)
+
+
+def test_a_hub_that_cannot_answer_now_keeps_the_link_and_says_what_to_do(page_hub: HubServer) -> None:
+    """?hf= naming a model the Hub cannot serve now (rate-limited, as offline or unreachable): the page shows GPT-2,
+    says to try again or paste the config in Your model, and the address bar keeps the id (it became ?preset=gpt2,
+    losing it); the picker says the same next step."""
+    at = fresh({"hf": "fixture/rate-limited"})
+    warnings = [shown(w.value) for w in at.warning]
+    assert any("paste the model's config.json in the Your model tab" in w for w in warnings), warnings
+    assert ("fixture/rate-limited", "preset" in at.query_params) == (_one(at.query_params["hf"]), False)
+    type_into_picker(at, "fixture/rate-limited")
+    assert any("Your model tab" in shown(c.value) for c in at.sidebar.caption)

@@ -30,6 +30,8 @@ def preset_picker() -> None:
     )
     if st.session_state.get("hub_error"):
         st.error(quoted(st.session_state.hub_error), icon=":material/cloud_off:")
+        if st.session_state.get("hub_next"):
+            st.caption(st.session_state.hub_next)
     if model.hub_id:
         at = f" @ {model.revision}" if model.revision != "main" else ""
         st.caption(f"From the Hub: {quoted(model.hub_id)}{quoted(at)} · config.json only")
@@ -63,7 +65,7 @@ def load_preset() -> None:
     A Hub id that cannot be read keeps the model in view and says why under the picker.
     """
     wanted = str(st.session_state.preset or "").strip()
-    st.session_state.hub_error = ""
+    st.session_state.hub_error = st.session_state.hub_next = ""
     name = presets.named(wanted)
     try:
         if name:
@@ -73,7 +75,7 @@ def load_preset() -> None:
         else:
             raise ValueError(f"no preset named {wanted[:60]!r}; a Hugging Face id is ORG/NAME, e.g. Qwen/Qwen3-8B")
     except ValueError as exc:
-        st.session_state.hub_error = str(exc)
+        st.session_state.hub_error, st.session_state.hub_next = str(exc), ui_hub.next_step(exc)
         st.session_state.preset = picker_value(st.session_state.model)
         return
     st.session_state.model = model

@@ -37,6 +37,9 @@ def restore_from_link_once() -> None:
             hub_model = ui_hub.model_from_hub(query[link.HUB_KEY], query.get(link.REVISION_KEY, "main"))
         except ValueError as exc:
             warnings.append(f"{exc}; showing {model_label(model)} instead")
+            if ui_hub.next_step(exc):  # the Hub may answer later: the link keeps the id (and says what to do now)
+                st.session_state.unreached = {k: query[k] for k in (link.HUB_KEY, link.REVISION_KEY) if k in query}
+                warnings.append(ui_hub.NEXT_STEP)
         else:
             model, warnings = link.edits_from_query(hub_model, query, [])
     st.session_state.preset = picker_value(model)
@@ -100,7 +103,10 @@ def share_link(model: Model, settings: object) -> dict[str, str]:
     The model is the preset plus the edited keys, or the whole config encoded (``x_spec``) plus the edits
     for a model that started elsewhere (an upload); then the run settings, the explore tabs' choices, the tab.
     """
-    query = ui_explore.upload_link(model)
+    unreached = st.session_state.get("unreached")
+    if unreached and model != st.session_state.get("link_model"):  # the user moved on: the id is dropped
+        unreached = st.session_state.unreached = None
+    query = dict(unreached) if unreached else ui_explore.upload_link(model)
     query.update(run_settings.settings_to_query(settings))
     query.update(ui_explore.current_query())
     tab = st.session_state.get(TAB_KEY) or st.session_state.first_tab

@@ -24,6 +24,15 @@ from paramscope.model import Model
 HOUR = 3600
 #: Failures worth asking the Hub again for on the next run (the others are answers, cached for the hour).
 TRANSIENT = frozenset({"offline", "unreachable", "timeout", "rate_limited", "http"})
+#: What to do when the Hub cannot answer now.
+NEXT_STEP = (
+    "Next: try again in a moment, or paste the model's config.json in the Your model tab (it is counted the same way)."
+)
+
+
+def next_step(exc: Exception) -> str:
+    """The next step for a failure the Hub may answer later ("" for a definite answer: no such model, gated ...)."""
+    return NEXT_STEP if getattr(exc, "kind", "") in TRANSIENT else ""
 
 
 @st.cache_data(ttl=HOUR, max_entries=512, show_spinner="Reading config.json from the Hugging Face Hub …")
