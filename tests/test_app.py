@@ -847,3 +847,17 @@ def test_an_edited_value_says_it_was_edited():
     at = fresh({"preset": "gpt2", "n_layer": "13", "n_inner": "2048"})  # the file's own names, as the link reads them
     captions = [shown(c.value) for c in at.sidebar.caption]
     assert {"edited (n_layer; the file said 12)", "edited (n_inner; not in the file)"} <= set(captions), captions
+
+
+def test_the_multiplier_moved_away_and_back_leaves_the_width_derived():
+    """On GPT-2 (n_inner unstated: 4 × n_embd) the multiplier to ×3 and back to ×4 leaves no key in the link, and a
+    width move then follows the width, as transformers builds GPT-2 with n_inner unstated (n_inner=3,072 stayed
+    pinned, so a width move gave a smaller model than transformers builds from the edited file)."""
+    from hf_oracle import hf_count
+
+    at = fresh({"preset": "gpt2"})
+    at.number_input(key="f_ffn_multiplier").set_value(3.0).run()
+    at.number_input(key="f_ffn_multiplier").set_value(4.0).run()
+    assert {"preset": "gpt2"} == at.query_params
+    at.number_input(key="f.hidden_size").set_value(1536).run()
+    assert f"{hf_count({**presets.get('gpt2').config, 'n_embd': 1536}):,}" == total(at)

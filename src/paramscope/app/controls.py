@@ -641,6 +641,16 @@ def ffn_controls(view: Spec, show: Spot) -> None:
 
 
 def _multiplier_moved() -> None:
-    hidden = st.session_state.get(WIDGET + "hidden_size") or st.session_state.model.spec.hidden_size  # or emptied
-    size = round(st.session_state["f_ffn_multiplier"] * hidden)
-    st.session_state[WIDGET + "intermediate_size"] = min(size, LIMITS["intermediate_size"])
+    """The multiplier sets the exact width; back at what the class derives for a width the file never stated (GPT-2's
+    4 × n_embd), it empties the box, so the key stays unstated and the width keeps following the hidden size."""
+    model: Model = st.session_state.model
+    hidden = int(st.session_state.get(WIDGET + "hidden_size") or model.spec.hidden_size)  # a float box, or emptied
+    size: int | None = min(round(st.session_state["f_ffn_multiplier"] * hidden), LIMITS["intermediate_size"])
+    key = model.family.key_for("intermediate_size", model.config) if model.has_formulas else None
+    if key is not None and model.base.get(key) is None:
+        try:
+            derived = model.edit(**{"hidden_size": hidden, "intermediate_size": None}).spec.ffn_size
+        except SpecError:
+            derived = None
+        size = None if size == derived else size
+    st.session_state[WIDGET + "intermediate_size"] = size
