@@ -42,8 +42,9 @@ def page() -> None:
     st.session_state.full_run = True  # cleared at the end: a run without it is a rerun of model_view alone
     restore_from_link_once()
     ui_explore.keep_state()
-    messages, link_slot = st.container(), st.container()  # filled by model_view
+    messages = st.container()  # filled by model_view
     tabs = st.tabs(TABS, key=TAB_KEY, default=st.session_state.first_tab, on_change="rerun")
+    link_slot = st.container()  # under the tabs, so that the charts are in view beside the controls
     tab = dict(zip(TABS, tabs, strict=True))
     with st.sidebar:
         preset_picker()

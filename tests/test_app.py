@@ -861,3 +861,13 @@ def test_the_multiplier_moved_away_and_back_leaves_the_width_derived():
     assert {"preset": "gpt2"} == at.query_params
     at.number_input(key="f.hidden_size").set_value(1536).run()
     assert f"{hf_count({**presets.get('gpt2').config, 'n_embd': 1536}):,}" == total(at)
+
+
+def test_a_width_the_heads_do_not_divide_offers_heads_of_today_s_size():
+    """GPT-2's width typed as 1,024 (12 heads do not divide it): besides the nearest width, the page offers 16 heads
+    of 64, GPT-2 medium's shape, the fix people mean; one click applies it, equal to transformers' build."""
+    at = move(fresh({"preset": "gpt2"}), "number_input", "f.hidden_size", 1024)
+    offer = next(b for b in at.button if b.label.startswith("Use 16 heads of 64"))
+    offer.click().run()
+    assert not at.exception and not at.error
+    assert expected("gpt2", n_embd=1024, n_head=16) == total(at)

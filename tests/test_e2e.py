@@ -569,3 +569,17 @@ def test_a_key_stated_twice_in_a_link_warns(server, browser):
     page.get_by_text("n_layer: stated 2 times in the link").wait_for(timeout=15_000)
     assert engine_total("gpt2", n_layer=5) == page.locator(TOTAL).inner_text()
     page.context.close()
+
+
+def test_the_charts_are_in_view_beside_the_controls(server, browser):
+    """At 1400 × 900 the page opens with the pie and the bars wholly inside the window while a slider of the card has
+    the focus and moves: a student watches the charts move without scrolling (they were cut at the window's
+    bottom)."""
+    page = open_page(browser, f"{server}/?preset=gpt2", viewport={"width": 1400, "height": 900})
+    slider(page, "Layers").focus()
+    page.keyboard.press("ArrowRight")
+    wait_for_total(page, engine_total("gpt2", n_layer=13))
+    boxes = [page.locator(".js-plotly-plot").nth(i).bounding_box() for i in range(2)]
+    inside = [0 <= b["y"] and b["y"] + b["height"] <= 900 and b["x"] + b["width"] <= 1400 for b in boxes]
+    assert [True, True] == inside, boxes
+    page.context.close()

@@ -293,7 +293,7 @@ def pie(summary: Summary) -> go.Figure:
     )
     return _figure(
         [pie],
-        380,
+        340,  # with its legend, inside a 900-pixel window beside the controls
         title=dict(text="Where the parameters go", x=0),
         annotations=[dict(text=f"<b>{short(summary.total)}</b>", showarrow=False, font=dict(size=18))],
         uniformtext=dict(minsize=10, mode="hide"),

@@ -413,6 +413,11 @@ class Spot:
         pending = st.session_state.get("pending", {})
         moved = name if name in pending else next(iter(pending), "") if len(pending) == 1 else ""
         nearest = link.nearest_valid(self.model, pending, moved) if moved else None
+        heads = link.heads_for_width(self.model, pending) if moved == "hidden_size" else None
+        if heads is not None:  # the fix people mean: as many heads of today's size as the width holds
+            size = self.model.spec.head_size
+            label = f"Use {heads} heads of {size} (hidden_size {pending[moved]:,})"
+            st.button(label, key=f"x_heads_{name}", on_click=_use_value, args=("num_attention_heads", heads))
         if nearest is not None:
             label = f"Use {moved} = {nearest:,}, the nearest valid value"
             st.button(label, key=f"x_nearest_{name}", on_click=_use_value, args=(moved, nearest), type="secondary")

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-#: A table's last column (the formulas) wraps anywhere, as a formula has few spaces to break at, instead of
-#: running off the table's right edge; the numbers before it keep their digits on one line. Phones (narrow or
-#: touch screens): the tab bar wraps onto two lines instead of hiding tabs behind a scroll arrow, the share
-#: link's copy button shows without a hover, and the hint to the controls appears.
+#: Less room above the title (Streamlit's 6rem), so that the Parameters tab's charts are in view beside the card's
+#: controls at 1400 × 900. A table's last column (the formulas) wraps anywhere, as a formula has few spaces to break
+#: at, instead of running off the table's right edge; the numbers before it keep their digits on one line. Phones
+#: (narrow or touch screens): the tab bar wraps onto two lines instead of hiding tabs behind a scroll arrow, the
+#: share link's copy button shows without a hover, and the hint to the controls appears.
 PAGE_CSS = """<style>
+.stMainBlockContainer { padding-top: 2.5rem; }
 [data-testid="stTable"] td:last-child, [data-testid="stTable"] td:last-child p {
   white-space: normal; overflow-wrap: anywhere;
 }

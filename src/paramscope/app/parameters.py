@@ -58,6 +58,12 @@ def headline_numbers(model: Model, summary: Summary) -> None:
     second.metric("Embedding", f"{summary.embedding:,}", help=EMBEDDING_CONVENTION)
     second.metric("Non-embedding", f"{summary.non_embedding:,}")
     second.metric("Embedding share", f"{share:.1%}")
+
+
+def headline_notes(model: Model) -> None:
+    """Under the charts (so that the charts stay in view beside the controls): the embedding convention, what the
+    count leaves out, and the edits against the preset."""
+    preset = model_label(model.reset())
     st.caption(f"Convention: {EMBEDDING_CONVENTION}. Tied weights are counted once.")
     for note in model.notes:
         st.caption(f"Not in this count: {quoted(note)}.")

@@ -13,6 +13,7 @@ from paramscope.app.parameters import (
     breakdown_charts,
     component_table,
     downloads,
+    headline_notes,
     headline_numbers,
     model_label,
     tree_chart,
@@ -37,6 +38,7 @@ def parameters_tab(model: Model) -> None:
     if model.hub_id:
         ui_hub.render_checkpoint(model)
     breakdown_charts(summary)
+    headline_notes(model)
     details = st.expander(DETAILS, key="details", on_change="rerun")
     if details.open:  # drawn only while open: it is the heaviest part of the page
         with details:

@@ -168,6 +168,20 @@ def nearest_valid(model: Model, changes: Mapping[str, object], name: str, reach:
     return None
 
 
+def heads_for_width(model: Model, changes: Mapping[str, object]) -> int | None:
+    """The attention heads that make a pending width valid at the model's head size (GPT-2 at 1,024: 16 heads of 64,
+    GPT-2 medium's shape); ``None`` when the head size does not divide the width or the edit stays invalid."""
+    width, size = changes.get("hidden_size"), model.spec.head_size if model.spec.has_attention else 0
+    if type(width) is not int or not size or width % size:
+        return None
+    heads = width // size
+    try:
+        model.edit(**{**changes, "num_attention_heads": heads})
+    except SpecError:
+        return None
+    return heads
+
+
 def _culprit(model: Model, changes: Mapping[str, object], field: str) -> str:
     """The change that a message about ``field`` (a Spec field or a config key) is about, if any."""
     for name in changes:
