@@ -583,3 +583,19 @@ def test_the_charts_are_in_view_beside_the_controls(server, browser):
     inside = [0 <= b["y"] and b["y"] + b["height"] <= 900 and b["x"] + b["width"] <= 1400 for b in boxes]
     assert [True, True] == inside, boxes
     page.context.close()
+
+
+def test_the_memory_table_gives_its_formulas_room(server, browser):
+    """Memory tab, QLoRA fine-tuning, 1400 × 900: the table spans the page under the charts, its formula column at
+    least 300 px wide (it was about 50 px, one word a line), and the run settings' labels are not cut."""
+    page = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
+    page.goto(f"{server}/?preset=llama-3-8b&tab=Memory&run_mode=finetune&run_quant=nf4")
+    page.locator("[data-testid='stTable']").first.wait_for(timeout=30_000)
+    header = page.locator("[data-testid='stTable'] th", has_text="formula").first
+    assert header.bounding_box()["width"] >= 300
+    cut = page.evaluate(
+        "[...document.querySelectorAll('[data-testid=stSidebar] [data-testid=stWidgetLabel] p')]"
+        ".filter(p => p.scrollWidth > p.clientWidth + 1).map(p => p.innerText)"
+    )
+    assert [] == cut
+    page.context.close()

@@ -71,7 +71,7 @@ DTYPE_LABELS = {
     "auto": "auto (as the weights)",
 }
 OPTIMIZER_LABELS = {"adamw": "AdamW", "sgd": "SGD with momentum", "adam8bit": "8-bit Adam"}
-PRECISION_LABELS = {"amp": "PyTorch AMP (fp32 weights)", "master": "16-bit weights + fp32 master"}
+PRECISION_LABELS = {"amp": "PyTorch AMP (fp32 trained weights)", "master": "16-bit weights + fp32 master"}
 KERNEL_LABELS = {"transformers": "transformers (eager, its loss)", "fused": "fused kernels, chunked loss"}
 RECOMPUTE_LABELS = {"none": "none", "selective": "selective (attention scores)", "full": "full (layer inputs only)"}
 
@@ -207,8 +207,7 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
                 help="gpu_memory_utilization: the share of the GPU the engine may use (vLLM's default 0.9).",
             )
     else:
-        c1, c2 = st.columns(2)
-        got["precision"] = c1.selectbox(
+        got["precision"] = st.selectbox(
             "Weights kept as",
             PRECISIONS_TRAIN,
             key=KEY + "precision",
@@ -216,7 +215,7 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
             help="PyTorch AMP: fp32 weights and gradients, autocast computes in 16 bit (transformers' Trainer with "
             "bf16=True; PEFT's fp32 adapters). 16-bit weights + fp32 master: Megatron-LM, DeepSpeed.",
         )
-        got["kernels"] = c2.selectbox(
+        got["kernels"] = st.selectbox(
             "Kernels",
             KERNELS,
             key=KEY + "kernels",
@@ -236,17 +235,15 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
         got["recompute"] = st.selectbox(
             "Activation recomputation", RECOMPUTE, key=KEY + "recompute", format_func=RECOMPUTE_LABELS.get
         )
-        c1, c2 = st.columns(2)
-        got["flash"] = c1.checkbox(
+        got["flash"] = st.checkbox(
             "FlashAttention", key=KEY + "flash", help="The s×s attention scores are never stored."
         )
-        got["dropout"] = c2.checkbox(
+        got["dropout"] = st.checkbox(
             "Dropout", key=KEY + "dropout", help="Store dropout masks (GPT-2 / GPT-3-style training)."
         )
     if mode == "finetune":
-        c1, c2 = st.columns(2)
-        got["lora_rank"] = c1.number_input("LoRA rank", min_value=1, max_value=65_536, step=1, key=KEY + "lora_rank")
-        got["lora_targets"] = c2.selectbox(
+        got["lora_rank"] = st.number_input("LoRA rank", min_value=1, max_value=65_536, step=1, key=KEY + "lora_rank")
+        got["lora_targets"] = st.selectbox(
             "LoRA targets",
             ("all-linear", "attn"),
             key=KEY + "lora_targets",
@@ -428,7 +425,7 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
     left, right = st.columns([1, 2])
     left.plotly_chart(C.memory_bar(out, gpu.memory_bytes, gpu.name), config=PLOTLY_CONFIG)
     margin = (out["allocator"] + out["runtime"] + out["reserve"]) / GB
-    left.plotly_chart(C.memory_phases(steps, peak, gpu.memory_bytes, gpu.name, margin), config=PLOTLY_CONFIG)
+    right.plotly_chart(C.memory_phases(steps, peak, gpu.memory_bytes, gpu.name, margin), config=PLOTLY_CONFIG)
     rows = []
     notes = []
     for n in tree.walk():
@@ -445,9 +442,9 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
         )
         if n.note:
             notes.append(f"`{n.path}`: {_plain(n.note)}")
-    right.table(rows)  # a plain table: every digit shown, thousands separated, long formulas wrapped
+    st.table(rows)  # the page's width, under the charts: every digit shown, long formulas wrapped in a wide column
     if notes:  # under the table, so that no column runs off its right edge
-        right.caption("  \n".join(notes))
+        st.caption("  \n".join(notes))
     if settings.mode == "inference":
         st.caption(
             "Every precision at once (weights + KV cache per GPU, the cache in bf16, fp32 for fp32 weights; the total "
