@@ -175,7 +175,8 @@ def test_compare_renders_totals_and_tables() -> None:
     metrics = {m.label: m.value for m in at.metric}
     assert {"gpt2": "124.4M", presets.get("gpt2-medium").title: "354.8M"} == metrics
     headline, components, fields = at.dataframe[0].value, at.dataframe[1].value, at.dataframe[2].value
-    assert [124439808, 354823168] == list(headline["total"])
+    total = headline[headline[""] == "Total"].iloc[0]  # a row a number, a column a model
+    assert ["124,439,808", "354,823,168"] == [total["gpt2"], total[presets.get("gpt2-medium").title]]
     assert "embedding/token" in list(components["component"])
     assert "hidden_size" in list(fields["field"])
     assert ["gpt2-medium"] == at.session_state["picked"]
@@ -379,3 +380,13 @@ def test_real_models_at_one_point_share_one_label():
     named = " · ".join(marks.text)
     assert (len(set(anchors)), True) == (len(anchors), all(p["title"] in named for p in points))
     assert any("Llama 3 70B" in t and "Llama 3.1 70B" in t for t in marks.text), marks.text
+
+
+def test_compare_totals_carry_their_numbers():
+    """Each bar of Compare's "Totals" ends with its model's total (they carried none), exact in the hover."""
+    from paramscope.analysis.compare import compare
+    from paramscope.app import charts_explore as CX
+
+    c = compare([("gpt2", presets.load("gpt2")), ("llama-2-7b", presets.load("llama-2-7b"))], with_costs=False)
+    fig = CX.compare_totals(c)
+    assert [" 124.4M", " 6.7B"] == [a.text for a in fig.layout.annotations]

@@ -76,7 +76,9 @@ def compare_totals(c: Comparison) -> go.Figure:
             hovertext=[_hover(v) for v in counts],
             hovertemplate="%{y}: %{hovertext}<extra>" + KINDS[kind].label + "</extra>",
         )
-    fig.update_xaxes(title_text="parameters")
+    for label, total in zip(c.labels, c.totals, strict=True):  # each bar's total at its end
+        fig.add_annotation(x=total, y=label, text=f" {short(total)}", showarrow=False, xanchor="left")
+    fig.update_xaxes(title_text="parameters", range=[0, 1.15 * max(c.totals, default=1)])
     fig.update_yaxes(autorange="reversed")
     return _layout(fig, 120 + 60 * len(c.labels), barmode="stack", title="Totals", legend=_LEGEND)
 

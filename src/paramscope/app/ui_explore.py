@@ -343,6 +343,35 @@ def _big_as_text(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{k: (power_of_ten(v) if k in _BIG and isinstance(v, float) else v) for k, v in r.items()} for r in rows]
 
 
+#: The headline numbers of Compare, in their order, with their names.
+HEADLINE = {
+    "total": "Total",
+    "embedding": "Embedding",
+    "non_embedding": "Non-embedding",
+    "active": "Active per token",
+    "inference_gb": "Inference memory (GB)",
+    "training_gb": "Training memory (GB / GPU)",
+    "training_flops_per_token": "Training FLOPs / token",
+    "training_tokens": "Training tokens",
+    "training_flops": "Training FLOPs",
+}
+
+
+def headline_table(rows: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """One row a number and one column a model (models side by side fit the page; a column a number ran off it):
+    counts with thousands separators, memory in GB to two decimals, FLOPs and tokens as powers of ten."""
+
+    def shown(key: str, v: Any) -> str:
+        if v is None:
+            return "—"
+        if key in _BIG and isinstance(v, float):
+            return power_of_ten(v)
+        return f"{v:,.2f}" if isinstance(v, float) else f"{v:,}" if isinstance(v, int) else str(v)
+
+    keys = [k for k in HEADLINE if any(k in r for r in rows)]
+    return [{"": HEADLINE[k], **{str(r["model"]): shown(k, r.get(k)) for r in rows}} for k in keys]
+
+
 def _entry_label(entry: str) -> str:
     extra = st.session_state.get(_CMP_EXTRA, {})
     if entry in extra:
@@ -422,20 +451,7 @@ def render_compare(current_label: str, current_spec: Spec, settings: Any = None)
     st.plotly_chart(totals, config=PLOTLY_CONFIG)
 
     st.markdown("**Headline numbers**")
-    headline = c.headline()
-    config = {
-        "model": st.column_config.TextColumn("Model"),
-        "total": st.column_config.NumberColumn("Total", format="localized"),
-        "embedding": st.column_config.NumberColumn("Embedding", format="localized", help=EMBEDDING_CONVENTION),
-        "non_embedding": st.column_config.NumberColumn("Non-embedding", format="localized"),
-        "active": st.column_config.NumberColumn("Active per token", format="localized"),
-        "inference_gb": st.column_config.NumberColumn("Inference memory (GB)", format="%.2f"),
-        "training_gb": st.column_config.NumberColumn("Training memory (GB / GPU)", format="%.2f"),
-        "training_flops_per_token": st.column_config.TextColumn("Training FLOPs / token"),
-        "training_tokens": st.column_config.TextColumn("Training tokens"),
-        "training_flops": st.column_config.TextColumn("Training FLOPs"),
-    }
-    st.dataframe(_big_as_text(headline), hide_index=True, column_config=config)
+    st.dataframe(headline_table(c.headline()), hide_index=True)  # one column a model: it fits the page's width
     missing = [label for label, cost in zip(c.labels, c.costs, strict=True) if not cost]
     note = "Memory and compute use the run settings (batch, precision, GPUs) of the Memory tab."
     if missing:
