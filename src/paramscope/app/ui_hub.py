@@ -162,7 +162,15 @@ def render_counted_by_transformers(model: Model, on_use: Callable[[Model], None]
         if n.path
     ]
     top = [n for n in s.tree.children if n.count]
-    fig = go.Figure(go.Bar(x=[n.count for n in top], y=[n.path for n in top], orientation="h"))
+    fig = go.Figure(
+        go.Bar(
+            x=[n.count for n in top],
+            y=[n.path for n in top],
+            orientation="h",
+            text=[f"{short(n.count)} ({n.count:,})" for n in top],  # each bar with its count
+            textposition="auto",
+        )
+    )
     fig.update_layout(height=120 + 28 * len(top), margin=dict(l=10, r=10, t=30, b=10), title="Top-level modules")
     fig.update_yaxes(autorange="reversed")
     st.plotly_chart(fig, key="x_meta_bars", config=PLOTLY_CONFIG)
