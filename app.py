@@ -11,7 +11,7 @@ from __future__ import annotations
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from paramscope.app import ICON, freeze_imports, page_style, ui_explore
+from paramscope.app import ICON, freeze_imports, page_style, ui_explore, ui_hub
 from paramscope.app.controls import apply_controls, model_controls, run_controls
 from paramscope.app.picker import preset_picker
 from paramscope.app.session import (
@@ -30,9 +30,7 @@ from paramscope.model import Model
 
 # ================================================================================================ the page
 def page() -> None:
-    st.set_page_config(
-        page_title="ParamScope", page_icon=ICON, layout="wide", initial_sidebar_state="auto"
-    )
+    st.set_page_config(page_title="ParamScope", page_icon=ICON, layout="wide", initial_sidebar_state="auto")
     st.title("ParamScope", anchor=False)
     st.markdown(
         "**Exact parameter count of a transformer, component by component:** pick a preset, "
@@ -88,7 +86,7 @@ def model_view(tab: dict, messages: DeltaGenerator, link_slot: DeltaGenerator, s
         if model.has_formulas:
             model_controls(error, culprit)
         else:
-            st.caption("No controls: this model type has no family row (formulas). Pick a preset to edit a model.")
+            st.caption(f"No controls for the whole model, counted by transformers. {ui_hub.what_runs(model)}")
     with link_slot:
         query = share_link(model, settings)
     keep_url_in_sync(query)

@@ -205,3 +205,16 @@ def test_a_hub_that_cannot_answer_now_keeps_the_link_and_says_what_to_do(page_hu
     assert ("fixture/rate-limited", "preset" in at.query_params) == (_one(at.query_params["hf"]), False)
     type_into_picker(at, "fixture/rate-limited")
     assert any("Your model tab" in shown(c.value) for c in at.sidebar.caption)
+
+
+def test_a_whole_multimodal_model_gets_one_story(page_hub: HubServer) -> None:
+    """A whole Gemma 3 (counted by transformers, its language model with formulas): the Parameters tab's banner and
+    the side panel say the same thing, that Memory and Compute run on its language model and the controls edit one
+    tower at a time (the side panel said "No controls: no family row", Your model "memory, compute and the controls
+    need a family row")."""
+    at = fresh({"hf": "fixture/tiny-gemma3"})
+    story = "Memory and Compute run on its language model"
+    banner = [shown(i.value) for i in at.info if "counted by transformers" in shown(i.value)]
+    side = [shown(c.value) for c in at.sidebar.caption if "counted by transformers" in shown(c.value)]
+    assert (True, True) == (all(story in t for t in banner + side), bool(banner and side)), (banner, side)
+    assert not any("family row" in t for t in side)

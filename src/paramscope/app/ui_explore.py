@@ -38,6 +38,7 @@ from paramscope.analysis.compare import compare
 from paramscope.analysis.diagram import to_dot
 from paramscope.analysis.sweep import DIMENSIONS, default_values, family_points, field_of, sweep, where_it_goes
 from paramscope.app import charts_explore as CX
+from paramscope.app import ui_hub
 from paramscope.app.charts import PLOTLY_CONFIG
 from paramscope.app.text import quoted
 from paramscope.engine.components import EMBEDDING_CONVENTION
@@ -310,8 +311,8 @@ def render_upload(on_use: Callable[[str], None] | None = None) -> Model | None:
     c.metric("Non-embedding", f"{summary.non_embedding:,}", help=short(summary.non_embedding))
     if not model.has_formulas:
         st.caption(
-            f"{model.model_type} has no family row: {'; '.join(model.meta.notes)}. The Parameters tab shows its "
-            "module tree; memory, compute and the controls need a family row."
+            f"{quoted(model.model_type)} is counted by transformers ({quoted('; '.join(model.meta.notes))}): the "
+            f"Parameters tab shows its module tree. {ui_hub.what_runs(model)}"
         )
     elif ignored:
         with st.expander(f"{len(ignored)} key(s) in the file do not change the count", expanded=False):

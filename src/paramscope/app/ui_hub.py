@@ -115,6 +115,20 @@ def render_costs_of_towers(model: Model) -> None:
     )
 
 
+def what_runs(model: Model) -> str:
+    """What the page does with a model counted by transformers, in the one wording every place uses (the Parameters
+    tab, the Your model tab and the side panel said three different things)."""
+    if model.cost_spec is not None:
+        return (
+            "Memory and Compute run on its language model, with the other towers held as weights; the controls edit "
+            "one tower at a time (the buttons on the Parameters tab load it)."
+        )
+    return (
+        "Memory, Compute and the controls need its formulas, which this type has not; edit its config.json in the "
+        "Your model tab."
+    )
+
+
 def render_counted_by_transformers(model: Model, on_use: Callable[[Model], None]) -> None:
     """A model type with no family row: transformers' own count, its module tree (repeated layers folded)."""
     meta = model.meta
@@ -125,15 +139,8 @@ def render_counted_by_transformers(model: Model, on_use: Callable[[Model], None]
         else "has no family row here"
     )
     st.info(
-        f"**{model.model_type}** {why}, so it is **counted by transformers, no formulas**: "
-        f"{meta.class_name} built on the meta device (no memory, no weights). "
-        + (
-            "Memory and compute run on its language model, with the other towers as weights; the controls edit "
-            "a tower (the buttons below)."
-            if model.cost_spec is not None
-            else "Memory, compute and the controls need a family row; edit this model's config.json in the Your "
-            "model tab."
-        ),
+        f"**{quoted(model.model_type)}** {why}, so it is **counted by transformers, no formulas**: "
+        f"{meta.class_name} built on the meta device (no memory, no weights). " + what_runs(model),
         icon=":material/info:",
     )
     cols = st.columns(3)
