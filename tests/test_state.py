@@ -219,3 +219,22 @@ def test_a_link_edits_a_field_by_the_file_s_own_key():
 
     model, warnings = link.model_from_query({"preset": "gpt2", "n_inner": "2048"})
     assert ([], 2048) == (warnings, model.spec.intermediate_size)
+
+
+@pytest.mark.parametrize(("preset", "key"), [("llama-3.2-1b", "hidden_act"), ("gpt2", "activation_function")])
+def test_a_link_s_activation_is_one_transformers_builds(preset: str, key: str) -> None:
+    """?hidden_act=bogus (or GPT-2's activation_function=bogus) is refused naming the key, the preset's value kept:
+    transformers' ACT2FN has no such activation, so no model would build (any short word was taken)."""
+    from paramscope.io import link
+
+    model, warnings = link.model_from_query({"preset": preset, key: "bogus"})
+    assert (1, True, {}) == (len(warnings), warnings[0].startswith(f"{key}: 'bogus' is no activation"), model.edits)
+
+
+def test_the_activations_are_transformers_own() -> None:
+    """The link's list of activations is transformers' ACT2CLS, so no activation transformers builds is refused."""
+    from transformers.activations import ACT2CLS
+
+    from paramscope.io.link import ACTIVATIONS
+
+    assert set(ACT2CLS) == ACTIVATIONS

@@ -51,6 +51,15 @@ def format_value(value: object) -> str:
     return str(value)
 
 
+#: The activations transformers' models build (``transformers.activations.ACT2CLS`` of 5.23; a test keeps it equal):
+#: a link's ``hidden_act`` names one of them, or the model would not build.
+ACTIVATIONS = frozenset({
+    "gelu", "gelu_10", "gelu_accurate", "gelu_fast", "gelu_new", "gelu_python", "gelu_python_tanh",
+    "gelu_pytorch_tanh", "hardswish", "laplace", "leaky_relu", "linear", "mish", "prelu", "quick_gelu", "relu",
+    "relu2", "relu6", "sigmoid", "silu", "sqrtsoftplus", "swish", "tanh", "xielu",
+})  # fmt: skip
+
+
 def parse_value(name: str, text: str, like: object = None) -> object:
     """Parse the link text for Spec field (or config key) ``name``; ``SpecError`` saying what was expected.
 
@@ -84,6 +93,10 @@ def parse_value(name: str, text: str, like: object = None) -> object:
         return sorted({int(p) for p in parts})
     if not _WORD.fullmatch(word):
         raise SpecError(name, f"expected a short lowercase name or auto, got {_shown(text)}")
+    if name == "hidden_act" and word not in ACTIVATIONS:
+        raise SpecError(
+            name, f"{_shown(text)} is no activation transformers builds; one of {', '.join(sorted(ACTIVATIONS))}"
+        )
     return word
 
 
