@@ -341,12 +341,7 @@ def _download(url: str, token: str | bool | None, limit: int, where: _Where) -> 
     headers["Accept-Encoding"] = "identity"
     deadline = time.monotonic() + DOWNLOAD_TIMEOUTS * where.timeout
     with get_session().stream("GET", url, headers=headers, timeout=where.timeout) as response:
-        if response.status_code >= 400:
-            body = _read_at_most(response, 65_536)
-            kept = {k: v for k, v in response.headers.items() if k.lower() not in _BODY_HEADERS}
-            hf_raise_for_status(
-                httpx2.Response(response.status_code, headers=kept, content=body, request=response.request)
-            )
+        _raise_for_status(response)
         encoding = response.headers.get("content-encoding", "identity").strip().lower()
         if encoding not in ("", "identity"):
             raise HubError(
@@ -490,18 +485,21 @@ def _read_at_most(response: httpx2.Response, limit: int) -> bytes:
     return bytes(buf[:limit])
 
 
+def _raise_for_status(response: httpx2.Response) -> None:
+    """An error answer of a streamed request raised as huggingface_hub words it, from its headers and a bounded body
+    (read here, already decoded)."""
+    if response.status_code >= 400:
+        body = _read_at_most(response, 65_536)
+        kept = {k: v for k, v in response.headers.items() if k.lower() not in _BODY_HEADERS}
+        hf_raise_for_status(httpx2.Response(response.status_code, headers=kept, content=body, request=response.request))
+
+
 def _read_range(url: str, start: int, end: int, headers: dict[str, str], where: _Where) -> bytes:
     """Bytes ``start..end`` (inclusive) of a file, by one Range request; never more, even if the range is ignored."""
     want = end - start + 1
     request_headers = {**headers, "Range": f"bytes={start}-{end}"}
     with get_session().stream("GET", url, headers=request_headers, timeout=where.timeout) as response:
-        if response.status_code >= 400:
-            # huggingface_hub words the error from the headers and a (bounded) body, read here, already decoded
-            body = _read_at_most(response, 65_536)
-            kept = {k: v for k, v in response.headers.items() if k.lower() not in _BODY_HEADERS}
-            hf_raise_for_status(
-                httpx2.Response(response.status_code, headers=kept, content=body, request=response.request)
-            )
+        _raise_for_status(response)
         skip = start if response.status_code == 200 else 0  # the server ignored the range and sends the whole file
         data = _read_at_most(response, skip + want)[skip:]
     if response.status_code not in (200, 206) or len(data) != want:
