@@ -182,15 +182,16 @@ def test_an_emptied_width_whose_default_is_invalid_is_pending():
 
 def test_a_fraction_is_refused_naming_its_field():
     """12.5 typed as the vocabulary is refused under its control, naming vocab_size; the model stays as it was and
-    the nearest whole number is offered (one click applies it, as transformers builds that config)."""
+    the nearest whole number is offered, 13, the number the box shows (it offered 12 while the box showed 13; one
+    click applies it, as transformers builds that config)."""
     at = fresh({"preset": "gpt2"})
     at.number_input(key="f.vocab_size").set_value(12.5).run()
     assert not at.exception, at.exception
     assert any("vocab_size: 12.5 is not a whole number" in shown(e.value) for e in at.error)
     assert f"{presets.get('gpt2').expected_total:,}" == total(at)
-    offer = next(b for b in at.button if b.label.startswith("Use vocab_size = 12,"))
+    offer = next(b for b in at.button if b.label.startswith("Use vocab_size = 13,"))
     offer.click().run()
-    assert f"{hf_count({**presets.get('gpt2').config, 'vocab_size': 12}):,}" == total(at)
+    assert f"{hf_count({**presets.get('gpt2').config, 'vocab_size': 13}):,}" == total(at)
     assert [] == [shown(e.value) for e in at.error]
 
 

@@ -162,15 +162,18 @@ def apply_edits(model: Model, changes: Mapping[str, object]) -> tuple[Model, dic
 
 
 def nearest_valid(model: Model, changes: Mapping[str, object], name: str, reach: int = 1024) -> int | None:
-    """The whole number closest to ``changes[name]`` that makes ``changes`` a valid edit of ``model`` (the
-    smaller one on a tie), searching ``reach`` either side: the whole numbers around a fraction, those either side
-    of a whole number (itself the invalid value); ``None`` when there is none or the value is not a number."""
+    """The whole number closest to ``changes[name]`` that makes ``changes`` a valid edit of ``model``, searching
+    ``reach`` either side: the whole numbers around a fraction (on a tie the larger, as the exact box shows 12.5 as
+    13), those either side of a whole number (itself the invalid value; the smaller on a tie); ``None`` when there is
+    none or the value is not a number."""
     value = changes.get(name)
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     below, above = (value - 1, value + 1) if value == int(value) else (math.floor(value), math.ceil(value))
+    upper_first = value != int(value) and value - below >= above - value
     for step in range(reach):
-        for candidate in (int(below) - step, int(above) + step):
+        pair = (int(below) - step, int(above) + step)
+        for candidate in reversed(pair) if upper_first else pair:
             if candidate < 0:
                 continue
             try:
