@@ -72,7 +72,8 @@ BAD_FILES = {
     "malformed.json": ("{not json", "malformed JSON at line 1"),
     "unsupported.json": (
         json.dumps({"model_type": "frobnet", "hidden_size": 4}),
-        "model_type: 'frobnet' is not a model type transformers knows; with formulas: afmoe, albert, ",
+        "model_type: 'frobnet' is not a model type transformers knows, nor has formulas here (`python -m paramscope "
+        "types` lists them)",
     ),
     "heads.json": (json.dumps({"model_type": "gpt2", "n_embd": 100, "n_head": 7}), "does not divide hidden_size"),
     "negative.json": (json.dumps({"model_type": "llama", "hidden_size": -64}), "must not be negative"),

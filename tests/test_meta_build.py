@@ -817,3 +817,25 @@ def test_a_vision_config_typed_with_the_parents_type_is_read_as_transformers_rea
     model = Model.from_config(_whole("qwen3_5", vision_type="qwen3_5"))
     assert ["qwen3_5_text", "qwen3_5_vision"] == [m.model_type for _, m in model.towers]
     assert model.summary.total == sum(m.summary.total for _, m in model.towers)
+
+
+@pytest.mark.parametrize("available_here", [True, False], ids=["with transformers", "as deployed"])
+def test_a_refusal_is_one_line_with_the_next_step(monkeypatch: pytest.MonkeyPatch, available_here: bool) -> None:
+    """A type without formulas that cannot be counted is refused in one short line that names the type and the one
+    thing to do, never the list of every type with formulas (it was ~170 names): as deployed (no torch), the install
+    command that works (the CPU wheel); with transformers, that transformers does not know it either."""
+    import paramscope
+    from paramscope.families import meta_build
+
+    monkeypatch.setattr(meta_build, "available", lambda: available_here)
+    model_type = "dinov2_no_such" if available_here else "dinov2_as_deployed"
+    with pytest.raises(ValueError) as err:
+        paramscope.from_config({"model_type": model_type, "hidden_size": 8})
+    message = str(err.value)
+    wanted = "paramscope types" if available_here else "--index-url https://download.pytorch.org/whl/cpu"
+    assert (True, True, True, False) == (
+        message.startswith(f"model_type: '{model_type}'"),
+        wanted in message,
+        len(message) < 400,
+        "albert" in message,
+    )

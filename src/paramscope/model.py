@@ -325,6 +325,13 @@ def _beyond_row(config_json: str) -> BeyondRow | None:
     return None
 
 
+#: The install that lets a type without formulas be counted by transformers on the meta device (the CPU build of torch:
+#: a plain `pip install torch` fetches a multi-GB CUDA build).
+INSTALL = (
+    "`pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu && pip install transformers==5.23.0`"
+)
+
+
 @lru_cache(maxsize=64)
 def _meta(config_json: str) -> MetaResult:
     from paramscope.families import meta_build
@@ -334,14 +341,17 @@ def _meta(config_json: str) -> MetaResult:
         shown = repr(config.get("model_type"))[:60]
         raise SpecError(
             "model_type",
-            f"{shown} has no formulas here; supported: {', '.join(sorted(FAMILIES))}. Any other type transformers "
-            "knows is counted by transformers itself with `pip install paramscope[transformers]`",
+            f"{shown} has no formulas, and counting it as transformers builds it needs torch and transformers, not "
+            f"installed here: paste its language model's config, or run {INSTALL} (`python -m paramscope types` lists "
+            "the types with formulas)",
         )
     try:
         return meta_build.build_tree(config)
     except SpecError as exc:
-        if exc.field == "model_type":  # say what is counted with formulas too
-            raise SpecError("model_type", f"{exc.message}; with formulas: {', '.join(sorted(FAMILIES))}") from None
+        if exc.field == "model_type":  # one line: what to do, not every type with formulas
+            raise SpecError(
+                "model_type", f"{exc.message}, nor has formulas here (`python -m paramscope types` lists them)"
+            ) from None
         raise
 
 

@@ -16,7 +16,7 @@ from paramscope.engine.components import EMBEDDING_CONVENTION
 from paramscope.engine.spec import Spec, percent, short
 from paramscope.io import presets
 from paramscope.io.config_json import MAX_CONFIG_BYTES, parse
-from paramscope.model import Model
+from paramscope.model import INSTALL, Model
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from paramscope.io.hub import CheckpointReport
@@ -240,6 +240,24 @@ def cmd_fit(args: argparse.Namespace) -> int:
     return cli_costs.run_fit(*load_spec(args, "fit"), args)
 
 
+def cmd_types(args: argparse.Namespace) -> int:
+    """The model types with formulas (a family row each), and whether any other type can be counted here."""
+    from paramscope.families import FAMILIES, meta_build
+
+    rows = {t: f.class_prefix for t, f in sorted(FAMILIES.items()) if t != "paramscope"}
+    long_tail = meta_build.available()
+    if args.json:
+        print(json.dumps({"with_formulas": rows, "others_counted_by_transformers": long_tail}, indent=1))
+        return 0
+    for model_type, prefix in rows.items():
+        print(f"{model_type:<28} {prefix}")
+    print(
+        f"{len(rows)} model types with formulas; any other type transformers knows is "
+        + ("counted by building its class on the meta device." if long_tail else f"counted once {INSTALL} is run.")
+    )
+    return 0
+
+
 COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]] = {
     "count": ("exact parameter breakdown", _count_args, cmd_count),
     "memory": ("memory per GPU for inference or training", _costs_args("memory"), cmd_memory),
@@ -247,6 +265,7 @@ COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callab
     "speed": ("prefill and decode tokens per second on one GPU (roofline)", _costs_args("speed"), cmd_speed),
     "fit": ("the fewest GPUs that hold a run, and how it is split", _costs_args("memory"), cmd_fit),
     "presets": ("list the preset names", lambda p: p.add_argument("--json", action="store_true"), cmd_presets),
+    "types": ("list the model types with formulas", lambda p: p.add_argument("--json", action="store_true"), cmd_types),
 }
 
 

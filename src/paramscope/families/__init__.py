@@ -47,7 +47,9 @@ def family_of(data: Mapping[str, Any]) -> Family:
         mt = "paramscope"
     if not isinstance(mt, str) or mt not in FAMILIES:
         shown = repr(mt)[:60] if mt is not None else "missing"
-        raise SpecError("model_type", f"{shown} is not supported; supported: {', '.join(sorted(FAMILIES))}")
+        raise SpecError(
+            "model_type", f"{shown} has no formula row (`python -m paramscope types` lists the {len(FAMILIES)} that do)"
+        )
     return FAMILIES[mt]
 
 
