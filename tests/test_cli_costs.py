@@ -294,3 +294,18 @@ def test_query_training_with_inference_dtype_falls_back() -> None:
     settings, warnings = settings_from_query({"run_mode": "training", "run_dtype": "int4"})
     assert ("training", "bf16") == (settings.mode, settings.dtype)
     assert 1 == len(warnings) and "run_dtype" in warnings[0]
+
+
+def test_quantized_weights_say_the_cache_stays_bf16(capsys: pytest.CaptureFixture[str]) -> None:
+    """`memory llama-3-8b --dtype int4 --seq 4096 --json`: "auto" keeps a bf16 cache (2·32·8·128·4096·2 =
+    536,870,912 bytes), and the note offers the fp8 cache beside it: 268,435,456 bytes, 0.268 GB; bf16 weights say
+    nothing."""
+    code, out, err = call(capsys, "memory", "llama-3-8b", "--dtype", "int4", "--seq", "4096", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert (536_870_912, True) == (
+        data["kv_cache"],
+        "an fp8 cache (--kv-dtype fp8) is 0.268 GB" in data["kv_cache_note"],
+    )
+    code, out, err = call(capsys, "memory", "llama-3-8b", "--seq", "4096", "--json")
+    assert "" == json.loads(out)["kv_cache_note"]

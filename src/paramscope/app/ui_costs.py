@@ -24,13 +24,16 @@ from paramscope.engine import hardware
 from paramscope.engine.hardware import GB, GiB
 from paramscope.engine.memory import (
     PARTS,
+    PHASES,
     QUANT,
     RUNTIME_NOTE,
     every_precision,
+    fp8_cache_alternative,
     gpus_needed,
     max_fit,
     memory,
     parts,
+    peak_phase,
     phases,
     serving_capacity,
     sweep,
@@ -296,28 +299,6 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
 
 
 # ========================================================================================= memory
-#: Each phase of a run in words, after the phase's name.
-PHASE_WORDS = {
-    "prefill": "the prompt's forward pass",
-    "decode": "the first decode step, the cache extended by one token",
-    "forward": "the end of the forward pass, while the loss is computed",
-    "loss_backward": "the start of the backward pass: the loss's gradient for every logit",
-    "backward": "the end of the backward pass: every gradient",
-    "step": "the optimizer step",
-}
-
-
-def _kv_note(spec: Spec, settings: RunSettings) -> str:
-    """What "auto" chose for the cache under quantized weights, with the fp8 cache beside it."""
-    if settings.mode != "inference" or settings.kv_dtype != "auto" or settings.dtype in TRAIN_DTYPES:
-        return ""
-    fp8 = memory(spec, dataclasses.replace(settings, kv_dtype="fp8"))
-    return (
-        f"Under {settings.dtype} weights the cache stays in bf16 (KV cache format: auto); an fp8 cache would make the "
-        f"total {fp8.count / GB:,.2f} GB."
-    )
-
-
 def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
     """Memory per GPU: headline, stacked bar against the GPU, the breakdown with formulas, sweeps."""
     tree = memory(spec, settings)
@@ -410,10 +391,17 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
                 icon=":material/memory:",
             )
     steps = phases(spec, settings)
-    peak = tree.note.removeprefix("peak: ").split(",")[0]
+    peak = peak_phase(steps).path
+    fp8 = fp8_cache_alternative(spec, settings)
+    kv = (
+        f" Under {settings.dtype} weights the cache stays in bf16 (KV cache format: auto); an fp8 cache would make the "
+        f"total {fp8.count / GB:,.2f} GB."
+        if fp8
+        else ""
+    )
     st.caption(
-        f"Peak: **{peak.replace('_', ' ')}**, {PHASE_WORDS[peak]}. The bars below show each phase of the run; "
-        "the table is the peak's." + (f" {kv}" if (kv := _kv_note(spec, settings)) else "")
+        f"Peak: **{peak.replace('_', ' ')}**, {PHASES[peak]}. The bars below show each phase of the run; the table is "
+        "the peak's." + kv
     )
     if settings.mode == "inference" and settings.serving:
         cap = serving_capacity(spec, settings, gpu.memory_bytes)

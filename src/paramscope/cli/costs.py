@@ -17,8 +17,8 @@ from paramscope.engine.memory import (
     PARTS,
     GpusNeeded,
     every_precision,
+    fp8_cache_alternative,
     gpus_needed,
-    kv_cache,
     max_fit,
     memory,
     parts,
@@ -232,11 +232,13 @@ def recipe(s: RunSettings) -> dict[str, object]:
 
 def kv_note(spec: Spec, s: RunSettings) -> str:
     """What "auto" chose for the KV cache when the weights are quantized, with the fp8 cache's bytes beside it."""
-    if s.mode != "inference" or s.kv_dtype != "auto" or s.dtype in ("fp32", "bf16", "fp16"):
+    fp8 = fp8_cache_alternative(spec, s)
+    if fp8 is None:
         return ""
-    seq = resolved_seq(s, spec.max_position_embeddings)
-    fp8 = kv_cache(spec, seq, s.batch, "fp8").count
-    return f"auto keeps a bf16 cache under {s.dtype} weights; an fp8 cache (--kv-dtype fp8) is {fp8 / GB:,.3f} GB"
+    return (
+        f"auto keeps a bf16 cache under {s.dtype} weights; an fp8 cache (--kv-dtype fp8) is "
+        f"{fp8.get('kv_cache') / GB:,.3f} GB"
+    )
 
 
 def _brief(n: int) -> str:
@@ -333,7 +335,8 @@ def run_memory(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.
     print(f"{label}  ({spec.model_type}) — {s.mode}, {s.dtype}, batch {s.batch} × {seq:,} tokens, per GPU")
     print("recipe: " + ", ".join(f"{k} {v}" for k, v in recipe(s).items()))
     if s.mode == "inference":
-        print(f"KV cache in {resolved_kv_dtype(s)}" + (f" ({kv_note(spec, s)})" if kv_note(spec, s) else ""))
+        note = kv_note(spec, s)
+        print(f"KV cache in {resolved_kv_dtype(s)}" + (f" ({note})" if note else ""))
     else:
         print(
             f"optimizer {s.optimizer}, ZeRO {s.zero} over {s.gpus} GPU(s), recompute {s.recompute}, "

@@ -23,10 +23,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from paramscope.engine.components import EMBEDDING_PATHS
+from paramscope.engine.hardware import ACCELERATORS
 from paramscope.engine.params import count, paren, qkv_width, rename, values_width
 from paramscope.engine.run import (
     MAX_BATCH,
     MAX_SEQ,
+    TRAIN_DTYPES,
     RunSettings,
     check,
     resolved_kv_dtype,
@@ -680,10 +682,16 @@ NORM_KEPT = (
 )
 
 
+def _element_bytes(settings: RunSettings) -> int:
+    """Bytes of one activation element: 4 in fp32, 2 in the 16-bit formats (autocast's and the quantized formats'
+    compute dtype)."""
+    return 4 if settings.dtype == "fp32" else 2
+
+
 def _eager(settings: RunSettings) -> tuple[bool, int, bool]:
     """Whether transformers' eager modules run, the bytes of an element of the residual stream, and whether autocast
     runs over fp32 weights (AMP training: the embedding's output, and so every layer's input, stays fp32)."""
-    e = 4 if settings.dtype == "fp32" else 2
+    e = _element_bytes(settings)
     amp = settings.mode == "training" and settings.precision == "amp" and e < 4
     return settings.kernels == "transformers", 4 if amp else e, amp
 
@@ -822,7 +830,7 @@ def _stack(
 
 def activations(spec: Spec, settings: RunSettings, seq: int) -> Node:
     """Activation bytes kept for the backward pass of one micro-batch (``settings.batch`` x ``seq``)."""
-    e = 4 if settings.dtype == "fp32" else 2
+    e = _element_bytes(settings)
     tokens = settings.batch * seq
     h = spec.hidden_size
     parts: list[Node] = []
@@ -961,7 +969,7 @@ def phases(spec: Spec, settings: RunSettings) -> list[Node]:
     weights, grads, optimizer = states
     kept = activations(spec, settings, seq)
     none = Node("gradients", 0, "0", note="not yet allocated (zero_grad(set_to_none=True), PyTorch's default)")
-    fwd, bwd = _loss_transients(spec, settings, seq, kept)
+    fwd, bwd = _loss_transients(spec, settings, seq)
     out = [_phase("forward", [weights, none, optimizer, kept], fwd)]
     if bwd.count:
         out.append(_phase("loss_backward", [weights, none, optimizer, kept], bwd))
@@ -979,7 +987,11 @@ def _phase(name: str, parts: list[Node], transient: Node) -> Node:
 def _first_layer(spec: Spec, settings: RunSettings, seq: int, kept: Node) -> Node:
     """What the end of the backward pass holds of the activations: one layer's (with full recomputation, the
     checkpointed layer inputs besides: the first layer is recomputed last)."""
-    full = activations(spec, dataclasses.replace(settings, recompute="none"), seq)
+    full = (
+        kept
+        if settings.recompute == "none"
+        else activations(spec, dataclasses.replace(settings, recompute="none"), seq)
+    )
     one = sum(c.per_copy for n in full.walk() if n.path.endswith("/layers") for c in n.children)
     inputs = sum(n.count for n in kept.walk() if n.path.endswith("/layers/input"))
     return Node(
@@ -990,12 +1002,12 @@ def _first_layer(spec: Spec, settings: RunSettings, seq: int, kept: Node) -> Nod
     )
 
 
-def _loss_transients(spec: Spec, settings: RunSettings, seq: int, kept: Node) -> tuple[Node, Node]:
+def _loss_transients(spec: Spec, settings: RunSettings, seq: int) -> tuple[Node, Node]:
     """What the end of the forward pass and the start of the backward pass hold briefly. transformers' loss: the
     logits in the compute dtype and their fp32 upcast (log_softmax's fp32 output is kept), then the backward pass's
     fp32 gradient of log_softmax's output and of its input; under AMP with full recomputation, autocast's bf16
     copies of every layer's weights until the forward pass ends. A fused chunked loss: one chunk's logits."""
-    e = 4 if settings.dtype == "fp32" else 2
+    e = _element_bytes(settings)
     eager, _, amp = _eager(settings)
     tokens = settings.batch * seq
     v, h = spec.vocab_size, spec.embed_width
@@ -1069,7 +1081,7 @@ def _layer_transient(spec: Spec, settings: RunSettings, tokens: int, seq: int, l
     tokens gathered per chosen expert (each h + 4 * moe_intermediate_size, or 4h as they are scattered back); eager
     attention (gpt-oss's sinks): three copies of the scores. Then the logits of the last tokens, and their fp32
     upcast."""
-    e = 4 if settings.dtype == "fp32" else 2
+    e = _element_bytes(settings)
     h, tp = spec.hidden_size, layout.tp
     kinds = spec.stack(spec.num_hidden_layers, "num_hidden_layers")
     qkv, qkv_expr = qkv_width(spec)
@@ -1127,20 +1139,31 @@ def _layer_transient(spec: Spec, settings: RunSettings, tokens: int, seq: int, l
     return group("transient", kids)
 
 
+def peak_phase(steps: list[Node]) -> Node:
+    """The phase whose bytes are the run's peak (the allocator's margin grows with them, so it peaks there too)."""
+    return max(steps, key=lambda p: p.count)
+
+
+def fp8_cache_alternative(spec: Spec, settings: RunSettings) -> Node | None:
+    """The memory tree with an fp8 KV cache, where ``kv_dtype="auto"`` keeps a bf16 cache under quantized weights
+    (None elsewhere): the answer offered beside the one the settings give."""
+    if settings.mode != "inference" or settings.kv_dtype != "auto" or settings.dtype in TRAIN_DTYPES:
+        return None
+    return memory(spec, dataclasses.replace(settings, kv_dtype="fp8"))
+
+
 def memory(spec: Spec, settings: RunSettings) -> Node:
     """The memory tree (bytes per GPU) at the run's peak: the children of the largest of :func:`phases` (``weights``,
     ``kv_cache`` or ``gradients``, ``optimizer``, ``activations``, and the phase's ``transient``), then the
     ``allocator``'s margin and the ``runtime``; the root count is the total, its note names the phase."""
     spec = validate(spec)
     settings = check(settings)
-    peak = max(phases(spec, settings), key=lambda p: p.count + _allocator(p).count)
+    peak = peak_phase(phases(spec, settings))
     kids = list(peak.children)
     kids.append(_allocator(peak))
     mib = settings.runtime_mib
     kids.append(Node("runtime", mib * 2**20, f"{mib:,} MiB (assumed)", note=RUNTIME_SHORT))
     if settings.mode == "inference" and settings.serving:
-        from paramscope.engine.hardware import ACCELERATORS
-
         cap = ACCELERATORS[settings.gpu].memory_bytes
         left = cap - int(cap * settings.gpu_util)
         kids.append(
@@ -1207,7 +1230,7 @@ def _finetune_states(spec: Spec, settings: RunSettings, layout: Layout = ONE_GPU
     adapters = lora_params(spec, settings.lora_rank, settings.lora_targets).count
     if layout != ONE_GPU:  # the adapters split as the layers they adapt
         adapters = -(-adapters * params_on_gpu(spec, layout) // count(spec).count)
-    e = 4 if settings.dtype == "fp32" else 2
+    e = _element_bytes(settings)
     a = 4 if settings.precision == "amp" else e  # PEFT makes the adapters in fp32; autocast computes in 16 bit
     base = weight_bytes(spec, settings.dtype, layout)
     if settings.quant == "nf4":

@@ -378,13 +378,11 @@ def _keep(where: _Where, commit: str | None, data: bytes) -> None:
     if not commit or not _COMMIT.fullmatch(commit):
         return
     repo = Path(constants.HF_HUB_CACHE) / ("models--" + where.repo_id.replace("/", "--"))
+    writes = [(repo / "snapshots" / commit / where.filename, data)]
+    if where.revision != commit:  # a branch or tag names its commit; a commit needs no ref
+        writes.append((repo / "refs" / where.revision, commit.encode()))
     try:
-        for path, content in (
-            (repo / "snapshots" / commit / where.filename, data),
-            (repo / "refs" / where.revision, commit.encode()),
-        ):
-            if where.revision == commit and path.parent.name == "refs":
-                continue
+        for path, content in writes:
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_name(path.name + ".incomplete")
             tmp.write_bytes(content)
