@@ -1,5 +1,6 @@
-"""Regenerate src/paramscope/families/hf_defaults.json (the defaults of each supported transformers config class) and
-hf_not_null.json (the keys each class refuses as null).
+"""Regenerate src/paramscope/families/hf_defaults.json (the defaults of each supported transformers config class),
+hf_not_null.json (the keys each class refuses as null) and hf_wholes.json (how each whole model's config class reads
+its towers' sub-configs).
 
 config.json files omit keys that equal their class's defaults, so the reader needs those defaults. They are
 read here from the installed transformers (a dev requirement) and committed as plain data, so the runtime
@@ -19,17 +20,15 @@ import transformers
 from transformers.models.auto.configuration_auto import CONFIG_MAPPING
 
 from paramscope.families import FAMILIES
+from paramscope.families.wholes import WHOLES
 
 #: Sub-config classes a row's hook reads (T5Gemma's encoder and decoder), not in CONFIG_MAPPING.
 SUB_CONFIGS = {"t5gemma_module": "T5GemmaModuleConfig"}
 
-out = {}
-for model_type in sorted({row.hf_type for row in FAMILIES.values()} | set(SUB_CONFIGS)):
-    if model_type == "paramscope":
-        continue
-    # The signature's defaults, not an instance's attributes: an instance fills derived keys (head_dim,
-    # num_key_value_heads, ...) from the default sizes, which would be wrong for any other size.
-    cls = getattr(transformers, SUB_CONFIGS[model_type]) if model_type in SUB_CONFIGS else CONFIG_MAPPING[model_type]
+
+def signature_defaults(cls: type) -> dict:
+    """The signature's defaults, not an instance's attributes: an instance fills derived keys (head_dim,
+    num_key_value_heads, ...) from the default sizes, which would be wrong for any other size."""
     d = {
         k: p.default
         for k, p in inspect.signature(cls.__init__).parameters.items()
@@ -43,7 +42,15 @@ for model_type in sorted({row.hf_type for row in FAMILIES.values()} | set(SUB_CO
             keep[k] = v
         elif isinstance(v, (list, tuple)) and len(v) < 64:  # a tuple default is a list in a config.json
             keep[k] = list(v)
-    out[model_type] = keep
+    return keep
+
+
+out = {}
+for model_type in sorted({row.hf_type for row in FAMILIES.values()} | set(SUB_CONFIGS)):
+    if model_type == "paramscope":
+        continue
+    cls = getattr(transformers, SUB_CONFIGS[model_type]) if model_type in SUB_CONFIGS else CONFIG_MAPPING[model_type]
+    out[model_type] = signature_defaults(cls)
 path = pathlib.Path(__file__).resolve().parents[1] / "src" / "paramscope" / "families" / "hf_defaults.json"
 path.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
 print(f"wrote {path} ({len(out)} model types)")
@@ -81,3 +88,48 @@ for model_type in out:
 path = path.with_name("hf_not_null.json")
 path.write_text(json.dumps(not_null, indent=1, sort_keys=True) + "\n")
 print(f"wrote {path}")
+
+
+def _quiet(cls: type, **kwargs: object) -> object:
+    """``cls(**kwargs)`` without transformers' warnings."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return cls(**kwargs)
+
+
+# How each whole model's config class reads its towers (its sub_configs_defaults: the class, or the default type of
+# an AutoConfig sub-config, and the values used when the file leaves it out), and what it does after: whether it moves
+# top-level text keys into a missing text_config (the keys it moves), and whether it takes the text config's
+# tie_word_embeddings when its own is false. The last two are read by building the config, not from its source.
+wholes = {}
+for model_type in sorted(WHOLES):
+    cls = CONFIG_MAPPING[model_type]
+    subs = {}
+    for key, declared in cls.sub_configs_defaults.items():
+        auto = not issubclass(declared.config_class, transformers.PreTrainedConfig)
+        init = json.loads(json.dumps(declared.init_kwargs))
+        subs[key] = {"type": declared.model_type, "auto": auto, "init": init, "optional": declared.optional}
+    text = subs.get("text_config")
+    text_keys: list[str] = []
+    tie_from_text = False
+    if text is not None:
+        text_cls = CONFIG_MAPPING[text["type"]]
+        probe = 12_345
+        moved = _quiet(cls, max_position_embeddings=probe)
+        if getattr(moved.text_config, "max_position_embeddings", None) == probe:
+            names = list(inspect.signature(text_cls.__init__).parameters) + ["rope_parameters", "rope_scaling"]
+            text_keys = sorted(k for k in dict.fromkeys(names) if k not in ("self", "kwargs", "architectures"))
+            text_keys.append("rope_theta")
+        tied = _quiet(
+            cls, text_config={"model_type": text["type"], "tie_word_embeddings": True}, tie_word_embeddings=False
+        )
+        tie_from_text = bool(getattr(tied, "tie_word_embeddings", False))
+    wholes[model_type] = {
+        "defaults": signature_defaults(cls),
+        "subs": subs,
+        "text_keys": sorted(set(text_keys)),
+        "tie_from_text": tie_from_text,
+    }
+path = path.with_name("hf_wholes.json")
+path.write_text(json.dumps(wholes, indent=1, sort_keys=True) + "\n")
+print(f"wrote {path} ({len(wholes)} whole models)")

@@ -83,8 +83,17 @@ class Model:
         return _has_row(self.config_json)
 
     @property
+    def counted_by(self) -> str:
+        """How the count is made: "formulas" (a family row), "towers" (a whole model composed from its towers' rows
+        and its projector's formulas) or "transformers" (built on the meta device, no formulas)."""
+        if self.has_formulas:
+            return "formulas"
+        return "towers" if self.meta.formulas else "transformers"
+
+    @property
     def meta(self) -> MetaResult:
-        """The parameter tree transformers builds for this config on the meta device (no formulas).
+        """The parameter tree of a config no single row reads: a whole model composed from its towers' rows, or what
+        transformers builds on the meta device (no formulas).
 
         ``SpecError`` naming the supported types and the extra when torch and transformers are not installed.
         """
@@ -100,8 +109,10 @@ class Model:
             towers = self.towers
             if not towers:
                 return (*why, *self.meta.notes)
-            total = self.meta.summary.total
             parts = tuple(f"the {role} ({m.model_type}, with formulas): {m.summary.total:,}" for role, m in towers)
+            if self.meta.formulas:
+                return (*self.meta.notes, *parts)
+            total = self.meta.summary.total
             rest = total - sum(m.summary.total for _, m in towers)
             rest_text = (
                 f"the rest (projectors, scales, a head outside the language model, parts without formulas): {rest:,}"
@@ -174,10 +185,14 @@ class Model:
     # ------------------------------------------------------------------------------------- editing
     @property
     def edits(self) -> dict[str, Any]:
-        """The config keys that differ from the starting config: ``{key: new value}``, ``None`` for deleted."""
+        """The config keys that differ from the starting config: ``{key: new value}``, ``None`` for deleted; a key of
+        a tower's sub-config by its nested name (``text_config.num_hidden_layers``) when both configs hold the tower."""
         now, base = self.config, self.base
-        out = {k: now[k] for k in now if k not in base or base[k] != now[k]}
-        out.update({k: DELETED for k in base if k not in now})
+        out = _changes(now, base)
+        for key in TOWERS:
+            if isinstance(now.get(key), dict) and isinstance(base.get(key, {}), dict) and key in out:
+                del out[key]
+                out.update({f"{key}.{k}": v for k, v in _changes(now[key], base.get(key, {})).items()})
         return out
 
     def edit(self, **changes: Any) -> Model:
@@ -190,10 +205,7 @@ class Model:
         config = self.config
         if not self.has_formulas:  # no row: every name is a key of the config, as transformers reads it
             for key, value in changes.items():
-                if value is DELETED:
-                    config.pop(key, None)
-                else:
-                    config[key] = value
+                _write(config, key, value)
             return self.with_config(config)
         family = self.family
         layers_key = family.key_for("num_hidden_layers", config)
@@ -247,6 +259,38 @@ def _follow_layer_count(config: dict[str, Any], old: int, new: int) -> None:
         values = [kind for kinds, times in groups for kind in kinds * times]
         if values and len(values) == old and new >= 0:
             config[GROUPED_LAYER_TYPES] = [[[values[i % len(values)] for i in range(new)], 1]] if new else []
+
+
+def _changes(now: Mapping[str, Any], base: Mapping[str, Any]) -> dict[str, Any]:
+    out = {k: now[k] for k in now if k not in base or base[k] != now[k]}
+    out.update({k: DELETED for k in base if k not in now})
+    return out
+
+
+def _write(config: dict[str, Any], key: str, value: Any) -> None:
+    """Write ``key`` of a config no row reads: a top-level key, or a tower's key by its nested name
+    (``vision_config.hidden_size``), the tower's per-layer lists following an edit of its layer count."""
+    tower, dot, name = key.partition(".")
+    if not dot:
+        if value is DELETED:
+            config.pop(key, None)
+        else:
+            config[key] = value
+        return
+    if tower not in TOWERS or not name or "." in name:
+        raise SpecError(key, f"not a key of this config (a nested key is {' or '.join(TOWERS)} and a key of it)")
+    sub = config.get(tower)
+    sub = dict(sub) if isinstance(sub, dict) else {}
+    if value is not DELETED and name in _LAYER_KEYS and type(value) is int:
+        old = sub.get(name)
+        if type(old) is int:
+            _follow_layer_count(sub, old, value)
+    _write(sub, name, value)
+    config[tower] = sub
+
+
+#: The keys that count a tower's layers (a nested edit of one rewrites the tower's per-layer lists).
+_LAYER_KEYS = frozenset({"num_hidden_layers", "depth", "num_layers", "n_layer"})
 
 
 def _canonical(config: Mapping[str, Any]) -> str:
@@ -334,9 +378,18 @@ INSTALL = (
 
 @lru_cache(maxsize=64)
 def _meta(config_json: str) -> MetaResult:
-    from paramscope.families import meta_build
+    from paramscope.families import meta_build, wholes
 
     config = json.loads(config_json)
+    if config.get("model_type") in wholes.WHOLES:  # a whole model: its towers' rows and its projector's formulas
+        try:
+            return wholes.compose(config)
+        except wholes.TowerWithoutRow as exc:
+            if not meta_build.available():
+                raise SpecError(
+                    exc.field,
+                    f"{exc.message}, and counting the whole model needs torch and transformers: run {INSTALL}",
+                ) from None
     if not meta_build.available():
         shown = repr(config.get("model_type"))[:60]
         raise SpecError(

@@ -109,9 +109,9 @@ def render_costs_of_towers(model: Model) -> None:
     )
     st.caption(
         f"The whole {model.meta.class_name}: its language model ({language.model_type}, with formulas) runs every "
-        f"token; the vision and audio towers and projectors ({spec.towers_params:,} parameters, counted by "
-        f"transformers) are weights here, held whole on every GPU, but not in the FLOPs, the active parameters or a "
-        f"decode step's reads. {images}"
+        f"token; the vision and audio towers and projectors ({spec.towers_params:,} parameters, counted "
+        f"{'with formulas' if model.meta.formulas else 'by transformers'}) are weights here, held whole on every "
+        f"GPU, but not in the FLOPs, the active parameters or a decode step's reads. {images}"
     )
 
 
@@ -138,11 +138,19 @@ def render_counted_by_transformers(model: Model, on_use: Callable[[Model], None]
         if model.notes[:1] and model.notes[0].startswith("no formulas:")
         else "has no family row here"
     )
-    st.info(
-        f"**{quoted(model.model_type)}** {why}, so it is **counted by transformers, no formulas**: "
-        f"{meta.class_name} built on the meta device (no memory, no weights). " + what_runs(model),
-        icon=":material/info:",
-    )
+    if meta.formulas:
+        st.info(
+            f"**{quoted(model.model_type)}** is a whole model, **counted with formulas**: {meta.class_name} as its "
+            "towers' rows and its projector compose it (the formulas use the config's nested names, "
+            "`vision_config.hidden_size`). " + what_runs(model),
+            icon=":material/info:",
+        )
+    else:
+        st.info(
+            f"**{quoted(model.model_type)}** {why}, so it is **counted by transformers, no formulas**: "
+            f"{meta.class_name} built on the meta device (no memory, no weights). " + what_runs(model),
+            icon=":material/info:",
+        )
     cols = st.columns(3)
     cols[0].metric("Total parameters", f"{s.total:,}", help=f"{short(s.total)}: sum(p.numel()) of {meta.class_name}")
     cols[1].metric("Embedding", f"{s.embedding:,}", help="nn.Embedding tables + an untied output head")
@@ -163,6 +171,7 @@ def render_counted_by_transformers(model: Model, on_use: Callable[[Model], None]
             "parameters": n.count,
             "share": n.count / s.total if s.total else 0.0,
             "shape": n.shape,
+            **({"formula": n.full_formula} if meta.formulas else {}),
             "note": n.note,
         }
         for n in s.tree.walk()

@@ -119,7 +119,7 @@ def cmd_count(args: argparse.Namespace) -> int:
         out = {
             "model": label,
             "model_type": model.model_type,
-            "counted_by": "formulas" if model.has_formulas else "transformers",
+            "counted_by": model.counted_by,
             "total": s.total,
             "embedding": s.embedding,
             "non_embedding": s.non_embedding,
@@ -158,16 +158,17 @@ def cmd_count(args: argparse.Namespace) -> int:
     print(f"{label}  ({model.model_type}, {architecture})")
     for note in notes:
         print(f"note: {note}")
-    print(f"{'component':<{width}}  {'params':>17}  {'share':>7}  {'formula' if model.has_formulas else 'shape'}")
+    formulas = model.counted_by != "transformers"
+    print(f"{'component':<{width}}  {'params':>17}  {'share':>7}  {'formula' if formulas else 'shape'}")
     for n in comps:
         indent = "  " * (n.depth() - 1)
         share = f"{percent(100 * n.count / s.total):>7}" if s.total else "      -"
-        how = n.full_formula if model.has_formulas else n.shape
+        how = n.full_formula if formulas else n.shape
         print(f"{indent + n.path:<{width}}  {n.count:>17,}  {share}  {how}" + (f"  [{n.note}]" if n.note else ""))
     print(f"{'total':<{width}}  {s.total:>17,}  {short(s.total):>7}")
     print(f"{'embedding':<{width}}  {s.embedding:>17,}  ({EMBEDDING_CONVENTION})")
     print(f"{'non-embedding':<{width}}  {s.non_embedding:>17,}")
-    if model.has_formulas and model.spec.is_moe:
+    if s.active != s.total:
         print(f"{'active per token':<{width}}  {s.active:>17,}")
         print(f"{'  less input tables':<{width}}  {s.active_without_input_embedding:>17,}  (as some model cards count)")
     if ignored:

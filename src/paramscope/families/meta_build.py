@@ -74,7 +74,8 @@ NO_FORMULA = ""  # the formula of every node: "counted by transformers, no formu
 
 @dataclass(frozen=True)
 class MetaResult:
-    """The parameter tree and headline numbers of one transformers class built on the meta device."""
+    """The parameter tree and headline numbers of one transformers class: built on the meta device, or composed from
+    the rows of a whole model's towers (:func:`paramscope.families.wholes.compose`)."""
 
     tree: Node
     summary: Summary
@@ -84,6 +85,8 @@ class MetaResult:
     #: The text, vision and audio sub-configs as transformers reads them (each with its model_type, keys it moves
     #: from the top level included), for a multimodal config; plain JSON data
     sub_configs: Mapping[str, dict[str, Any]] = field(default_factory=dict)
+    #: True when the tree was composed from the towers' rows with formulas (:mod:`.wholes`), False when built here
+    formulas: bool = False
 
 
 def available() -> bool:

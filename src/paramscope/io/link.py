@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from paramscope.engine.spec import FIELDS, SpecError
-from paramscope.families import hf_defaults
+from paramscope.families import FAMILIES, hf_defaults
 from paramscope.io import presets
 from paramscope.model import DELETED, FOLLOW_LAYERS, Model, field_of_key
 
@@ -127,8 +127,23 @@ def accepts(model: Model, name: str) -> bool:
     """Whether a link may edit ``name`` of ``model``: a Spec field, or a key of its config or class defaults
     (a model without a family row: a key of its config)."""
     if not model.has_formulas:
-        return name in model.base
+        return name in model.base or _tower_key(model, name) is not None
     return name in FIELDS or name in model.base or name in _class_defaults(model)
+
+
+def _tower_key(model: Model, name: str) -> tuple[str, dict[str, Any]] | None:
+    """For a nested name of a whole model's tower (``text_config.num_hidden_layers``): the tower's model_type and its
+    config as the whole reads it with its class's defaults; None for any other name."""
+    tower, dot, key = name.partition(".")
+    try:
+        sub = model.meta.sub_configs.get(tower) if dot else None
+    except SpecError:
+        return None
+    kind = sub.get("model_type") if isinstance(sub, dict) else None
+    if not isinstance(kind, str) or kind not in FAMILIES:
+        return None
+    values = {**hf_defaults().get(FAMILIES[kind].hf_type, {}), **sub}
+    return (kind, values) if key in values or key in FIELDS else None
 
 
 def _class_defaults(model: Model) -> dict[str, object]:
@@ -245,6 +260,10 @@ def edits_from_query(model: Model, query: Mapping[str, Any], warnings: list[str]
             continue
         like = config.get(key, _class_defaults(model).get(key))
         field = field_of_key(model.family, key) if model.has_formulas else key  # n_inner reads as intermediate_size
+        if (nested := None if model.has_formulas else _tower_key(model, key)) is not None:
+            kind, values = nested
+            name = key.partition(".")[2]
+            like, field = values.get(name), field_of_key(FAMILIES[kind], name)
         try:
             parsed = parse_value(field if field in FIELDS else key, _text(value), like)
         except SpecError as exc:

@@ -1,0 +1,388 @@
+"""Whole models: a vision-language or dual-encoder checkpoint as a row of rows.
+
+A :class:`Whole` names the towers of a multimodal ``model_type`` (``text_config`` → the language model or text tower,
+``vision_config`` → the vision tower), the projector between them as formulas in the config's nested names
+(``vision_config.hidden_size*text_config.hidden_size``), and where the LM head sits, the way transformers' modeling
+file composes ``...ForConditionalGeneration`` from ``AutoModel.from_config`` of each sub-config. Each tower is counted
+by its own family row, so the whole is exact with formulas and needs neither torch nor transformers.
+
+How each sub-config is read is transformers' own declaration (``sub_configs_defaults``: the class or default type of
+each tower, the values it starts from when the file leaves it out), generated into ``hf_wholes.json`` by
+``scripts/gen_hf_defaults.py`` together with what each config class does after reading (moving top-level text keys
+into ``text_config``, taking the text config's ``tie_word_embeddings``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from paramscope.engine.params import linear, summarize
+from paramscope.engine.spec import SpecError
+from paramscope.engine.tree import Node, Summary, group
+from paramscope.families.meta_build import MetaResult
+from paramscope.families.schema import as_bool, as_int, hf_defaults
+
+#: The tree prefix of each tower, by the config key that holds it.
+PREFIX = {"text_config": "language_model", "vision_config": "vision", "audio_config": "audio"}
+#: The tree prefix of a text encoder (CLIP's, SigLIP's text tower).
+TEXT_TOWER = "text"
+#: Bounds on the top-level sizes a projector reads (widths; the factors that fold patches into one token).
+MAX_WIDTH = 10**6
+MAX_FACTOR = 64
+
+
+@cache
+def hf_wholes() -> dict[str, dict[str, Any]]:
+    """transformers' declaration of each whole model's sub-configs and top-level defaults (generated data)."""
+    return json.loads(resources.files("paramscope.families").joinpath("hf_wholes.json").read_text())
+
+
+@dataclass(frozen=True)
+class Parts:
+    """What a projector's formula reads: the whole config (top-level keys with the class's defaults), and the
+    resolved towers' configs and their names for ``hidden_size`` in the nested form."""
+
+    config: Mapping[str, Any]
+    defaults: Mapping[str, Any]
+    subs: Mapping[str, Mapping[str, Any]]
+    widths: Mapping[str, tuple[int, str]]  # config key -> (hidden size, "vision_config.hidden_size")
+
+    def get(self, key: str) -> Any:
+        """A top-level key of the whole config, else its class default."""
+        value = self.config.get(key)
+        return self.defaults.get(key) if value is None else value
+
+    def size(self, key: str, limit: int = MAX_WIDTH) -> int:
+        """A top-level whole number, bounded."""
+        value = as_int(key, self.get(key))
+        if not 0 < value <= limit:
+            raise SpecError(key, f"must be between 1 and {limit:,}, got {value:,}")
+        return value
+
+    def tower_key(self, key: str, name: str) -> Any:
+        """A key of a tower's config, else its class's default."""
+        sub = self.subs[key]
+        return sub[name] if sub.get(name) is not None else hf_defaults().get(sub["model_type"], {}).get(name)
+
+    def vision(self) -> tuple[int, str]:
+        return self.widths["vision_config"]
+
+    def text(self) -> tuple[int, str]:
+        return self.widths["text_config"]
+
+    def feature_layers(self) -> tuple[int, str]:
+        """How many vision layers' outputs are concatenated (``vision_feature_layer``: one index or a list)."""
+        layers = self.get("vision_feature_layer")
+        if isinstance(layers, list):
+            if not 0 < len(layers) <= 1_000:
+                raise SpecError("vision_feature_layer", f"expected 1 to 1,000 layers, got {len(layers):,}")
+            return len(layers), "len(vision_feature_layer)"
+        as_int("vision_feature_layer", layers)
+        return 1, ""
+
+
+Projector = Callable[[Parts], list[Node]]
+
+
+@dataclass(frozen=True)
+class Whole:
+    """One multimodal ``model_type``: its class, its towers and its projector."""
+
+    model_type: str
+    class_name: str
+    source: str
+    projector: Projector
+    #: How the language model is built inside the whole: "base" (its ...Model, the LM head outside it, tied by the
+    #: whole config's flag), "causal_lm" (Llama 4: its ...ForCausalLM, tied by the text config's), "" (a text encoder)
+    language: str = "base"
+
+
+def _times(expr: str, factor: str) -> str:
+    return f"{expr}*{factor}" if factor else expr
+
+
+def _two_layer(prefix: str, n_in: int, in_expr: str, parts: Parts, bias: bool) -> list[Node]:
+    """LLaVA's projector: ``linear_1`` into the language model's width, an activation, ``linear_2``."""
+    t, t_expr = parts.text()
+    return [
+        linear(f"{prefix}/linear_1", n_in, in_expr, t, t_expr, bias),
+        linear(f"{prefix}/linear_2", t, t_expr, t, t_expr, bias),
+    ]
+
+
+def _llava(parts: Parts) -> list[Node]:
+    v, v_expr = parts.vision()
+    layers, layers_expr = parts.feature_layers()
+    bias = as_bool("multimodal_projector_bias", parts.get("multimodal_projector_bias"))
+    return _two_layer("projector", v * layers, _times(v_expr, layers_expr), parts, bias)
+
+
+def _llava_next(parts: Parts) -> list[Node]:
+    t, t_expr = parts.text()
+    newline = Node(
+        "projector/image_newline", t, t_expr, shape=f"{t}", note="the learned token that ends a row of tiles"
+    )
+    return [*_llava(parts), newline]
+
+
+def _paligemma(parts: Parts) -> list[Node]:
+    v, v_expr = parts.vision()
+    return [linear("projector/linear", v, v_expr, parts.size("projection_dim"), "projection_dim", True)]
+
+
+def _gemma3(parts: Parts) -> list[Node]:
+    (v, v_expr), (t, t_expr) = parts.vision(), parts.text()
+    return [
+        Node("projector/mm_soft_emb_norm", v, v_expr, shape=f"RMSNorm({v})"),
+        Node(
+            "projector/mm_input_projection_weight", v * t, f"{v_expr}*{t_expr}", shape=f"{v}×{t}", note="a bare matrix"
+        ),
+    ]
+
+
+def _mistral3(parts: Parts) -> list[Node]:
+    v, v_expr = parts.vision()
+    s = parts.size("spatial_merge_size", MAX_FACTOR)
+    merger = linear("projector/patch_merger", v * s * s, f"{v_expr}*spatial_merge_size**2", v, v_expr, False)
+    return [Node("projector/norm", v, v_expr, shape=f"RMSNorm({v})"), merger, *_llava(parts)]
+
+
+def _idefics3(parts: Parts) -> list[Node]:
+    (v, v_expr), (t, t_expr) = parts.vision(), parts.text()
+    s = parts.size("scale_factor", MAX_FACTOR)
+    return [linear("projector/proj", v * s * s, f"{v_expr}*scale_factor**2", t, t_expr, False)]
+
+
+def _aya_vision(parts: Parts) -> list[Node]:
+    (v, v_expr), (t, t_expr) = parts.vision(), parts.text()
+    d = parts.size("downsample_factor", MAX_FACTOR)
+    wide, wide_expr = v * d * d, f"{v_expr}*downsample_factor**2"
+    if parts.config.get("alignment_intermediate_size") is None:  # not a field of the class: the text width
+        inner, inner_expr = parts.text()
+    else:
+        inner, inner_expr = parts.size("alignment_intermediate_size"), "alignment_intermediate_size"
+    return [
+        Node("projector/layernorm", 2 * wide, f"2*{wide_expr}", shape=f"LayerNorm({wide})"),
+        linear("projector/linear_1", wide, wide_expr, inner, inner_expr, True),
+        linear("projector/linear_2", inner // 2, f"{inner_expr}//2", t, t_expr, True),
+    ]
+
+
+def _internvl(parts: Parts) -> list[Node]:
+    v, v_expr = parts.vision()
+    ratio = parts.get("downsample_ratio")
+    if isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or not 1 / MAX_FACTOR <= ratio <= 1:
+        raise SpecError("downsample_ratio", f"expected a number between 1/{MAX_FACTOR} and 1, got {ratio!r}")
+    s = int(1 / ratio)
+    wide, wide_expr = v * s * s, f"{v_expr}*int(1/downsample_ratio)**2"
+    return [
+        Node("projector/layer_norm", 2 * wide, f"2*{wide_expr}", shape=f"LayerNorm({wide})"),
+        *_two_layer("projector", wide, wide_expr, parts, True),
+    ]
+
+
+def _llama4(parts: Parts) -> list[Node]:
+    t, t_expr = parts.text()
+    out = as_int("vision_config.vision_output_dim", parts.tower_key("vision_config", "vision_output_dim"))
+    return [linear("projector/linear_1", out, "vision_config.vision_output_dim", t, t_expr, False)]
+
+
+def _gemma4(parts: Parts) -> list[Node]:
+    if "vision_config" not in parts.subs:  # the class leaves the vision tower out when the file does
+        return []
+    (v, v_expr), (t, t_expr) = parts.vision(), parts.text()
+    return [linear("projector/embedding_projection", v, v_expr, t, t_expr, False)]
+
+
+def _clip(parts: Parts) -> list[Node]:
+    (v, v_expr), (t, t_expr) = parts.vision(), parts.text()
+    p = parts.size("projection_dim")
+    return [
+        linear("projector/visual_projection", v, v_expr, p, "projection_dim", False),
+        linear("projector/text_projection", t, t_expr, p, "projection_dim", False),
+        Node("projector/logit_scale", 1, "1", shape="1"),
+    ]
+
+
+def _siglip(parts: Parts) -> list[Node]:
+    return [Node("projector/logit_scale", 1, "1", shape="1"), Node("projector/logit_bias", 1, "1", shape="1")]
+
+
+def _in_tower(parts: Parts) -> list[Node]:
+    """Qwen-VL and GLM-4V: the merger that projects patches into the language model is part of the vision tower."""
+    return []
+
+
+_HF = "https://github.com/huggingface/transformers/blob/main/src/transformers/models/"
+
+
+def _row(model_type: str, class_name: str, projector: Projector, language: str = "base", file: str = "") -> Whole:
+    return Whole(
+        model_type, class_name, f"{_HF}{file or model_type}/modeling_{file or model_type}.py", projector, language
+    )
+
+
+WHOLES: dict[str, Whole] = {
+    row.model_type: row
+    for row in (
+        _row("llava", "LlavaForConditionalGeneration", _llava),
+        _row("llava_next", "LlavaNextForConditionalGeneration", _llava_next),
+        _row("llava_onevision", "LlavaOnevisionForConditionalGeneration", _llava_next),
+        _row("paligemma", "PaliGemmaForConditionalGeneration", _paligemma),
+        _row("gemma3", "Gemma3ForConditionalGeneration", _gemma3),
+        _row("gemma4", "Gemma4ForConditionalGeneration", _gemma4),
+        _row("mistral3", "Mistral3ForConditionalGeneration", _mistral3),
+        _row("idefics3", "Idefics3ForConditionalGeneration", _idefics3),
+        _row("smolvlm", "SmolVLMForConditionalGeneration", _idefics3),
+        _row("aya_vision", "AyaVisionForConditionalGeneration", _aya_vision),
+        _row("internvl", "InternVLForConditionalGeneration", _internvl),
+        _row("llama4", "Llama4ForConditionalGeneration", _llama4, language="causal_lm"),
+        _row("qwen2_vl", "Qwen2VLForConditionalGeneration", _in_tower),
+        _row("qwen2_5_vl", "Qwen2_5_VLForConditionalGeneration", _in_tower),
+        _row("qwen3_vl", "Qwen3VLForConditionalGeneration", _in_tower),
+        _row("qwen3_vl_moe", "Qwen3VLMoeForConditionalGeneration", _in_tower),
+        _row("qwen3_5", "Qwen3_5ForConditionalGeneration", _in_tower),
+        _row("qwen3_5_moe", "Qwen3_5MoeForConditionalGeneration", _in_tower),
+        _row("glm4v", "Glm4vForConditionalGeneration", _in_tower),
+        _row("glm4v_moe", "Glm4vMoeForConditionalGeneration", _in_tower),
+        _row("clip", "CLIPModel", _clip, language=""),
+        _row("siglip", "SiglipModel", _siglip, language=""),
+    )
+}
+
+
+class TowerWithoutRow(SpecError):
+    """A tower of a whole model that no family row reads (Gemma 4's audio tower): transformers counts the whole."""
+
+
+def _sub_configs(model_type: str, config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Each tower's config as transformers' composite config reads it: the file's sub-config or the class's starting
+    values, typed by the class (or by the file when the class takes any type), with the top-level text keys moved in
+    when the file has no ``text_config`` (Qwen2-VL written the old way)."""
+    data = hf_wholes()[model_type]
+    out: dict[str, dict[str, Any]] = {}
+    for key, declared in data["subs"].items():
+        sub = config.get(key)
+        if sub is None and key == "text_config" and data["text_keys"]:
+            sub = {k: config[k] for k in data["text_keys"] if k in config}
+        elif sub is None:
+            if declared["optional"]:
+                continue
+            sub = declared["init"]
+        if not isinstance(sub, Mapping):
+            raise SpecError(key, "expected a JSON object ({...})")
+        sub = dict(sub)
+        kind = sub.get("model_type", declared["type"]) if declared["auto"] else declared["type"]
+        if not isinstance(kind, str):
+            raise SpecError(f"{key}.model_type", f"expected a text, got {json.dumps(kind)[:40]}")
+        sub["model_type"] = kind
+        out[key] = sub
+    return out
+
+
+def _nested(node: Node, key: str, prefix: str) -> Node:
+    """A tower's tree under ``prefix/``, the leaves' formulas in the whole config's nested names
+    (``hidden_size`` → ``vision_config.hidden_size``)."""
+    kids = tuple(_nested(kid, key, prefix) for kid in node.children)
+    formula = node.formula if kids else _IDENTIFIER.sub(rf"{key}.\1", node.formula)
+    repeat_name = _IDENTIFIER.sub(rf"{key}.\1", node.repeat_name)
+    path = f"{prefix}/{node.path}" if node.path else prefix
+    return node._replace(path=path, formula=formula, children=kids, repeat_name=repeat_name)
+
+
+_IDENTIFIER = re.compile(r"(?<![\w.])([A-Za-z_]\w*)(?![\w(])")
+
+
+def compose(config: Mapping[str, Any]) -> MetaResult:
+    """The whole model's parameter tree and headline numbers from its towers' rows and its projector's formulas.
+
+    ``SpecError`` naming the nested key (``vision_config.hidden_size``) for a value a tower's row refuses;
+    :class:`TowerWithoutRow` when a tower has no row.
+    """
+    from paramscope.families import FAMILIES, MAX_PARAMS, read
+
+    model_type = str(config["model_type"])
+    whole, data = WHOLES[model_type], hf_wholes()[model_type]
+    subs = _sub_configs(model_type, config)
+    children: list[Node] = []
+    widths: dict[str, tuple[int, str]] = {}
+    summaries: list[Summary] = []
+    text_spec = None
+    for key, sub in subs.items():
+        kind = sub["model_type"]
+        if kind not in FAMILIES:
+            raise TowerWithoutRow(f"{key}.model_type", f"{kind[:60]!r} has no formula row")
+        family = FAMILIES[kind]
+        language = key == "text_config" and whole.language
+        sub = {k: v for k, v in sub.items() if k != "architectures"}
+        if language:  # built as the whole's modeling file builds it, whatever the sub-config names
+            sub["architectures"] = [family.class_name(whole.language)]
+        try:
+            spec = read(sub).spec
+        except SpecError as exc:
+            raise SpecError(f"{key}.{exc.field}", exc.message) from None
+        summary = summarize(spec)
+        summaries.append(summary)
+        prefix = PREFIX[key] if key != "text_config" or language else TEXT_TOWER
+        children.append(_nested(summary.tree, key, prefix))
+        width_key = family.key_for("hidden_size", sub) or "hidden_size"
+        widths[key] = (spec.hidden_size, f"{key}.{width_key}")
+        if key == "text_config":
+            text_spec = spec
+    parts = Parts(config, data["defaults"], subs, widths)
+    projector = whole.projector(parts)
+    if projector:
+        children.append(group("projector", projector))
+    head = 0
+    if whole.language == "base" and text_spec is not None:
+        tied = config.get("tie_word_embeddings")
+        tied = data["defaults"].get("tie_word_embeddings") if tied is None else as_bool("tie_word_embeddings", tied)
+        tied = bool(tied) or (data["tie_from_text"] and bool(parts.tower_key("text_config", "tie_word_embeddings")))
+        t, t_expr = widths["text_config"]
+        v, vocab_key = text_spec.vocab_size, FAMILIES[subs["text_config"]["model_type"]].key_for("vocab_size", {})
+        if tied:
+            lm = Node(
+                "head/lm", 0, "0 (tied)", shape=f"{t}×{v}", note="tied to language_model/embedding/token: counted once"
+            )
+        else:
+            lm = linear("head/lm", t, t_expr, v, f"text_config.{vocab_key or 'vocab_size'}", False)
+            head = lm.count
+        children.append(group("head", [lm], note=lm.note))
+        subs["text_config"]["tie_word_embeddings"] = tied  # the language model, loaded alone, keeps the whole's head
+    tree = group("", children)
+    total = tree.count
+    if total > MAX_PARAMS:
+        raise SpecError("config", f"{total:.3g} parameters is more than the supported {MAX_PARAMS:.0e}: lower a size")
+    embedding = sum(s.embedding for s in summaries) + head
+    tables = sum(s.input_embedding for s in summaries)
+    inactive = sum(s.total - s.active for s in summaries)
+    summary = Summary(
+        total=total,
+        embedding=embedding,
+        non_embedding=total - embedding,
+        active=total - inactive,
+        tree=tree,
+        input_embedding=tables,
+    )
+    notes = (
+        f"counted with formulas: {whole.class_name} is its towers' rows, "
+        + (f"its projector ({tree.get('projector'):,})" if projector else "its projector inside the vision tower")
+        + (", its LM head" if whole.language == "base" else ""),
+        "embedding: the towers' tables (token, position, patch) and an untied LM head; active: all but the routed "
+        "experts a token does not use",
+    )
+    return MetaResult(
+        tree=tree,
+        summary=summary,
+        class_name=whole.class_name,
+        model_type=model_type,
+        notes=notes,
+        sub_configs=subs,
+        formulas=True,
+    )
