@@ -12,7 +12,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from paramscope.app import ICON, freeze_imports, page_style, ui_explore, ui_hub
-from paramscope.app.controls import apply_controls, model_controls, run_controls
+from paramscope.app.controls import apply_controls, model_controls, run_controls, whole_controls
 from paramscope.app.picker import preset_picker
 from paramscope.app.session import (
     TAB_KEY,
@@ -85,6 +85,9 @@ def model_view(tab: dict, messages: DeltaGenerator, link_slot: DeltaGenerator, s
     with st.sidebar:
         if model.has_formulas:
             model_controls(error, culprit)
+        elif model.counted_by == "towers":
+            whole_controls()
+            st.caption(ui_hub.what_runs(model))
         else:
             st.caption(f"No controls for the whole model, counted by transformers. {ui_hub.what_runs(model)}")
     with link_slot:

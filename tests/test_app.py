@@ -203,8 +203,22 @@ def test_each_preset_loads(session, name):
     assert {"preset": name} == session.query_params
     assert [] == [shown(e.value) for e in session.error]
     base = presets.load(name)
+    if not presets.model(name).has_formulas:  # a whole model: each tower's sizes, in place
+        assert base.hidden_size == session.number_input(key="f.text_config.hidden_size").value
+        return
     assert base.hidden_size == session.number_input(key="f.hidden_size").value
     assert base.num_hidden_layers == session.slider(key="f.num_hidden_layers").value
+
+
+def test_a_whole_models_towers_are_edited_in_place(session):
+    """Whole LLaVA 1.5: the side panel edits the language model's and the vision tower's sizes in the whole config;
+    the total follows as transformers builds the edited file (32 → 16 language layers: 16 × 202,383,360 fewer),
+    and the link carries the nested key."""
+    move(session, "selectbox", "preset", "llava-1.5-7b")
+    move(session, "number_input", "f.text_config.num_hidden_layers", 16)
+    assert f"{7_063_427_072 - 16 * 202_383_360:,}" == total(session)
+    assert {"preset": "llava-1.5-7b", "text_config.num_hidden_layers": "16"} == session.query_params
+    assert [] == [shown(e.value) for e in session.error]
 
 
 # (kind, widget key, value, the config keys the edit writes, the link it leaves)

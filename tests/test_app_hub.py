@@ -158,11 +158,10 @@ def test_multimodal_model_and_its_towers(page_hub: HubServer) -> None:
     captions = [shown(c.value) for c in at.caption]
     assert any(f"the language model (gemma3_text, with formulas): {language:,}" in c for c in captions)
     assert any(f"the vision tower (siglip_vision_model, with formulas): {tower:,}" in c for c in captions)
-    rest = whole - language - tower
-    assert any(
-        f"the rest (projectors, scales, a head outside the language model, parts without formulas): {rest:,}" in c
-        for c in captions
-    )
+    rest = whole - language - tower  # the projector: the tree's row, with formulas in the nested names
+    table = at.dataframe[0].value
+    projector = table[table["component"].str.strip() == "projector"]
+    assert [rest] == list(projector["parameters"])
     next(b for b in at.button if "Edit the vision tower" in b.label).click().run()
     assert not at.exception
     assert f"{tower:,}" == total(at)
@@ -186,7 +185,7 @@ def test_memory_and_compute_of_a_multimodal_model(page_hub: HubServer) -> None:
         whole = sum(p.numel() for p in Gemma3ForConditionalGeneration(Gemma3Config(**config)).parameters())
         language = sum(p.numel() for p in Gemma3ForCausalLM(Gemma3TextConfig(**text)).parameters())
     at = fresh({"hf": "fixture/tiny-gemma3", "tab": "Memory"})
-    assert any(f"{whole - language:,} parameters, counted by transformers" in shown(c.value) for c in at.caption)
+    assert any(f"{whole - language:,} parameters, counted with formulas" in shown(c.value) for c in at.caption)
     formulas = " ".join(at.table[0].value["formula"])
     assert f"{whole - language:,} vision / audio tower and projector weights × 2 B" in formulas
     at = fresh({"hf": "fixture/tiny-gemma3", "tab": "Compute"})
@@ -208,13 +207,15 @@ def test_a_hub_that_cannot_answer_now_keeps_the_link_and_says_what_to_do(page_hu
 
 
 def test_a_whole_multimodal_model_gets_one_story(page_hub: HubServer) -> None:
-    """A whole Gemma 3 (counted by transformers, its language model with formulas): the Parameters tab's banner and
-    the side panel say the same thing, that Memory and Compute run on its language model and the controls edit one
-    tower at a time (the side panel said "No controls: no family row", Your model "memory, compute and the controls
-    need a family row")."""
+    """A whole Gemma 3 (a whole-model row: its towers with formulas): the Parameters tab's banner and the side panel
+    say the same thing, that Memory and Compute run on its language model and the side panel edits each tower in
+    place, and the side panel holds those controls (it said "No controls: no family row", Your model "memory,
+    compute and the controls need a family row")."""
     at = fresh({"hf": "fixture/tiny-gemma3"})
-    story = "Memory and Compute run on its language model"
-    banner = [shown(i.value) for i in at.info if "counted by transformers" in shown(i.value)]
-    side = [shown(c.value) for c in at.sidebar.caption if "counted by transformers" in shown(c.value)]
+    story = "Memory and Compute run on its language model, with the other towers held as weights; the side panel"
+    banner = [shown(i.value) for i in at.info if "counted with formulas" in shown(i.value)]
+    side = [shown(c.value) for c in at.sidebar.caption if story in shown(c.value)]
     assert (True, True) == (all(story in t for t in banner + side), bool(banner and side)), (banner, side)
+    keys = {w.key for w in at.sidebar.number_input}
+    assert {"f.text_config.num_hidden_layers", "f.vision_config.num_hidden_layers"} <= keys
     assert not any("family row" in t for t in side)

@@ -13,7 +13,7 @@ from paramscope import summarize
 from paramscope.engine.spec import SpecError
 from paramscope.io import link, presets
 
-HF_PRESETS = [n for n in presets.names() if presets.model(n).model_type != "paramscope"]
+HF_PRESETS = [n for n in presets.row_names() if presets.model(n).model_type != "paramscope"]
 
 #: One edit of each kind a user makes; each applies where the family has a key for it.
 EDITS = {

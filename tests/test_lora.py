@@ -18,7 +18,7 @@ LAYER_KEYS = ("num_hidden_layers", "n_layer", "num_layers", "encoder_layers", "d
 def _one_per_type() -> list[str]:
     """The first preset of each model type (a transformers class exists for all but ParamScope's own)."""
     seen: dict[str, str] = {}
-    for name in presets.names():
+    for name in presets.row_names():
         seen.setdefault(presets.get(name).config["model_type"], name)
     return [name for mt, name in sorted(seen.items()) if mt != "paramscope"]
 
@@ -111,7 +111,7 @@ def _types_without_preset() -> list[str]:
     """One differential case per model type that has no preset (its small config from those tests)."""
     from test_engine_vs_hf import CASES
 
-    with_preset = {presets.get(n).config["model_type"] for n in presets.names()}
+    with_preset = {presets.get(n).config["model_type"] for n in presets.row_names()}
     chosen: dict[str, str] = {}
     for name, config in CASES.items():
         if config["model_type"] not in with_preset and config["model_type"] in FAMILIES:

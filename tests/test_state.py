@@ -12,7 +12,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from paramscope import read
-from paramscope.engine.params import summarize
 from paramscope.engine.spec import FIELDS, validate
 from paramscope.io import link, presets
 
@@ -32,7 +31,7 @@ def edited(name: str, **keys: object) -> object:
 def test_bare_preset_link(name):
     """?preset=NAME alone is that preset (its published total), with no warning, and writes back to itself."""
     model, warnings = link.model_from_query({"preset": name})
-    assert (presets.get(name).expected_total, []) == (summarize(model.spec).total, warnings)
+    assert (presets.get(name).expected_total, []) == (model.summary.total, warnings)
     assert {"preset": name} == link.query_from_model(model)
 
 

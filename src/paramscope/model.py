@@ -279,6 +279,9 @@ def _write(config: dict[str, Any], key: str, value: Any) -> None:
         return
     if tower not in TOWERS or not name or "." in name:
         raise SpecError(key, f"not a key of this config (a nested key is {' or '.join(TOWERS)} and a key of it)")
+    if tower not in config and name in _moved_text_keys(config):  # written the old way: the class moves it in
+        _write(config, name, value)
+        return
     sub = config.get(tower)
     sub = dict(sub) if isinstance(sub, dict) else {}
     if value is not DELETED and name in _LAYER_KEYS and type(value) is int:
@@ -287,6 +290,14 @@ def _write(config: dict[str, Any], key: str, value: Any) -> None:
             _follow_layer_count(sub, old, value)
     _write(sub, name, value)
     config[tower] = sub
+
+
+def _moved_text_keys(config: Mapping[str, Any]) -> list[str]:
+    """The top-level keys a whole model's config class moves into a missing ``text_config`` (Qwen2-VL's)."""
+    from paramscope.families import wholes
+
+    kind = config.get("model_type")
+    return wholes.hf_wholes()[kind]["text_keys"] if isinstance(kind, str) and kind in wholes.WHOLES else []
 
 
 #: The keys that count a tower's layers (a nested edit of one rewrites the tower's per-layer lists).

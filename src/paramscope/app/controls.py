@@ -44,6 +44,8 @@ def apply_controls() -> tuple[str, str]:
     Returns the error that blocks an impossible edit and the field it names; the last valid model stays.
     """
     model: Model = st.session_state.model
+    if model.counted_by == "towers":  # a whole model: each tower's sizes, in place
+        return _apply_tower_controls(model)
     if not model.has_formulas:  # counted by transformers: no controls
         return "", ""
     edits = {
@@ -69,6 +71,51 @@ def apply_controls() -> tuple[str, str]:
         if WIDGET + name in st.session_state and edits.get(name) is None:  # box shows what the class defaults to
             st.session_state[WIDGET + name] = control_value(edited, name)
     return "", ""
+
+
+#: The sizes of each tower that a whole model's controls edit in place, by the tower's own key, nested in the whole
+#: config (``text_config.num_hidden_layers``).
+TOWER_FIELDS = ("num_hidden_layers", "hidden_size", "intermediate_size", "num_attention_heads", "vocab_size")
+
+
+def tower_controls(model: Model) -> list[tuple[str, str, str, int]]:
+    """(widget key, label, nested config key, value) of each tower size a whole model's controls edit."""
+    out = []
+    for role, tower in model.towers:
+        for name in TOWER_FIELDS:
+            key = tower.family.key_for(name, tower.config)
+            value = getattr(tower.spec, name)
+            if key is not None and value:
+                out.append(
+                    (f"{WIDGET}{tower.origin}.{key}", f"{role.capitalize()}: {key}", f"{tower.origin}.{key}", value)
+                )
+    return out
+
+
+def _apply_tower_controls(model: Model) -> tuple[str, str]:
+    """A whole model's moved tower controls as one edit of its nested keys; the error and key when it is refused."""
+    edits = {
+        nested: int(st.session_state[widget])
+        for widget, _, nested, value in tower_controls(model)
+        if widget in st.session_state and st.session_state[widget] != value
+    }
+    if not edits:
+        return "", ""
+    try:
+        st.session_state.model = model.edit(**edits)
+    except SpecError as exc:
+        return str(exc), exc.field
+    return "", ""
+
+
+def whole_controls() -> None:
+    """Each tower's main sizes, edited in place in the whole config: the total, the tree, memory and compute follow."""
+    model: Model = st.session_state.model
+    st.caption("Each tower's sizes, edited in place in the whole config (the link writes `text_config.…`).")
+    for widget, label, nested, value in tower_controls(model):
+        if widget not in st.session_state:
+            st.session_state[widget] = value
+        st.number_input(label, min_value=0, step=1, key=widget, help=f"{nested} in the whole config.json")
 
 
 def control_value(model: Model, name: str) -> object:

@@ -118,6 +118,11 @@ def render_costs_of_towers(model: Model) -> None:
 def what_runs(model: Model) -> str:
     """What the page does with a model counted by transformers, in the one wording every place uses (the Parameters
     tab, the Your model tab and the side panel said three different things)."""
+    if model.counted_by == "towers" and model.cost_spec is not None:
+        return (
+            "Memory and Compute run on its language model, with the other towers held as weights; the side panel edits "
+            "each tower's sizes in place (the buttons on the Parameters tab load one tower alone, with every control)."
+        )
     if model.cost_spec is not None:
         return (
             "Memory and Compute run on its language model, with the other towers held as weights; the controls edit "

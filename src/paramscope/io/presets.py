@@ -15,7 +15,6 @@ from importlib import resources
 from typing import Any
 
 from paramscope.engine.spec import Spec
-from paramscope.families import read
 from paramscope.model import Model
 
 _HUB_SOURCE = re.compile(r"https://huggingface\.co/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/blob/")
@@ -72,6 +71,11 @@ def names() -> list[str]:
     return list(_sorted_names())
 
 
+def row_names() -> list[str]:
+    """The presets one family row reads (every preset but the whole models, whose towers are composed)."""
+    return [n for n in names() if model(n).has_formulas]
+
+
 @cache
 def _sorted_names() -> tuple[str, ...]:
     presets = _all()
@@ -93,8 +97,15 @@ def get(name: str) -> Preset:
 
 @cache
 def load(name: str) -> Spec:
-    """The Spec of preset ``name``, read through the config reader like any imported config.json."""
-    return read(get(name).config).spec
+    """The Spec of preset ``name``, read through the config reader like any imported config.json; for a whole model
+    (its towers composed), the spec its costs run on: its language model, the other towers held as weights."""
+    whole = model(name)
+    if whole.has_formulas:
+        return whole.spec
+    spec = whole.cost_spec
+    if spec is None:  # a preset is a model with costs: the tests hold every file to it
+        raise ValueError(f"preset {name!r}: a whole model without a language model")
+    return spec
 
 
 @cache
