@@ -599,7 +599,7 @@ def test_random_walk_never_crashes(seed):
             continue  # the control is hidden or disabled for the model in view
         move(at, kind, key, rng.choice(values))
         model = at.session_state["model"]
-        assert f"{summarize(model.spec).total:,}" == total(at)
+        assert f"{model.summary.total:,}" == total(at)
         if not at.error:
             back, warnings = link.model_from_query(dict(at.query_params))
             assert (model.config, []) == (back.config, warnings)
