@@ -29,6 +29,7 @@ from pathlib import Path
 
 import torch
 import transformers
+from measure_peaks import cache_bytes  # the same storages, counted once
 from transformers import AutoConfig
 
 from paramscope import from_config
@@ -81,24 +82,6 @@ def _allocated() -> int:
     return torch.cuda.memory_allocated()
 
 
-def _cache_bytes(cache: object) -> int:
-    """Every tensor the cache object holds (its layers' keys and values), each storage once."""
-    seen: dict[int, int] = {}
-
-    def walk(obj: object, depth: int) -> None:
-        if isinstance(obj, torch.Tensor):
-            seen[obj.untyped_storage().data_ptr()] = obj.untyped_storage().nbytes()
-        elif depth < 4 and isinstance(obj, list | tuple):
-            for item in obj:
-                walk(item, depth + 1)
-        elif depth < 4 and hasattr(obj, "__dict__"):
-            for item in vars(obj).values():
-                walk(item, depth + 1)
-
-    walk(cache, 0)
-    return sum(seen.values())
-
-
 def _runtime_mib() -> float:
     """GPU memory the process holds with no model or data: the CUDA context and loaded kernels beyond PyTorch's
     allocator, and the workspaces inside it (cuBLAS's), in MiB."""
@@ -118,11 +101,11 @@ def _inference(name: str, config: dict, batch: int, seq: int) -> dict:
     with torch.no_grad():
         out = model(input_ids=ids, use_cache=True, logits_to_keep=1)
     peak = torch.cuda.max_memory_allocated() - floor
-    kv_prefill = _cache_bytes(out.past_key_values)
+    kv_prefill = cache_bytes(out.past_key_values)
     with torch.no_grad():  # one decode step: transformers' sliding layers keep a view of the whole prompt until then
         nxt = torch.randint(0, spec.vocab_size, (batch, 1), device="cuda")
         out = model(input_ids=nxt, past_key_values=out.past_key_values, use_cache=True, logits_to_keep=1)
-    kv = _cache_bytes(out.past_key_values)
+    kv = cache_bytes(out.past_key_values)
     predicted = parts(memory(spec, settings))
     row = {
         "model": name,

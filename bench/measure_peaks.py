@@ -159,6 +159,7 @@ def build(cfg, dtype):
 
 
 def cache_bytes(cache):
+    """Every tensor the cache object holds (its layers' keys and values), each storage once."""
     seen = {}
 
     def walk(obj, depth):
