@@ -117,9 +117,8 @@ for model_type in sorted(WHOLES):
         probe = 12_345
         moved = _quiet(cls, max_position_embeddings=probe)
         if getattr(moved.text_config, "max_position_embeddings", None) == probe:
-            names = list(inspect.signature(text_cls.__init__).parameters) + ["rope_parameters", "rope_scaling"]
-            text_keys = sorted(k for k in dict.fromkeys(names) if k not in ("self", "kwargs", "architectures"))
-            text_keys.append("rope_theta")
+            names = [*inspect.signature(text_cls.__init__).parameters, "rope_parameters", "rope_scaling", "rope_theta"]
+            text_keys = [k for k in names if k not in ("self", "kwargs", "architectures")]
         tied = _quiet(
             cls, text_config={"model_type": text["type"], "tie_word_embeddings": True}, tie_word_embeddings=False
         )

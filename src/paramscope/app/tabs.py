@@ -28,8 +28,8 @@ RUN_TABS = ("Memory", "Compute", "Compare", "Why so big?")  # the tabs that use 
 
 def parameters_tab(model: Model) -> None:
     """The exact total and its parts, the charts, the whole tree (on demand) and the downloads."""
-    if not model.has_formulas:  # a model type without a family row: transformers' count and module tree
-        ui_hub.render_counted_by_transformers(model, on_use=use_model)
+    if not model.has_formulas:  # a whole model composed from its towers, or a type counted by transformers
+        ui_hub.render_whole_or_long_tail(model, on_use=use_model)
         if model.hub_id:
             ui_hub.render_checkpoint(model)
         return

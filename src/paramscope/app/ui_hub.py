@@ -118,31 +118,26 @@ def render_costs_of_towers(model: Model) -> None:
 def what_runs(model: Model) -> str:
     """What the page does with a model counted by transformers, in the one wording every place uses (the Parameters
     tab, the Your model tab and the side panel said three different things)."""
-    if model.counted_by == "towers" and model.cost_spec is not None:
-        return (
-            "Memory and Compute run on its language model, with the other towers held as weights; the side panel edits "
-            "each tower's sizes in place (the buttons on the Parameters tab load one tower alone, with every control)."
-        )
     if model.cost_spec is not None:
-        return (
-            "Memory and Compute run on its language model, with the other towers held as weights; the controls edit "
-            "one tower at a time (the buttons on the Parameters tab load it)."
+        controls = (
+            "the side panel edits each tower's sizes in place (the buttons on the Parameters tab load one tower "
+            "alone, with every control)"
+            if model.counted_by == "towers"
+            else "the controls edit one tower at a time (the buttons on the Parameters tab load it)"
         )
+        return f"Memory and Compute run on its language model, with the other towers held as weights; {controls}."
     return (
         "Memory, Compute and the controls need its formulas, which this type has not; edit its config.json in the "
         "Your model tab."
     )
 
 
-def render_counted_by_transformers(model: Model, on_use: Callable[[Model], None]) -> None:
-    """A model type with no family row: transformers' own count, its module tree (repeated layers folded)."""
+def render_whole_or_long_tail(model: Model, on_use: Callable[[Model], None]) -> None:
+    """A config no single row reads: a whole model composed from its towers' rows (formulas in the nested names), or
+    transformers' own count of a type without a row; the count, the towers, the module tree (repeated layers
+    folded)."""
     meta = model.meta
     s = meta.summary
-    why = (
-        "has a family row that cannot describe this config (the first note below says why)"
-        if model.notes[:1] and model.notes[0].startswith("no formulas:")
-        else "has no family row here"
-    )
     if meta.formulas:
         st.info(
             f"**{quoted(model.model_type)}** is a whole model, **counted with formulas**: {meta.class_name} as its "
@@ -151,6 +146,11 @@ def render_counted_by_transformers(model: Model, on_use: Callable[[Model], None]
             icon=":material/info:",
         )
     else:
+        why = (
+            "has a family row that cannot describe this config (the first note below says why)"
+            if model.notes[:1] and model.notes[0].startswith("no formulas:")
+            else "has no family row here"
+        )
         st.info(
             f"**{quoted(model.model_type)}** {why}, so it is **counted by transformers, no formulas**: "
             f"{meta.class_name} built on the meta device (no memory, no weights). " + what_runs(model),

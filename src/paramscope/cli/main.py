@@ -168,7 +168,7 @@ def cmd_count(args: argparse.Namespace) -> int:
     print(f"{'total':<{width}}  {s.total:>17,}  {short(s.total):>7}")
     print(f"{'embedding':<{width}}  {s.embedding:>17,}  ({EMBEDDING_CONVENTION})")
     print(f"{'non-embedding':<{width}}  {s.non_embedding:>17,}")
-    if s.active != s.total:
+    if formulas and (spec := model.cost_spec) is not None and spec.is_moe:
         print(f"{'active per token':<{width}}  {s.active:>17,}")
         print(f"{'  less input tables':<{width}}  {s.active_without_input_embedding:>17,}  (as some model cards count)")
     if ignored:

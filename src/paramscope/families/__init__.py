@@ -58,17 +58,21 @@ def family_of(data: Mapping[str, Any]) -> Family:
 MAX_PARAMS = 10**15
 
 
-def read(data: Mapping[str, Any]) -> ReadResult:
-    """Turn a config mapping into a validated Spec; raise ``SpecError`` naming the bad key."""
-    family = family_of(data)
-    spec, cfg = family.read(data)
-    total = count(spec).count
+def check_total(total: int) -> None:
+    """Refuse a config that builds more than ``MAX_PARAMS`` parameters (one stack, or a whole model's towers)."""
     if total > MAX_PARAMS:
         raise SpecError(
             "config",
             f"{total:.3g} parameters is more than the supported {MAX_PARAMS:.0e} (1,000 × the largest released model): "
             "lower a size",
         )
+
+
+def read(data: Mapping[str, Any]) -> ReadResult:
+    """Turn a config mapping into a validated Spec; raise ``SpecError`` naming the bad key."""
+    family = family_of(data)
+    spec, cfg = family.read(data)
+    check_total(count(spec).count)
     ignored = tuple(sorted(k for k in data if k not in cfg.used and k not in METADATA))
     return ReadResult(spec=spec, ignored=ignored, model_type=family.model_type)
 

@@ -222,10 +222,8 @@ def _in_tower(parts: Parts) -> list[Node]:
 _HF = "https://github.com/huggingface/transformers/blob/main/src/transformers/models/"
 
 
-def _row(model_type: str, class_name: str, projector: Projector, language: str = "base", file: str = "") -> Whole:
-    return Whole(
-        model_type, class_name, f"{_HF}{file or model_type}/modeling_{file or model_type}.py", projector, language
-    )
+def _row(model_type: str, class_name: str, projector: Projector, language: str = "base") -> Whole:
+    return Whole(model_type, class_name, f"{_HF}{model_type}/modeling_{model_type}.py", projector, language)
 
 
 WHOLES: dict[str, Whole] = {
@@ -286,6 +284,10 @@ def _sub_configs(model_type: str, config: Mapping[str, Any]) -> dict[str, dict[s
     return out
 
 
+#: A name in a formula (not a function called, not already nested): ``hidden_size`` in ``(hidden_size + 1)*3``.
+_IDENTIFIER = re.compile(r"(?<![\w.])([A-Za-z_]\w*)(?![\w(])")
+
+
 def _nested(node: Node, key: str, prefix: str) -> Node:
     """A tower's tree under ``prefix/``, the leaves' formulas in the whole config's nested names
     (``hidden_size`` → ``vision_config.hidden_size``)."""
@@ -296,16 +298,13 @@ def _nested(node: Node, key: str, prefix: str) -> Node:
     return node._replace(path=path, formula=formula, children=kids, repeat_name=repeat_name)
 
 
-_IDENTIFIER = re.compile(r"(?<![\w.])([A-Za-z_]\w*)(?![\w(])")
-
-
 def compose(config: Mapping[str, Any]) -> MetaResult:
     """The whole model's parameter tree and headline numbers from its towers' rows and its projector's formulas.
 
     ``SpecError`` naming the nested key (``vision_config.hidden_size``) for a value a tower's row refuses;
     :class:`TowerWithoutRow` when a tower has no row.
     """
-    from paramscope.families import FAMILIES, MAX_PARAMS, read
+    from paramscope.families import FAMILIES, check_total, read
 
     model_type = str(config["model_type"])
     whole, data = WHOLES[model_type], hf_wholes()[model_type]
@@ -357,8 +356,7 @@ def compose(config: Mapping[str, Any]) -> MetaResult:
         subs["text_config"]["tie_word_embeddings"] = tied  # the language model, loaded alone, keeps the whole's head
     tree = group("", children)
     total = tree.count
-    if total > MAX_PARAMS:
-        raise SpecError("config", f"{total:.3g} parameters is more than the supported {MAX_PARAMS:.0e}: lower a size")
+    check_total(total)
     embedding = sum(s.embedding for s in summaries) + head
     tables = sum(s.input_embedding for s in summaries)
     inactive = sum(s.total - s.active for s in summaries)

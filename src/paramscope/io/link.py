@@ -135,10 +135,7 @@ def _tower_key(model: Model, name: str) -> tuple[str, dict[str, Any]] | None:
     """For a nested name of a whole model's tower (``text_config.num_hidden_layers``): the tower's model_type and its
     config as the whole reads it with its class's defaults; None for any other name."""
     tower, dot, key = name.partition(".")
-    try:
-        sub = model.meta.sub_configs.get(tower) if dot else None
-    except SpecError:
-        return None
+    sub = model.meta.sub_configs.get(tower) if dot else None
     kind = sub.get("model_type") if isinstance(sub, dict) else None
     if not isinstance(kind, str) or kind not in FAMILIES:
         return None
