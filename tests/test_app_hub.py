@@ -162,11 +162,11 @@ def test_multimodal_model_and_its_towers(page_hub: HubServer) -> None:
     table = at.dataframe[0].value
     projector = table[table["component"].str.strip() == "projector"]
     assert [rest] == list(projector["parameters"])
-    next(b for b in at.button if "Edit the vision tower" in b.label).click().run()
+    next(b for b in at.button if "Load the vision tower" in b.label).click().run()
     assert not at.exception
     assert f"{tower:,}" == total(at)
     at = fresh({"hf": "fixture/tiny-gemma3"})
-    next(b for b in at.button if "Edit the language model" in b.label).click().run()
+    next(b for b in at.button if "Load the language model" in b.label).click().run()
     assert not at.exception
     assert f"{language:,}" == total(at)
     assert at.number_input(key="f.hidden_size").value == 64

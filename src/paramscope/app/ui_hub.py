@@ -164,7 +164,7 @@ def render_whole_or_long_tail(model: Model, on_use: Callable[[Model], None]) -> 
         st.caption(note)
     for role, tower in model.towers:
         st.button(
-            f"Edit the {role} ({tower.model_type}) with formulas",
+            f"Load the {role} ({tower.model_type}) alone",
             key=f"x_tower_{tower.origin}",
             on_click=on_use,
             args=(tower,),
