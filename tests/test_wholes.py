@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from paramscope.families.wholes import WHOLES
-from paramscope.model import Model
+from paramscope.model import FOLLOW_LAYERS, Model
 
 hf = pytest.importorskip("transformers")
 
@@ -205,33 +205,45 @@ def test_a_whole_is_counted_where_torch_is_not_installed(monkeypatch: pytest.Mon
         Model.from_config({"model_type": "gemma4", **SMALL["gemma4"], "audio_config": {}})
 
 
+#: The tower sizes a random edit draws, by Spec field (written by each tower's own key, nested).
 _EDITS = {
-    "text_config.num_hidden_layers": st.integers(1, 4),
-    "text_config.vocab_size": st.integers(50, 300),
-    "text_config.intermediate_size": st.integers(8, 64),
-    "vision_config.num_hidden_layers": st.integers(1, 3),
-    "vision_config.intermediate_size": st.integers(8, 64),
+    "num_hidden_layers": st.integers(1, 4),
+    "intermediate_size": st.sampled_from([8, 16, 24, 40, 64]),
+    "vocab_size": st.integers(50, 300),
 }
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    model_type=st.sampled_from(["llava", "gemma3", "mistral3", "internvl", "smolvlm", "aya_vision", "clip"]),
-    edits=st.dictionaries(st.sampled_from(sorted(_EDITS)), st.integers(1, 4), min_size=1, max_size=3),
-    data=st.data(),
-)
-def test_random_nested_edits_of_either_tower_equal_transformers(model_type: str, edits: dict, data: Any) -> None:
-    """Editing either tower in place by its nested name (``text_config.num_hidden_layers``) rebuilds the whole model
-    as transformers builds the edited config, and the edit survives a link and a config.json round trip."""
+def _nested_keys(model: Model) -> dict[str, str]:
+    """Each tower's key for the fields of ``_EDITS``, nested (``vision_config.depth``) -> the field."""
+    return {
+        f"{tower.origin}.{key}": name
+        for _, tower in model.towers
+        for name in _EDITS
+        if (key := tower.family.key_for(name, tower.config)) and getattr(tower.spec, name)
+    }
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(model_type=st.sampled_from(sorted(SMALL)), data=st.data())
+def test_random_nested_edits_of_either_tower_equal_transformers(model_type: str, data: Any) -> None:
+    """Editing either tower of any whole model in place by its nested name (``text_config.num_hidden_layers``,
+    ``vision_config.depth``) rebuilds the whole model as transformers builds the edited config, and the edit survives
+    a link and a config.json round trip."""
     from paramscope.io import link
 
-    values = {key: data.draw(_EDITS[key], label=key) for key in edits}
     start = Model.from_config({"model_type": model_type, **SMALL[model_type]}, origin="upload")
+    keys = _nested_keys(start)
+    picked = data.draw(st.lists(st.sampled_from(sorted(keys)), min_size=1, max_size=3, unique=True), label="keys")
+    values = {key: data.draw(_EDITS[keys[key]], label=key) for key in picked}
     edited = start.edit(**values)
     assert _hf_total(edited.config) == edited.summary.total
     before = {k: start.config[k.partition(".")[0]].get(k.partition(".")[2]) for k in values}
-    assert {k: v for k, v in values.items() if v != before[k]} == edited.edits
+    follows = {k for k in edited.edits if k.partition(".")[2] in FOLLOW_LAYERS}  # per-layer lists follow the count
+    assert {k: v for k, v in values.items() if v != before[k]} == {
+        k: edited.edits[k] for k in edited.edits if k not in follows
+    }
     query = link.query_from_model(edited)
+    assert not follows & set(query)  # the link leaves them out: the count's edit rebuilds them
     again, warnings_ = link.edits_from_query(start, query, [])
     assert (again.config, warnings_) == (edited.config, [])
     assert Model.from_config(json.loads(json.dumps(edited.config))).summary == edited.summary

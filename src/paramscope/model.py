@@ -284,7 +284,7 @@ def _write(config: dict[str, Any], key: str, value: Any) -> None:
         return
     sub = config.get(tower)
     sub = dict(sub) if isinstance(sub, dict) else {}
-    if value is not DELETED and name in _LAYER_KEYS and type(value) is int:
+    if value is not DELETED and name in TOWER_LAYER_KEYS and type(value) is int:
         old = sub.get(name)
         if type(old) is int:
             _follow_layer_count(sub, old, value)
@@ -301,7 +301,7 @@ def _moved_text_keys(config: Mapping[str, Any]) -> list[str]:
 
 
 #: The keys that count a tower's layers (a nested edit of one rewrites the tower's per-layer lists).
-_LAYER_KEYS = frozenset({"num_hidden_layers", "depth", "num_layers", "n_layer"})
+TOWER_LAYER_KEYS = frozenset({"num_hidden_layers", "depth", "num_layers", "n_layer"})
 
 
 def _canonical(config: Mapping[str, Any]) -> str:
@@ -424,4 +424,4 @@ def field_of_key(family: Family, key: str) -> str:
     return next((name for name, keys in family.keys.items() if key in keys), key)
 
 
-__all__ = ["DELETED", "FOLLOW_LAYERS", "Model", "field_of_key"]
+__all__ = ["DELETED", "FOLLOW_LAYERS", "TOWER_LAYER_KEYS", "Model", "field_of_key"]

@@ -20,7 +20,7 @@ from typing import Any
 from paramscope.engine.spec import FIELDS, SpecError
 from paramscope.families import FAMILIES, hf_defaults
 from paramscope.io import presets
-from paramscope.model import DELETED, FOLLOW_LAYERS, Model, field_of_key
+from paramscope.model import DELETED, FOLLOW_LAYERS, TOWER_LAYER_KEYS, Model, field_of_key
 
 DEFAULT_PRESET = "gpt2"
 PRESET_KEY = "preset"
@@ -296,8 +296,10 @@ def query_from_model(model: Model) -> dict[str, str]:
     edits = model.edits
     follow = model.has_formulas and model.family.key_for("num_hidden_layers", model.base) in edits
     for key, value in sorted(edits.items()):
-        if follow and key in FOLLOW_LAYERS:
-            continue  # rebuilt from the layer-count edit, as Model.edit writes it
+        tower, dot, name = key.partition(".")
+        nested = dot and name in FOLLOW_LAYERS and any(f"{tower}.{k}" in edits for k in TOWER_LAYER_KEYS)
+        if (follow and key in FOLLOW_LAYERS) or nested:
+            continue  # rebuilt from the layer-count edit (of the model or of its tower), as Model.edit writes it
         out[link_key(model, key)] = format_value(value)
     return out
 
