@@ -3,7 +3,7 @@
 #   docker run --rm -p 8501:8501 paramscope      # then open http://localhost:8501
 FROM python:3.11-slim
 
-# curl for the health check; nothing else from the system is needed (the engine is pure Python).
+# curl for the health check; nothing else from the system is needed (torch comes as its CPU wheel).
 RUN apt-get update \
     && apt-get install -y --no-install-recommends curl \
     && rm -rf /var/lib/apt/lists/*
@@ -17,8 +17,9 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 RUN useradd --create-home --uid 1000 app
 WORKDIR /home/app/paramscope
 
-# Dependencies first (requirements.txt installs the package itself with `-e .`, so the sources it needs
-# come along); the rest of the app after, so that editing app.py does not reinstall everything.
+# Dependencies first (requirements.txt installs the package itself with `-e .[app,transformers]`, torch from its CPU
+# index, so the sources it needs come along); the rest of the app after, so that editing app.py does not reinstall
+# everything.
 COPY --chown=app:app pyproject.toml README.md requirements.txt ./
 COPY --chown=app:app src ./src
 COPY --chown=app:app presets ./presets

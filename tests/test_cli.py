@@ -116,3 +116,20 @@ def test_bad_arguments_exit_2_with_one_line(tmp_path: Path, args: tuple[str, ...
     lines = out.stderr.strip().splitlines()
     assert 1 == len(lines), out.stderr
     assert message in lines[0]
+
+
+def test_types_lists_rows_wholes_and_the_long_tail(tmp_path: Path) -> None:
+    """`types --json` names each model type with formulas by the class prefix transformers gives it, each whole model
+    by the transformers class that builds it (its config class's model_type), and says that any other type is counted
+    by transformers here."""
+    import transformers
+
+    out = run("types", "--json", cwd=tmp_path)
+    data = json.loads(out.stdout)
+    wholes = data["wholes_of_rows"]
+    assert (0, True, set(), {}) == (
+        out.returncode,
+        data["others_counted_by_transformers"],
+        set(wholes) & set(data["with_formulas"]),
+        {t: c for t, c in wholes.items() if getattr(transformers, c).config_class.model_type != t},
+    )

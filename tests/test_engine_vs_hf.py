@@ -659,6 +659,13 @@ CASES = {
         model_type="vit", architectures=["ViTForImageClassification"], num_labels=7, qkv_bias=False, **VISION
     ),
     "vit-one-channel": dict(model_type="vit", num_channels=1, **VISION | {"patch_size": 10}),
+    "dinov2-defaults": dict(model_type="dinov2"),
+    "dinov2-giant-swiglu": dict(
+        model_type="dinov2", hidden_size=1536, num_hidden_layers=40, num_attention_heads=24, use_swiglu_ffn=True
+    ),
+    "dinov2-no-mask-token-no-qkv-bias-ratio-3": dict(
+        model_type="dinov2", use_mask_token=False, qkv_bias=False, mlp_ratio=3, **VISION
+    ),
     "clip-vision": dict(model_type="clip_vision_model", **VISION),
     "pixtral": dict(model_type="pixtral", **VISION),
     "idefics3-vision": dict(model_type="idefics3_vision", **VISION),
@@ -831,6 +838,22 @@ CASES = {
         SMALL, model_type="siglip_text_model", projection_size=20, max_position_embeddings=9
     ),
     "clip-vision-b32": dict(model_type="clip_vision_model"),
+    "siglip2-text-defaults": dict(model_type="siglip2_text_model"),
+    "siglip2-text-projection": dict(
+        SMALL, model_type="siglip2_text_model", projection_size=20, max_position_embeddings=9
+    ),
+    "siglip2-vision-defaults": dict(model_type="siglip2_vision_model"),
+    "siglip2-vision-so400m-naflex": dict(
+        model_type="siglip2_vision_model",
+        hidden_size=1152,
+        intermediate_size=4304,
+        num_hidden_layers=27,
+        num_attention_heads=16,
+        num_patches=1024,
+    ),
+    "siglip2-vision-no-head-odd-patches": dict(
+        model_type="siglip2_vision_model", vision_use_head=False, num_patches=7, num_channels=1, patch_size=3
+    ),
     "siglip-vision-head": dict(model_type="siglip_vision_model", **VISION),
     "siglip-vision-no-head": dict(model_type="siglip_vision_model", vision_use_head=False, num_channels=4, **VISION),
     "minimax-alternating": dict(SMALL, model_type="minimax", head_dim=16, num_local_experts=4, num_experts_per_tok=2),
@@ -2164,6 +2187,7 @@ STRATEGIES = {
         st.booleans(),
     ),
     "siglip_text_model": _decoder("siglip_text_model", max_position_embeddings=7),
+    "siglip2_text_model": _decoder("siglip2_text_model", max_position_embeddings=7),
     **{
         model_type: st.builds(
             lambda model_type, heads, layers, ffn, image, patch, channels, arch: dict(
@@ -2190,6 +2214,7 @@ STRATEGIES = {
             ("vit", [{}, {"architectures": ["ViTForImageClassification"], "num_labels": 5}, {"qkv_bias": False}]),
             ("clip_vision_model", [{}]),
             ("siglip_vision_model", [{}, {"vision_use_head": False}]),
+            ("siglip2_vision_model", [{"num_patches": 9}, {"num_patches": 30, "vision_use_head": False}]),
             ("pixtral", [{}]),
             ("idefics3_vision", [{}]),
             ("smolvlm_vision", [{}]),
@@ -2200,6 +2225,26 @@ STRATEGIES = {
             ),
         )
     },
+    "dinov2": st.builds(
+        lambda heads, layers, ratio, image, patch, switches: dict(
+            model_type="dinov2",
+            hidden_size=4 * heads,
+            num_attention_heads=heads,
+            num_hidden_layers=layers,
+            mlp_ratio=ratio,
+            image_size=image,
+            patch_size=min(patch, image),
+            use_swiglu_ffn=switches[0],
+            use_mask_token=switches[1],
+            qkv_bias=switches[2],
+        ),
+        st.integers(1, 4),
+        st.integers(0, 3),
+        st.integers(1, 5),
+        st.integers(1, 40),
+        st.integers(1, 12),
+        st.tuples(st.booleans(), st.booleans(), st.booleans()),
+    ),
     "zamba2": st.builds(
         lambda cfg, kinds, blocks, adapters: (
             cfg

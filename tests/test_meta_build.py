@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -503,6 +504,14 @@ TOWER_CASES: dict[str, tuple[dict[str, Any], list[tuple[str, str, str, str, dict
         ],
         2,
     ),
+    "siglip2": (
+        {"model_type": "siglip2", "architectures": ["Siglip2Model"]},
+        [
+            ("text tower", "siglip2_text_model", "Siglip2TextModel", "Siglip2TextConfig", {}),
+            ("vision tower", "siglip2_vision_model", "Siglip2VisionModel", "Siglip2VisionConfig", {}),
+        ],
+        2,
+    ),
     "mistral3": (
         {"model_type": "mistral3", "architectures": ["Mistral3ForConditionalGeneration"]},
         [
@@ -820,16 +829,38 @@ def test_a_vision_config_typed_with_the_parents_type_is_read_as_transformers_rea
     assert model.summary.total == sum(m.summary.total for _, m in model.towers)
 
 
-@pytest.mark.parametrize("available_here", [True, False], ids=["with transformers", "as deployed"])
+def test_the_deployed_page_counts_the_long_tail() -> None:
+    """What Community Cloud and the Dockerfile install (requirements.txt) is the package with its `app` and
+    `transformers` extras and torch's CPU index, and those extras pin the torch and transformers this suite checks
+    counts against (the ones installed here); the install a refusal names asks for the same versions."""
+    from importlib.metadata import version
+
+    import tomllib
+
+    from paramscope.model import INSTALL
+
+    root = Path(__file__).resolve().parents[1]
+    lines = [ln.strip() for ln in (root / "requirements.txt").read_text().splitlines() if ln.strip()[:1] not in "#"]
+    extras = tomllib.loads((root / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    pins = {f"{name}=={version(name).split('+')[0]}" for name in ("torch", "transformers")}
+    assert (
+        ["--extra-index-url https://download.pytorch.org/whl/cpu", "-e .[app,transformers]"],
+        pins,
+        True,
+    ) == (lines, set(extras["transformers"]), all(pin in INSTALL for pin in pins))
+
+
+@pytest.mark.parametrize("available_here", [True, False], ids=["with transformers", "without torch"])
 def test_a_refusal_is_one_line_with_the_next_step(monkeypatch: pytest.MonkeyPatch, available_here: bool) -> None:
     """A type without formulas that cannot be counted is refused in one short line that names the type and the one
-    thing to do, never the list of every type with formulas (it was ~170 names): as deployed (no torch), the install
-    command that works (the CPU wheel); with transformers, that transformers does not know it either."""
+    thing to do, never the list of every type with formulas (it was ~170 names): where torch is not installed (the
+    package alone), the install command that works (the CPU wheel); with transformers (the page as deployed), that
+    transformers does not know it either."""
     import paramscope
     from paramscope.families import meta_build
 
     monkeypatch.setattr(meta_build, "available", lambda: available_here)
-    model_type = "dinov2_no_such" if available_here else "dinov2_as_deployed"
+    model_type = "dinov2_no_such" if available_here else "dinov2_without_torch"
     with pytest.raises(ValueError) as err:
         paramscope.from_config({"model_type": model_type, "hidden_size": 8})
     message = str(err.value)

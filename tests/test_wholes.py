@@ -126,6 +126,10 @@ SMALL: dict[str, dict[str, Any]] = {
         text_config=dict(_TEXT, max_position_embeddings=16),
         vision_config=dict(_VISION, image_size=32, patch_size=8),
     ),
+    "siglip2": dict(
+        text_config=dict(_TEXT, max_position_embeddings=16),
+        vision_config=dict(_VISION, num_patches=20, patch_size=8),
+    ),
 }
 
 
@@ -191,8 +195,9 @@ def test_the_head_is_tied_as_the_class_decides(model_type: str, top: bool) -> No
 
 
 def test_a_whole_is_counted_where_torch_is_not_installed(monkeypatch: pytest.MonkeyPatch) -> None:
-    """As deployed (requirements.txt: no torch), a whole model is still counted exactly with formulas; a tower no row
-    reads (Gemma 4's audio tower) is refused in one line naming the nested key and the install that counts it."""
+    """Without torch (the package alone, as the CLI may be installed), a whole model is still counted exactly with
+    formulas; a tower no row reads (Gemma 4's audio tower) is refused in one line naming the nested key and the install
+    that counts it."""
     from paramscope.engine.spec import SpecError
     from paramscope.families import meta_build
 

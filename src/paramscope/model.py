@@ -380,7 +380,8 @@ def _beyond_row(config_json: str) -> BeyondRow | None:
     return None
 
 
-#: The install that lets a type without formulas be counted by transformers on the meta device (the CPU build of torch:
+#: Where the package was installed without its `transformers` extra: the install that lets a type without formulas be
+#: counted by transformers on the meta device (the CPU build of torch:
 #: a plain `pip install torch` fetches a multi-GB CUDA build).
 INSTALL = (
     "`pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu && pip install transformers==5.23.0`"

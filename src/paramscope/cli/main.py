@@ -242,18 +242,27 @@ def cmd_fit(args: argparse.Namespace) -> int:
 
 
 def cmd_types(args: argparse.Namespace) -> int:
-    """The model types with formulas (a family row each), and whether any other type can be counted here."""
-    from paramscope.families import FAMILIES, meta_build
+    """The model types with formulas (a family row each, and the whole models made of them), and whether any other
+    type can be counted here."""
+    from paramscope.families import FAMILIES, meta_build, wholes
 
     rows = {t: f.class_prefix for t, f in sorted(FAMILIES.items()) if t != "paramscope"}
+    whole = {t: w.class_name for t, w in sorted(wholes.WHOLES.items())}
     long_tail = meta_build.available()
     if args.json:
-        print(json.dumps({"with_formulas": rows, "others_counted_by_transformers": long_tail}, indent=1))
+        print(
+            json.dumps(
+                {"with_formulas": rows, "wholes_of_rows": whole, "others_counted_by_transformers": long_tail}, indent=1
+            )
+        )
         return 0
     for model_type, prefix in rows.items():
         print(f"{model_type:<28} {prefix}")
+    for model_type, class_name in whole.items():
+        print(f"{model_type:<28} {class_name} (whole: its towers' rows and its projector)")
     print(
-        f"{len(rows)} model types with formulas; any other type transformers knows is "
+        f"{len(rows)} model types with formulas and {len(whole)} whole models of them; any other type transformers "
+        "knows is "
         + ("counted by building its class on the meta device." if long_tail else f"counted once {INSTALL} is run.")
     )
     return 0

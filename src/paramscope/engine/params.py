@@ -744,6 +744,8 @@ def _image_input(spec: Spec) -> list[Node]:
     ]
     if spec.class_token:
         out.append(Node("embedding/class", h, "hidden_size", shape=f"{h}", note="the class token, before the patches"))
+    if spec.mask_token:
+        out.append(Node("embedding/mask", h, "hidden_size", shape=f"{h}", note="stands in for masked patches"))
     return out
 
 

@@ -305,6 +305,7 @@ class Spec:
     patch_bias: bool = True  # the patch convolution's bias (CLIP: none)
     patch_linear: bool = False  # Llama 4: patches unfolded into one nn.Linear (LoRA adapts it) instead of a conv
     class_token: bool = False  # a learned class token before the patches (ViT, CLIP; SigLIP: none)
+    mask_token: bool = False  # DINOv2: a learned vector that replaces masked patches in pretraining
     num_labels: int = 0  # image_classification: the classifier's outputs
     attention_pool: bool = False  # SigLIP: a multi-head attention-pooling head (probe, attention, norm, MLP)
     pooled_projection: int = 0  # SigLIP's text tower: a linear layer with a bias from the pooled token to this width

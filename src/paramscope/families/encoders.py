@@ -230,6 +230,17 @@ VIT = Family(
     extra_heads=("image_classification",),
     padding_row=False,
 )
+DINOV2 = VIT.but(
+    model_type="dinov2",
+    class_prefix="Dinov2",
+    source=f"{TF}/dinov2/modeling_dinov2.py",
+    keys=dict(intermediate_size=None),  # mlp_ratio x hidden_size (the hook)
+    # ViT's embeddings with a mask token, its pre-norm layers with a learned scale after attention and after the MLP
+    # (lambda1, hidden_size each), a plain or SwiGLU MLP with biases, a LayerNorm after the stack, no pooler layer
+    fixed=dict(layer_scales=True),
+    hooks=(hooks.dinov2,),
+    extra_heads=(),
+)
 CLIP_VISION = VIT.but(
     model_type="clip_vision_model",
     class_prefix="CLIPVision",
@@ -250,6 +261,16 @@ SIGLIP_VISION = CLIP_VISION.but(
     # no class token (the patches only), a patch bias, no norm before the layers; post_layernorm, then the
     # attention-pooling head (vision_use_head)
     fixed=dict(patch_bias=True, class_token=False, embedding_norm=False),
+)
+SIGLIP2_VISION = SIGLIP_VISION.but(
+    model_type="siglip2_vision_model",
+    class_prefix="Siglip2Vision",
+    source=f"{TF}/siglip2/modeling_siglip2.py",
+    keys=dict(image_size=None, max_position_embeddings=("num_patches",)),
+    derive=dict(max_position_embeddings=None),  # a table of num_patches rows, resized to each image's patch grid
+    # SigLIP's tower for images of any shape (NaFlex): patches flattened into one linear layer with a bias
+    fixed=dict(patch_linear=True),
+    extra_hooks=(hooks.siglip2_nominal_image,),
 )
 IDEFICS3_VISION = SIGLIP_VISION.but(
     model_type="idefics3_vision",
@@ -485,6 +506,11 @@ SIGLIP_TEXT = CLIP_TEXT.but(
     keys=dict(pooled_projection=("projection_size",)),  # its head: the last token projected, with a bias
     derive=dict(pooled_projection=Rule("hidden_size", lambda d: d["hidden_size"])),
 )
+SIGLIP2_TEXT = SIGLIP_TEXT.but(
+    model_type="siglip2_text_model",
+    class_prefix="Siglip2Text",
+    source=f"{TF}/siglip2/modeling_siglip2.py",
+)
 
 ROWS = (
     BERT,
@@ -501,8 +527,10 @@ ROWS = (
     WHISPER,
     T5GEMMA,
     VIT,
+    DINOV2,
     CLIP_VISION,
     SIGLIP_VISION,
+    SIGLIP2_VISION,
     IDEFICS3_VISION,
     SMOLVLM_VISION,
     PIXTRAL,
@@ -519,4 +547,5 @@ ROWS = (
     QWEN3_VL_MOE_VISION,
     CLIP_TEXT,
     SIGLIP_TEXT,
+    SIGLIP2_TEXT,
 )

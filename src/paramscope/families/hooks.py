@@ -5,6 +5,7 @@ A hook takes the reader (``Cfg``) and the values read so far, and sets Spec fiel
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -331,6 +332,12 @@ def gemma4_nominal_image(c: Cfg, d: Values) -> None:
     d["image_size"] = 16 * k * (d["patch_size"] or 0)
 
 
+def siglip2_nominal_image(c: Cfg, d: Values) -> None:
+    """SigLIP 2 takes images of any shape up to ``num_patches`` patches; the nominal image is the square grid its
+    position table is resized from: int(sqrt(num_patches)) patches a side (16 x 16 at the default 256)."""
+    d["image_size"] = math.isqrt(d["max_position_embeddings"] or 0) * (d["patch_size"] or 0)
+
+
 def sinusoid_width(c: Cfg, d: Values) -> None:
     """XGLM builds its sinusoidal positions with a step of log(10000) / (hidden_size // 2 - 1): a width under 4 cannot
     be built (transformers divides by zero)."""
@@ -391,6 +398,22 @@ def mlp_ratio(c: Cfg, d: Values) -> None:
     if ratio < 1:
         raise SpecError("mlp_ratio", f"must be at least 1 (got {ratio})")
     d["intermediate_size"] = d["hidden_size"] * ratio if d["hidden_size"] is not None else None
+
+
+def dinov2(c: Cfg, d: Values) -> None:
+    """DINOv2: the MLP is ``mlp_ratio`` x hidden_size wide, or with ``use_swiglu_ffn`` a gated SiLU MLP of two
+    thirds of that rounded up to a multiple of 8 (biases either way); a mask token unless ``use_mask_token`` is
+    false."""
+    ratio = c.int("mlp_ratio", default=4)  # a whole number, as Dinov2Config types it
+    if ratio < 1:
+        raise SpecError("mlp_ratio", f"must be at least 1 (got {ratio})")
+    width = d["hidden_size"] * ratio if d["hidden_size"] is not None else None
+    d["mlp_gated"] = c.bool("use_swiglu_ffn", default=False)
+    if d["mlp_gated"] and width is not None:
+        width = (int(width * 2 / 3) + 7) // 8 * 8
+        d["hidden_act"] = "silu"
+    d["intermediate_size"] = width
+    d["mask_token"] = c.bool("use_mask_token", default=True)
 
 
 def internvl_vision(c: Cfg, d: Values) -> None:

@@ -251,6 +251,7 @@ WHOLES: dict[str, Whole] = {
         _row("glm4v_moe", "Glm4vMoeForConditionalGeneration", _in_tower),
         _row("clip", "CLIPModel", _clip, language=""),
         _row("siglip", "SiglipModel", _siglip, language=""),
+        _row("siglip2", "Siglip2Model", _siglip, language=""),
     )
 }
 
