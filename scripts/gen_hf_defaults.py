@@ -100,7 +100,8 @@ def _quiet(cls: type, **kwargs: object) -> object:
 # How each whole model's config class reads its towers (its sub_configs_defaults: the class, or the default type of
 # an AutoConfig sub-config, and the values used when the file leaves it out), and what it does after: whether it moves
 # top-level text keys into a missing text_config (the keys it moves), and whether it takes the text config's
-# tie_word_embeddings when its own is false. The last two are read by building the config, not from its source.
+# tie_word_embeddings when its own is false (read by building the config, not from its source); and whether the
+# model class ties its LM head at all (its _tied_weights_keys: Qwen2-Audio's and Voxtral's declare none).
 wholes = {}
 for model_type in sorted(WHOLES):
     cls = CONFIG_MAPPING[model_type]
@@ -108,7 +109,19 @@ for model_type in sorted(WHOLES):
     for key, declared in cls.sub_configs_defaults.items():
         auto = not issubclass(declared.config_class, transformers.PreTrainedConfig)
         init = json.loads(json.dumps(declared.init_kwargs))
-        subs[key] = {"type": declared.model_type, "auto": auto, "init": init, "optional": declared.optional}
+        # whether a sub-config the file states is laid over the starting values (Voxtral's text_config) or read alone
+        # (judged on the starting values that differ from the sub-config class's own defaults; rope_theta is moved)
+        stated = getattr(_quiet(cls, **{key: {"model_type": declared.model_type}}), key, None)
+        alone = _quiet(CONFIG_MAPPING[declared.model_type])
+        differ = {k: v for k, v in init.items() if getattr(alone, k, None) not in (v, None)}
+        merged = bool(differ) and all(getattr(stated, k, None) == v for k, v in differ.items())
+        subs[key] = {
+            "type": declared.model_type,
+            "auto": auto,
+            "init": init,
+            "optional": declared.optional,
+            "over_init": merged,
+        }
     text = subs.get("text_config")
     text_keys: list[str] = []
     tie_from_text = False
@@ -128,6 +141,7 @@ for model_type in sorted(WHOLES):
         "subs": subs,
         "text_keys": sorted(set(text_keys)),
         "tie_from_text": tie_from_text,
+        "ties_head": bool(getattr(transformers, WHOLES[model_type].class_name)._tied_weights_keys),
     }
 path = path.with_name("hf_wholes.json")
 path.write_text(json.dumps(wholes, indent=1, sort_keys=True) + "\n")

@@ -666,6 +666,20 @@ CASES = {
     "dinov2-no-mask-token-no-qkv-bias-ratio-3": dict(
         model_type="dinov2", use_mask_token=False, qkv_bias=False, mlp_ratio=3, **VISION
     ),
+    "qwen2-audio-encoder-defaults": dict(model_type="qwen2_audio_encoder"),
+    "qwen2-audio-encoder-small": dict(
+        model_type="qwen2_audio_encoder",
+        d_model=16,
+        encoder_layers=2,
+        encoder_attention_heads=4,
+        encoder_ffn_dim=24,
+        num_mel_bins=8,
+        max_source_positions=30,
+    ),
+    "voxtral-encoder-defaults": dict(model_type="voxtral_encoder"),
+    "voxtral-encoder-small-aliases": dict(
+        model_type="voxtral_encoder", d_model=16, encoder_layers=2, num_attention_heads=4, intermediate_size=24
+    ),
     "clip-vision": dict(model_type="clip_vision_model", **VISION),
     "pixtral": dict(model_type="pixtral", **VISION),
     "idefics3-vision": dict(model_type="idefics3_vision", **VISION),
@@ -2245,6 +2259,26 @@ STRATEGIES = {
         st.integers(1, 12),
         st.tuples(st.booleans(), st.booleans(), st.booleans()),
     ),
+    **{
+        model_type: st.builds(
+            lambda model_type, heads, layers, ffn, mels, positions: dict(
+                model_type=model_type,
+                d_model=4 * heads,
+                encoder_attention_heads=heads,
+                encoder_layers=layers,
+                encoder_ffn_dim=ffn,
+                num_mel_bins=mels,
+                max_source_positions=positions,
+            ),
+            st.just(model_type),
+            st.integers(1, 4),
+            st.integers(0, 3),
+            st.integers(1, 40),
+            st.integers(1, 16),
+            st.integers(1, 50),
+        )
+        for model_type in ("qwen2_audio_encoder", "voxtral_encoder")
+    },
     "zamba2": st.builds(
         lambda cfg, kinds, blocks, adapters: (
             cfg

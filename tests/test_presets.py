@@ -107,6 +107,19 @@ def test_published_moe_totals_and_active(name: str, total: str, active: str, wit
     assert (total, active) == (rounded(s.total, total), rounded(shown, active))
 
 
+#: Hub pages' and papers' rounded totals: (preset, total in billions at the source's rounding).
+PUBLISHED_ROUNDED = [
+    ("voxtral-mini-3b-2507", "4.68"),  # mistralai/Voxtral-Mini-3B-2507 on the Hub: 4.68B params
+    ("qwen2-audio-7b-instruct", "8.4"),  # Qwen/Qwen2-Audio-7B-Instruct on the Hub: 8.4B params
+]
+
+
+@pytest.mark.parametrize(("name", "total"), PUBLISHED_ROUNDED)
+def test_published_rounded_totals(name: str, total: str) -> None:
+    """Presets whose sources print a rounded total reproduce it at that rounding."""
+    assert total == f"{presets.model(name).summary.total / 1e9:.{len(total.partition('.')[2])}f}"
+
+
 def _files() -> list[tuple[str, dict]]:
     folder = resources.files("paramscope.preset_data")
     out = []

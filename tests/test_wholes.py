@@ -117,6 +117,14 @@ SMALL: dict[str, dict[str, Any]] = {
         vision_config=dict(depth=1, hidden_size=16, num_heads=2, out_hidden_size=48, intermediate_size=20)
         | dict(patch_size=4, image_size=16),
     ),
+    "qwen2_audio": dict(
+        text_config=dict(_TEXT_KV, model_type="qwen2"),
+        audio_config=dict(d_model=16, encoder_layers=1, encoder_attention_heads=2, encoder_ffn_dim=24, num_mel_bins=8),
+    ),
+    "voxtral": dict(
+        text_config=dict(_TEXT_KV, model_type="llama"),
+        audio_config=dict(_VISION, num_mel_bins=8, max_source_positions=30),
+    ),
     "clip": dict(
         text_config=dict(_TEXT, max_position_embeddings=16),
         vision_config=dict(_VISION, image_size=32, patch_size=8),
@@ -170,16 +178,16 @@ def test_a_whole_at_its_class_defaults_equals_transformers(model_type: str) -> N
 @pytest.mark.parametrize("model_type", sorted(SMALL))
 def test_a_small_whole_equals_transformers_tower_by_tower(model_type: str) -> None:
     """A small whole config: the total equals transformers', the tree holds each tower under its prefix
-    (``language_model/``, ``vision/``, ``text/``) and every leaf of the projector and head has a formula in the
+    (``language_model/``, ``vision/`` or ``audio/``, ``text/``) and every leaf of a tower has a formula in the
     config's nested names."""
     config = {"model_type": model_type, **SMALL[model_type]}
     model = Model.from_config(config)
     tree = model.summary.tree
     assert _hf_total(config) == model.summary.total == sum(n.count for n in tree.children)
-    assert {"vision"} <= {n.path for n in tree.children}
+    assert {"vision", "audio"} & {n.path for n in tree.children}
     assert {"language_model", "text"} & {n.path for n in tree.children}
     for node in tree.walk():
-        if node.path.startswith(("vision/", "language_model/", "text/")) and not node.children and node.count:
+        if node.path.startswith(("vision/", "audio/", "language_model/", "text/")) and not node.children and node.count:
             assert "_config." in node.formula, node.path
 
 

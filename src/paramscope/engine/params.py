@@ -712,11 +712,10 @@ def _positions(prefix: str, spec: Spec, source: bool = False) -> list[Node]:
     return out
 
 
-def _audio_input(spec: Spec) -> list[Node]:
-    """Whisper's encoder input: two Conv1d of kernel 3 with biases, mel bins to hidden_size, then hidden_size to
-    hidden_size at stride 2."""
+def _audio_input(spec: Spec, prefix: str) -> list[Node]:
+    """Whisper's encoder input (and an audio tower's, Qwen2-Audio's, Voxtral's): two Conv1d of kernel 3 with biases,
+    mel bins to hidden_size, then hidden_size to hidden_size at stride 2."""
     h, mel = spec.hidden_size, spec.audio_mel_bins
-    prefix = "encoder/embedding/audio"
     convs = [
         Node(f"{prefix}/conv1", mel * h * 3 + h, "audio_mel_bins*hidden_size*3 + hidden_size", shape=f"{mel}×{h}×3"),
         Node(f"{prefix}/conv2", h * h * 3 + h, "hidden_size*hidden_size*3 + hidden_size", shape=f"{h}×{h}×3"),
@@ -831,6 +830,8 @@ def _count(spec: Spec) -> Node:
         emb.append(Node("embedding/token", v * e, f"vocab_size*{e_expr}", shape=f"{v}×{e}"))
     if spec.image_size:
         emb += _image_input(spec)
+    if spec.audio_mel_bins and not spec.is_encoder_decoder:
+        emb += _audio_input(spec, "embedding/audio")
     if spec.per_layer_input:
         w, w_expr, rows = (
             spec.num_hidden_layers * spec.per_layer_input,
@@ -875,7 +876,7 @@ def _count(spec: Spec) -> Node:
             stack: list[Node] = []
             if v and (not spec.share_stack_embeddings or (name == "encoder" and spec.encoder_embedding)):
                 stack.append(Node(f"{name}/embedding/token", v * h, "vocab_size*hidden_size", shape=f"{v}×{h}"))
-            stack += _audio_input(spec) if name == "encoder" and spec.audio_mel_bins else []
+            stack += _audio_input(spec, "encoder/embedding/audio") if name == "encoder" and spec.audio_mel_bins else []
             stack += _positions(f"{name}/embedding", spec, source=name == "encoder")
             if spec.embedding_norm:
                 stack.append(norm(f"{name}/embedding/norm", spec, h, "hidden_size"))

@@ -167,6 +167,37 @@ WHISPER = BART.but(
     hooks=(hooks.same_encoder_decoder, hooks.whisper),
 )
 
+QWEN2_AUDIO_ENCODER = WHISPER.but(
+    model_type="qwen2_audio_encoder",
+    class_prefix="Qwen2AudioEncoder",
+    source=f"{TF}/qwen2_audio/modeling_qwen2_audio.py",
+    keys=dict(
+        vocab_size=None,
+        num_decoder_layers=None,
+        tie_word_embeddings=None,
+        source_positions=None,
+        max_position_embeddings=("max_source_positions",),
+    ),
+    linked=dict(encoder_attention_heads=None, encoder_ffn_dim=None),
+    # Whisper's encoder alone, the audio tower of a whole model: two convolutions over mel frames, a position table
+    # of max_source_positions rows (frozen, still a parameter), its layers and a final LayerNorm; no token table
+    fixed=dict(encoder_only=True, vocab_size=0, tie_word_embeddings=False, position_offset=0),
+    hooks=(),
+    class_names={"base": "Qwen2AudioEncoder"},
+    default_arch="base",
+)
+VOXTRAL_ENCODER = QWEN2_AUDIO_ENCODER.but(
+    model_type="voxtral_encoder",
+    class_prefix="VoxtralEncoder",
+    source=f"{TF}/voxtral/modeling_voxtral.py",
+    keys=dict(
+        hidden_size=("hidden_size", "d_model"),
+        num_hidden_layers=("num_hidden_layers", "encoder_layers"),
+        num_attention_heads=("num_attention_heads", "encoder_attention_heads"),
+        intermediate_size=("intermediate_size", "encoder_ffn_dim"),
+    ),
+    class_names={"base": "VoxtralEncoder"},
+)
 T5GEMMA = Family(
     model_type="t5gemma",
     class_prefix="T5Gemma",
@@ -525,6 +556,8 @@ ROWS = (
     MT5,
     BART,
     WHISPER,
+    QWEN2_AUDIO_ENCODER,
+    VOXTRAL_ENCODER,
     T5GEMMA,
     VIT,
     DINOV2,

@@ -214,6 +214,24 @@ def _siglip(parts: Parts) -> list[Node]:
     return [Node("projector/logit_scale", 1, "1", shape="1"), Node("projector/logit_bias", 1, "1", shape="1")]
 
 
+def _qwen2_audio(parts: Parts) -> list[Node]:
+    """Qwen2-Audio: one linear layer with a bias from the audio tower's width to the language model's."""
+    a, a_expr = parts.widths["audio_config"]
+    t, t_expr = parts.text()
+    return [linear("projector/linear", a, a_expr, t, t_expr, True)]
+
+
+def _voxtral(parts: Parts) -> list[Node]:
+    """Voxtral: four audio frames concatenated (the audio tower's ``intermediate_size``, 4 x its width), then two
+    bias-free linear layers into the language model's width."""
+    sub = parts.subs["audio_config"]
+    key = (
+        "encoder_ffn_dim" if sub.get("intermediate_size") is None and "encoder_ffn_dim" in sub else "intermediate_size"
+    )
+    width = as_int(f"audio_config.{key}", parts.tower_key("audio_config", key))
+    return _two_layer("projector", width, f"audio_config.{key}", parts, False)
+
+
 def _in_tower(parts: Parts) -> list[Node]:
     """Qwen-VL and GLM-4V: the merger that projects patches into the language model is part of the vision tower."""
     return []
@@ -249,6 +267,8 @@ WHOLES: dict[str, Whole] = {
         _row("qwen3_5_moe", "Qwen3_5MoeForConditionalGeneration", _in_tower),
         _row("glm4v", "Glm4vForConditionalGeneration", _in_tower),
         _row("glm4v_moe", "Glm4vMoeForConditionalGeneration", _in_tower),
+        _row("qwen2_audio", "Qwen2AudioForConditionalGeneration", _qwen2_audio),
+        _row("voxtral", "VoxtralForConditionalGeneration", _voxtral),
         _row("clip", "CLIPModel", _clip, language=""),
         _row("siglip", "SiglipModel", _siglip, language=""),
         _row("siglip2", "Siglip2Model", _siglip, language=""),
@@ -261,9 +281,10 @@ class TowerWithoutRow(SpecError):
 
 
 def _sub_configs(model_type: str, config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """Each tower's config as transformers' composite config reads it: the file's sub-config or the class's starting
-    values, typed by the class (or by the file when the class takes any type), with the top-level text keys moved in
-    when the file has no ``text_config`` (Qwen2-VL written the old way)."""
+    """Each tower's config as transformers' composite config reads it: the file's sub-config (laid over the class's
+    starting values where the class does so) or those starting values, typed by the class (or by the file when the
+    class takes any type), with the top-level text keys moved in when the file has no ``text_config`` (Qwen2-VL
+    written the old way)."""
     data = hf_wholes()[model_type]
     out: dict[str, dict[str, Any]] = {}
     for key, declared in data["subs"].items():
@@ -276,7 +297,7 @@ def _sub_configs(model_type: str, config: Mapping[str, Any]) -> dict[str, dict[s
             sub = declared["init"]
         if not isinstance(sub, Mapping):
             raise SpecError(key, "expected a JSON object ({...})")
-        sub = dict(sub)
+        sub = {**declared["init"], **sub} if declared["over_init"] else dict(sub)  # Voxtral's text_config
         kind = sub.get("model_type", declared["type"]) if declared["auto"] else declared["type"]
         if not isinstance(kind, str):
             raise SpecError(f"{key}.model_type", f"expected a text, got {json.dumps(kind)[:40]}")
@@ -344,6 +365,7 @@ def compose(config: Mapping[str, Any]) -> MetaResult:
         tied = config.get("tie_word_embeddings")
         tied = data["defaults"].get("tie_word_embeddings") if tied is None else as_bool("tie_word_embeddings", tied)
         tied = bool(tied) or (data["tie_from_text"] and bool(parts.tower_key("text_config", "tie_word_embeddings")))
+        tied = tied and data["ties_head"]  # a class that declares no tied weights keeps its own head whatever the flag
         t, t_expr = widths["text_config"]
         v, vocab_key = text_spec.vocab_size, FAMILIES[subs["text_config"]["model_type"]].key_for("vocab_size", {})
         if tied:
