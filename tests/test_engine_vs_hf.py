@@ -663,6 +663,20 @@ CASES = {
     "dinov2-giant-swiglu": dict(
         model_type="dinov2", hidden_size=1536, num_hidden_layers=40, num_attention_heads=24, use_swiglu_ffn=True
     ),
+    "dinov2-with-registers-defaults": dict(model_type="dinov2_with_registers"),
+    "dinov2-with-registers-giant-swiglu-16": dict(
+        model_type="dinov2_with_registers",
+        hidden_size=1536,
+        num_hidden_layers=40,
+        num_attention_heads=24,
+        use_swiglu_ffn=True,
+        num_register_tokens=16,
+        image_size=518,
+        patch_size=14,
+    ),
+    "dinov2-with-registers-none-mask-token-ignored": dict(
+        model_type="dinov2_with_registers", num_register_tokens=0, use_mask_token=False, **VISION
+    ),
     "dinov2-no-mask-token-no-qkv-bias-ratio-3": dict(
         model_type="dinov2", use_mask_token=False, qkv_bias=False, mlp_ratio=3, **VISION
     ),
@@ -2050,6 +2064,29 @@ def _gpt_neo(cfg: dict, kinds: list[str]) -> dict:
     return cfg | {"num_layers": layers, "attention_types": [[kinds[:layers], 1]]}
 
 
+#: DINOv2's sizes and switches (its MLP is mlp_ratio x the width, plain or SwiGLU).
+_DINOV2 = st.builds(
+    lambda heads, layers, ratio, image, patch, switches: dict(
+        model_type="dinov2",
+        hidden_size=4 * heads,
+        num_attention_heads=heads,
+        num_hidden_layers=layers,
+        mlp_ratio=ratio,
+        image_size=image,
+        patch_size=min(patch, image),
+        use_swiglu_ffn=switches[0],
+        use_mask_token=switches[1],
+        qkv_bias=switches[2],
+    ),
+    st.integers(1, 4),
+    st.integers(0, 3),
+    st.integers(1, 5),
+    st.integers(1, 40),
+    st.integers(1, 12),
+    st.tuples(st.booleans(), st.booleans(), st.booleans()),
+)
+
+
 STRATEGIES = {
     "llama": _decoder("llama", attention_bias=True, mlp_bias=False),
     "mistral": _decoder("mistral"),
@@ -2239,25 +2276,11 @@ STRATEGIES = {
             ),
         )
     },
-    "dinov2": st.builds(
-        lambda heads, layers, ratio, image, patch, switches: dict(
-            model_type="dinov2",
-            hidden_size=4 * heads,
-            num_attention_heads=heads,
-            num_hidden_layers=layers,
-            mlp_ratio=ratio,
-            image_size=image,
-            patch_size=min(patch, image),
-            use_swiglu_ffn=switches[0],
-            use_mask_token=switches[1],
-            qkv_bias=switches[2],
-        ),
-        st.integers(1, 4),
-        st.integers(0, 3),
-        st.integers(1, 5),
-        st.integers(1, 40),
-        st.integers(1, 12),
-        st.tuples(st.booleans(), st.booleans(), st.booleans()),
+    "dinov2": _DINOV2,
+    "dinov2_with_registers": st.builds(
+        lambda cfg, registers: cfg | {"model_type": "dinov2_with_registers", "num_register_tokens": registers},
+        _DINOV2,
+        st.integers(0, 5),
     ),
     **{
         model_type: st.builds(

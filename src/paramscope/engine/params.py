@@ -743,6 +743,10 @@ def _image_input(spec: Spec) -> list[Node]:
     ]
     if spec.class_token:
         out.append(Node("embedding/class", h, "hidden_size", shape=f"{h}", note="the class token, before the patches"))
+    if spec.register_tokens:
+        n = spec.register_tokens
+        note = "learned tokens after the class token, dropped at the output"
+        out.append(Node("embedding/registers", n * h, "register_tokens*hidden_size", shape=f"{n}×{h}", note=note))
     if spec.mask_token:
         out.append(Node("embedding/mask", h, "hidden_size", shape=f"{h}", note="stands in for masked patches"))
     return out

@@ -83,6 +83,7 @@ LIMITS = {
     "image_size": 1_048_576,
     "patch_size": 1_048_576,
     "num_channels": 65_536,
+    "register_tokens": 1_048_576,
     "num_labels": 10_000_000,
     "pooled_projection": 1_048_576,
     "adapter_width": 1_048_576,
@@ -306,6 +307,7 @@ class Spec:
     patch_linear: bool = False  # Llama 4: patches unfolded into one nn.Linear (LoRA adapts it) instead of a conv
     class_token: bool = False  # a learned class token before the patches (ViT, CLIP; SigLIP: none)
     mask_token: bool = False  # DINOv2: a learned vector that replaces masked patches in pretraining
+    register_tokens: int = 0  # DINOv2 with registers: learned tokens after the class token, hidden_size each
     num_labels: int = 0  # image_classification: the classifier's outputs
     attention_pool: bool = False  # SigLIP: a multi-head attention-pooling head (probe, attention, norm, MLP)
     pooled_projection: int = 0  # SigLIP's text tower: a linear layer with a bias from the pooled token to this width

@@ -272,6 +272,13 @@ DINOV2 = VIT.but(
     hooks=(hooks.dinov2,),
     extra_heads=(),
 )
+DINOV2_WITH_REGISTERS = DINOV2.but(
+    model_type="dinov2_with_registers",
+    class_prefix="Dinov2WithRegisters",
+    source=f"{TF}/dinov2_with_registers/modeling_dinov2_with_registers.py",
+    keys=dict(register_tokens=("num_register_tokens",)),  # DINOv2's embeddings with register tokens after the class
+    hooks=(hooks.dinov2_registers,),
+)
 CLIP_VISION = VIT.but(
     model_type="clip_vision_model",
     class_prefix="CLIPVision",
@@ -561,6 +568,7 @@ ROWS = (
     T5GEMMA,
     VIT,
     DINOV2,
+    DINOV2_WITH_REGISTERS,
     CLIP_VISION,
     SIGLIP_VISION,
     SIGLIP2_VISION,

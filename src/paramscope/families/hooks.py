@@ -416,6 +416,13 @@ def dinov2(c: Cfg, d: Values) -> None:
     d["mask_token"] = c.bool("use_mask_token", default=True)
 
 
+def dinov2_registers(c: Cfg, d: Values) -> None:
+    """DINOv2 with registers: DINOv2's MLP; its config has no ``use_mask_token`` (the class always builds the mask
+    token)."""
+    dinov2(c, d)
+    d["mask_token"] = True
+
+
 def internvl_vision(c: Cfg, d: Values) -> None:
     """InternVL's tower: ``image_size`` and ``patch_size`` as [height, width] pairs (square here), ``norm_type``
     ("layer_norm" with biases or "rms_norm"), RMSNorms over the full query and key width with ``use_qk_norm``, the
