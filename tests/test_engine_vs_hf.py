@@ -694,6 +694,9 @@ CASES = {
     "voxtral-encoder-small-aliases": dict(
         model_type="voxtral_encoder", d_model=16, encoder_layers=2, num_attention_heads=4, intermediate_size=24
     ),
+    "nomic-bert-defaults": dict(model_type="nomic_bert"),
+    "nomic-bert-model": dict(SMALL, model_type="nomic_bert", architectures=["NomicBertModel"], type_vocab_size=3),
+    "nomic-bert-untied-head-dim": dict(SMALL, model_type="nomic_bert", head_dim=6, tie_word_embeddings=False),
     "clip-vision": dict(model_type="clip_vision_model", **VISION),
     "pixtral": dict(model_type="pixtral", **VISION),
     "idefics3-vision": dict(model_type="idefics3_vision", **VISION),
@@ -2229,6 +2232,7 @@ STRATEGIES = {
         st.booleans(),
     ),
     "modernbert": _decoder("modernbert", norm_bias=True, global_attn_every_n_layers=2),
+    "nomic_bert": _decoder("nomic_bert", type_vocab_size=2),
     "clip_text_model": _decoder("clip_text_model", max_position_embeddings=7),
     "t5gemma": st.builds(
         lambda stack, tied: dict(model_type="t5gemma", encoder=stack, decoder=stack, tie_word_embeddings=tied),

@@ -446,6 +446,54 @@ def test_a_config_its_row_cannot_describe_is_counted_by_transformers() -> None:
 
 
 @needs_hf
+@pytest.mark.parametrize(
+    "model_type, class_name, extra",
+    [
+        ("bert", "BertForSequenceClassification", {"num_labels": 3}),
+        ("roberta", "RobertaForTokenClassification", {"num_labels": 9}),
+        ("nomic_bert", "NomicBertForSequenceClassification", {}),
+        ("llama", "LlamaForSequenceClassification", {"num_labels": 1}),
+    ],
+)
+def test_a_head_no_row_describes_is_counted_by_its_class(model_type: str, class_name: str, extra: dict) -> None:
+    """A checkpoint of a type with a row whose architectures name a head the row does not describe (a sentiment or
+    reranking classifier) is counted by building that class on meta, saying why there are no formulas; it was
+    refused."""
+    import torch
+    import transformers
+
+    from paramscope.model import Model
+
+    small = dict(vocab_size=100, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=48)
+    config = {"model_type": model_type, "architectures": [class_name], **small, **extra}
+    with torch.device("meta"):
+        built = getattr(transformers, class_name)(transformers.AutoConfig.for_model(model_type, **small, **extra))
+    model = Model.from_config(config)
+    assert (sum(p.numel() for p in built.parameters()), "transformers", class_name) == (
+        model.summary.total,
+        model.counted_by,
+        model.meta.class_name,
+    )
+    assert model.notes[0].startswith(f"no formulas: architectures: {class_name!r}: a head no row describes")
+
+
+def test_a_head_no_row_describes_without_torch_names_the_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without torch (the package alone), such a checkpoint is refused in one line naming `architectures`, why the
+    row cannot count it and the install that can (it said "'bert' has no formulas", which is not so)."""
+    from paramscope.families import meta_build
+    from paramscope.model import Model
+
+    monkeypatch.setattr(meta_build, "available", lambda: False)
+    with pytest.raises(ValueError) as err:
+        Model.from_config({"model_type": "bert", "architectures": ["BertForSequenceClassification"], "vocab_size": 99})
+    message = str(err.value)
+    assert (True, True) == (
+        message.startswith("architectures: 'BertForSequenceClassification': a head no row describes; counting it"),
+        "--index-url https://download.pytorch.org/whl/cpu" in message,
+    )
+
+
+@needs_hf
 def test_towers_of_a_config_written_the_old_way_are_found_as_transformers_reads_them() -> None:
     """Qwen2.5-VL's Hub configs keep the language model's keys at the top level and give the vision config no
     model_type: the towers are read as transformers reads them (text_config built from the top-level keys), and the

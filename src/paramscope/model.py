@@ -403,6 +403,12 @@ def _meta(config_json: str) -> MetaResult:
                     f"{exc.message}, and counting the whole model needs torch and transformers: run {INSTALL}",
                 ) from None
     if not meta_build.available():
+        beyond = _beyond_row(config_json) if config.get("model_type") in FAMILIES else None
+        if beyond is not None:  # a type with a row, in a config the row cannot describe
+            raise SpecError(
+                beyond.field,
+                f"{beyond.message}; counting it needs torch and transformers, not installed here: run {INSTALL}",
+            )
         shown = repr(config.get("model_type"))[:60]
         raise SpecError(
             "model_type",

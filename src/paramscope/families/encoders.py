@@ -43,6 +43,24 @@ ELECTRA = BERT.but(
     hooks=(hooks.cross_attention_beyond,),
     extra_heads=("discriminator",),
 )
+NOMIC_BERT = BERT.but(
+    model_type="nomic_bert",
+    class_prefix="NomicBert",
+    source=f"{TF}/nomic_bert/modeling_nomic_bert.py",
+    keys=dict(head_dim=("head_dim",)),
+    # nomic-embed-text: BERT's post-norm layers and embeddings (token types, a LayerNorm) with rotary positions
+    # instead of a table, bias-free q/k/v/o and a bias-free gated SiLU MLP; NomicBertModel builds no pooler, the
+    # masked-LM head keeps BERT's transform and tied decoder with its one output bias
+    fixed=dict(
+        attention_bias=False,
+        attention_out_bias=False,
+        mlp_bias=False,
+        mlp_gated=True,
+        position_embedding="rotary",
+        pooler=False,
+    ),
+    hooks=(),
+)
 DEBERTA_V2 = BERT.but(
     model_type="deberta-v2",
     class_prefix="DebertaV2",
@@ -553,6 +571,7 @@ SIGLIP2_TEXT = SIGLIP_TEXT.but(
 ROWS = (
     BERT,
     ROBERTA,
+    NOMIC_BERT,
     XLM_ROBERTA,
     DISTILBERT,
     ALBERT,

@@ -353,11 +353,7 @@ def arch_kind(c: Cfg, default: str, extra: tuple[str, ...] = ()) -> str:
             return "seq2seq_lm"
         if name.endswith("Model") and "For" not in name and "Head" not in name:  # DoubleHeadsModel: a head too
             return "base"
-        raise SpecError(
-            "architectures",
-            f"{name!r} is not supported; use a ...ForCausalLM, ...LMHeadModel, "
-            "...ForMaskedLM, ...ForConditionalGeneration or bare ...Model class",
-        )
+        raise BeyondRow("architectures", f"{name[:80]!r}: a head no row describes")
     return default
 
 
