@@ -73,6 +73,27 @@ HYBRID = dict(
 )
 HYBRID_MOE = dict(num_experts=4, num_experts_per_tok=2, moe_intermediate_size=8, shared_expert_intermediate_size=12)
 
+#: Kimi Linear, small: latent attention, Kimi Delta Attention and shared-expert MoE, with the remote-code names.
+KIMI_LINEAR = dict(
+    model_type="kimi_linear",
+    vocab_size=101,
+    pad_token_id=0,
+    hidden_size=32,
+    num_hidden_layers=5,
+    num_attention_heads=4,
+    intermediate_size=48,
+    moe_intermediate_size=8,
+    num_experts=6,
+    num_experts_per_token=2,
+    kv_lora_rank=8,
+    qk_nope_head_dim=4,
+    qk_rope_head_dim=2,
+    v_head_dim=4,
+    linear_head_dim=6,
+    linear_num_heads=3,
+    linear_conv_kernel_dim=3,
+)
+
 #: Mamba-2, small: 8 heads of 8 over an inner width of 2 x 32, B and C in 2 groups.
 MAMBA2 = dict(
     model_type="mamba2",
@@ -697,6 +718,30 @@ CASES = {
     "nomic-bert-defaults": dict(model_type="nomic_bert"),
     "nomic-bert-model": dict(SMALL, model_type="nomic_bert", architectures=["NomicBertModel"], type_vocab_size=3),
     "nomic-bert-untied-head-dim": dict(SMALL, model_type="nomic_bert", head_dim=6, tie_word_embeddings=False),
+    "kimi-linear-defaults": dict(model_type="kimi_linear"),
+    "kimi-linear": dict(KIMI_LINEAR),
+    "kimi-linear-q-lora-dense-first-two-tie-ignored": dict(
+        KIMI_LINEAR, q_lora_rank=12, first_k_dense_replace=2, tie_word_embeddings=True
+    ),
+    "kimi-linear-hub-linear-attn-config": dict(
+        KIMI_LINEAR,
+        linear_attn_config={
+            "head_dim": 5,
+            "num_heads": 2,
+            "short_conv_kernel_size": 4,
+            "full_attn_layers": [2, 5],
+            "kda_layers": [1, 3, 4],
+        },
+    ),
+    "kimi-linear-layer-lists-and-transformers-names": dict(
+        KIMI_LINEAR,
+        num_local_experts=9,
+        n_shared_experts=2,
+        attention_bias=True,
+        q_lora_rank=6,
+        layer_types=["full_attention"] * 2 + ["linear_attention"] * 3,
+        mlp_layer_types=["sparse", "dense", "sparse", "dense", "sparse"],
+    ),
     "clip-vision": dict(model_type="clip_vision_model", **VISION),
     "pixtral": dict(model_type="pixtral", **VISION),
     "idefics3-vision": dict(model_type="idefics3_vision", **VISION),
@@ -2306,6 +2351,30 @@ STRATEGIES = {
         )
         for model_type in ("qwen2_audio_encoder", "voxtral_encoder")
     },
+    "kimi_linear": st.builds(
+        lambda layers, experts, heads, dim, q_rank, dense, full: dict(
+            KIMI_LINEAR,
+            num_hidden_layers=layers,
+            num_experts=experts,
+            num_experts_per_token=min(2, experts),
+            linear_num_heads=heads,
+            linear_head_dim=dim,
+            q_lora_rank=q_rank,
+            first_k_dense_replace=dense,
+            **(
+                {"layer_types": ["full_attention" if i in full else "linear_attention" for i in range(layers)]}
+                if full
+                else {}
+            ),
+        ),
+        st.integers(1, 6),
+        st.integers(1, 6),
+        st.integers(1, 3),
+        st.integers(1, 6),
+        st.one_of(st.none(), st.integers(2, 12)),
+        st.integers(0, 3),
+        st.sets(st.integers(0, 5)),
+    ),
     "zamba2": st.builds(
         lambda cfg, kinds, blocks, adapters: (
             cfg

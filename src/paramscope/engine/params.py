@@ -322,10 +322,48 @@ def hyper_connections(prefix: str, spec: Spec) -> Node:
     return Node(f"{prefix}/hyper_connections", 2 * one, formula, shape=f"2×({(2 + n) * n}×{n * h} + {(2 + n) * n} + 3)")
 
 
+def _kda(prefix: str, spec: Spec) -> Node:
+    """Kimi Delta Attention (Kimi Linear): q, k and v projections apart, a depthwise causal convolution over the
+    three, a per-channel forget gate through a low-rank pair (hidden_size → head dim → heads × head dim) with dt_bias
+    per channel and A_log per head, beta per head, an output gate through another low-rank pair, a gated RMSNorm over
+    a head, the output projection; no biases."""
+    h, kern, n, d = (
+        spec.hidden_size,
+        spec.linear_conv_kernel_dim,
+        spec.linear_num_value_heads,
+        spec.linear_value_head_dim,
+    )
+    w, w_expr, d_expr = n * d, "linear_num_value_heads*linear_value_head_dim", "linear_value_head_dim"
+    projections = [linear(f"{prefix}/{name}", h, "hidden_size", w, w_expr, False) for name in ("q", "k", "v")]
+    return group(
+        prefix,
+        [
+            *projections,
+            depthwise_conv(f"{prefix}/conv", 3 * w, f"3*{w_expr}", kern, "linear_conv_kernel_dim", bias=False),
+            linear(f"{prefix}/forget_a", h, "hidden_size", d, d_expr, False),
+            linear(f"{prefix}/forget_b", d, d_expr, w, w_expr, False),
+            Node(
+                f"{prefix}/decay",
+                w + n,
+                f"{w_expr} + linear_num_value_heads",
+                shape=f"{w} + {n}",
+                note="dt_bias and A_log",
+            ),
+            linear(f"{prefix}/beta", h, "hidden_size", n, "linear_num_value_heads", False),
+            linear(f"{prefix}/gate_a", h, "hidden_size", d, d_expr, False),
+            linear(f"{prefix}/gate_b", d, d_expr, w, w_expr, False),
+            norm(f"{prefix}/norm", spec, d, d_expr),
+            linear(f"{prefix}/out", w, w_expr, h, "hidden_size", False),
+        ],
+    )
+
+
 def linear_attention(prefix: str, spec: Spec) -> Node:
     """Gated DeltaNet (Qwen3-Next, Qwen3.5): q, k, v and the output gate z from one projection, per-head decay
     inputs b and a, a depthwise causal convolution over q, k and v, two learned values per value head (dt_bias,
-    A_log), a gated RMSNorm over a value head, the output projection."""
+    A_log), a gated RMSNorm over a value head, the output projection. Kimi Delta Attention: :func:`_kda`."""
+    if spec.linear_kind == "kda":
+        return _kda(prefix, spec)
     h, kern = spec.hidden_size, spec.linear_conv_kernel_dim
     nv = spec.linear_num_value_heads
     key = spec.linear_num_key_heads * spec.linear_key_head_dim

@@ -26,6 +26,7 @@ NORM_TYPES = ("layernorm", "rmsnorm")
 POSITION_EMBEDDINGS = ("learned", "learned_2d", "rotary", "alibi", "relative", "sinusoidal", "none")
 QK_NORMS = ("none", "head", "full")
 LORA_MOE = ("frozen", "router", "tensors")
+LINEAR_KINDS = ("gated_deltanet", "kda")
 
 #: Upper bounds that keep every computation instant and every number meaningful.
 LIMITS = {
@@ -193,6 +194,9 @@ class Spec:
     linear_key_head_dim: int = 0
     linear_value_head_dim: int = 0
     linear_conv_kernel_dim: int = 0
+    # "gated_deltanet" (Qwen3-Next, Qwen3.5, OLMo Hybrid) or "kda" (Kimi Delta Attention: q, k and v apart, a
+    # per-channel forget gate and an output gate, each through a low-rank pair, one head count and head size)
+    linear_kind: str = "gated_deltanet"
     # State-space mixers (Mamba, Mamba-2) in ssm_layers of the layers, instead of attention: a constant state per
     # sequence (the convolution window and ssm_inner x ssm_state_size, or ssm_heads x head x ssm_state_size)
     ssm_layers: int = 0
@@ -722,6 +726,7 @@ def validate(spec: Spec) -> Spec:
     _choice(spec.position_embedding, POSITION_EMBEDDINGS, "position_embedding")
     _choice(spec.qk_norm, QK_NORMS, "qk_norm")
     _choice(spec.lora_moe, LORA_MOE, "lora_moe")
+    _choice(spec.linear_kind, LINEAR_KINDS, "linear_kind")
     _check_layer_groups(spec)
     if spec.hidden_size < 1:
         raise SpecError("hidden_size", "must be at least 1")

@@ -1085,6 +1085,28 @@ QWEN3_NEXT = QWEN3_5_MOE_TEXT.but(
     # the Gated DeltaNet's input projections are two layers (in_proj_qkvz, in_proj_ba), four in Qwen3.5
     fixed=dict(lora_moe="tensors", fused=("in_qkvz", "in_ba")),
 )
+KIMI_LINEAR = DEEPSEEK_V3.but(
+    model_type="kimi_linear",
+    class_prefix="KimiLinear",
+    source=f"{TF}/kimi_linear/modeling_kimi_linear.py",
+    # Kimi Linear: DeepSeek-V3's latent attention in every fourth layer, Kimi Delta Attention in the others,
+    # shared-expert MoE after dense first layers; KimiLinearConfig also reads the remote-code names
+    # (num_experts, num_experts_per_token, num_shared_experts, model_max_length) and the Hub file's linear_attn_config
+    keys=dict(
+        num_experts=("num_experts", "num_local_experts"),
+        num_experts_per_tok=("num_experts_per_token", "num_experts_per_tok"),
+        num_shared_experts=("num_shared_experts", "n_shared_experts"),
+        max_position_embeddings=("model_max_length", "max_position_embeddings"),
+        first_k_dense_replace=None,
+        tie_word_embeddings=None,  # KimiLinearForCausalLM ties nothing (_tied_weights_keys = {})
+        linear_num_value_heads=("linear_num_heads",),
+        linear_value_head_dim=("linear_head_dim",),
+        linear_conv_kernel_dim=("linear_conv_kernel_dim",),
+    ),
+    fixed=dict(linear_kind="kda", tie_word_embeddings=False, lora_moe="frozen"),  # PEFT leaves its experts frozen
+    hooks=(hooks.kimi_linear,),
+    notes=(hooks.router_bias_buffers,),
+)
 OLMO_HYBRID = OLMO2.but(
     model_type="olmo_hybrid",
     class_prefix="OlmoHybrid",
@@ -1575,6 +1597,7 @@ ROWS = (
     QWEN3_5_TEXT,
     QWEN3_5_MOE_TEXT,
     QWEN3_NEXT,
+    KIMI_LINEAR,
     MAMBA,
     FALCON_MAMBA,
     MAMBA2,

@@ -624,6 +624,47 @@ def mlp_layer_types(c: Cfg, d: Values) -> None:
         raise SpecError("q_lora_rank", "DeepSeek-V3.2's indexer reads the query latent: q_lora_rank is required")
 
 
+def kimi_linear(c: Cfg, d: Values) -> None:
+    """Kimi Linear, as KimiLinearConfig fills it in: the Hub file's ``linear_attn_config`` (``num_heads``,
+    ``head_dim``, ``short_conv_kernel_size``; ``full_attn_layers`` and ``kda_layers`` numbered from 1, together
+    naming every layer) over the top-level linear keys; ``layer_types`` first, else those lists, else every
+    fourth layer after the first attends fully (layers 4, 8, ...); ``mlp_layer_types``, else the first
+    ``first_k_dense_replace`` (1) layers dense."""
+    n = d["num_hidden_layers"]
+    nested = c.get("linear_attn_config")
+    nested = nested if isinstance(nested, Mapping) else {}
+    for field, key in (
+        ("linear_num_value_heads", "num_heads"),
+        ("linear_value_head_dim", "head_dim"),
+        ("linear_conv_kernel_dim", "short_conv_kernel_size"),
+    ):
+        if nested.get(key) is not None:
+            d[field] = as_int(f"linear_attn_config.{key}", nested[key])
+    d["linear_num_key_heads"], d["linear_key_head_dim"] = d["linear_num_value_heads"], d["linear_value_head_dim"]
+    types = per_layer(c, n, ("linear_attention", "full_attention"))
+    if types is not None:
+        d["linear_attention_layers"] = types.count("linear_attention")
+    elif "full_attn_layers" in nested and "kda_layers" in nested:
+        listed = {}
+        for key in ("full_attn_layers", "kda_layers"):
+            layers = nested[key]
+            if not isinstance(layers, list) or len(layers) > n:
+                raise SpecError(f"linear_attn_config.{key}", f"expected a list of at most {n:,} layer numbers")
+            for layer in layers:
+                if type(layer) is not int or not 1 <= layer <= n:
+                    raise SpecError(f"linear_attn_config.{key}", f"layers are numbered 1 to {n:,} (got {layer!r})")
+                listed[layer] = key
+        if len(listed) < n:  # KimiLinearConfig leaves such a layer's type empty, which it then refuses
+            missing = min(set(range(1, n + 1)) - set(listed))
+            raise SpecError("linear_attn_config.kda_layers", f"layer {missing} is in neither list: name every layer")
+        d["linear_attention_layers"] = n - sum(1 for key in listed.values() if key == "full_attn_layers")
+    else:
+        d["linear_attention_layers"] = n - max(0, n - 1) // 4
+    if c.get("mlp_layer_types") is None:
+        d["first_k_dense_replace"] = c.int("first_k_dense_replace", default=1)
+    mlp_layer_types(c, d)
+
+
 def linear_attention_layers(c: Cfg, d: Values) -> None:
     """Qwen3-Next and Qwen3.5: ``layer_types`` names each layer "linear_attention" (Gated DeltaNet) or
     "full_attention"; without it every ``full_attention_interval``-th layer (4) attends fully, as the config
