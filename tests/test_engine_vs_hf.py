@@ -698,6 +698,23 @@ CASES = {
     "dinov2-with-registers-none-mask-token-ignored": dict(
         model_type="dinov2_with_registers", num_register_tokens=0, use_mask_token=False, **VISION
     ),
+    "dinov3-vit-defaults": dict(model_type="dinov3_vit"),
+    "dinov3-vit-7b-gated-registers": dict(
+        model_type="dinov3_vit",
+        hidden_size=4096,
+        intermediate_size=8192,
+        num_hidden_layers=40,
+        num_attention_heads=32,
+        use_gated_mlp=True,
+        num_register_tokens=4,
+        key_bias=True,
+        mlp_bias=False,
+        proj_bias=False,
+        patch_size=16,
+    ),
+    "dinov3-vit-no-biases": dict(
+        model_type="dinov3_vit", query_bias=False, value_bias=False, proj_bias=False, mlp_bias=False, **VISION
+    ),
     "dinov2-no-mask-token-no-qkv-bias-ratio-3": dict(
         model_type="dinov2", use_mask_token=False, qkv_bias=False, mlp_ratio=3, **VISION
     ),
@@ -2326,6 +2343,31 @@ STRATEGIES = {
         )
     },
     "dinov2": _DINOV2,
+    "dinov3_vit": st.builds(
+        lambda heads, layers, ffn, image, patch, registers, switches: dict(
+            model_type="dinov3_vit",
+            hidden_size=4 * heads,
+            num_attention_heads=heads,
+            num_hidden_layers=layers,
+            intermediate_size=ffn,
+            image_size=image,
+            patch_size=min(patch, image),
+            num_register_tokens=registers,
+            use_gated_mlp=switches[0],
+            query_bias=switches[1],
+            value_bias=switches[1],
+            key_bias=switches[1] and switches[2],
+            proj_bias=switches[3],
+            mlp_bias=switches[4],
+        ),
+        st.integers(1, 4),
+        st.integers(0, 3),
+        st.integers(1, 40),
+        st.integers(1, 40),
+        st.integers(1, 12),
+        st.integers(0, 4),
+        st.tuples(*[st.booleans()] * 5),
+    ),
     "dinov2_with_registers": st.builds(
         lambda cfg, registers: cfg | {"model_type": "dinov2_with_registers", "num_register_tokens": registers},
         _DINOV2,

@@ -403,6 +403,17 @@ BEYOND = {
         | {"vocab_size": 101, "index_topk_pattern": ["full", "shared", "full", "full"]},
         "index_topk_pattern",
     ),
+    "dinov3 with a value bias unlike the query's": (
+        {"model_type": "dinov3_vit", "architectures": ["DINOv3ViTModel"], "hidden_size": 32, "num_hidden_layers": 2}
+        | {"num_attention_heads": 4, "intermediate_size": 48, "value_bias": False},
+        "value_bias",
+    ),
+    "dinov3 with a key bias alone": (
+        {"model_type": "dinov3_vit", "architectures": ["DINOv3ViTModel"], "hidden_size": 32, "num_hidden_layers": 2}
+        | {"num_attention_heads": 4, "intermediate_size": 48, "query_bias": False, "value_bias": False}
+        | {"key_bias": True},
+        "key_bias",
+    ),
 }
 
 

@@ -297,6 +297,33 @@ DINOV2_WITH_REGISTERS = DINOV2.but(
     keys=dict(register_tokens=("num_register_tokens",)),  # DINOv2's embeddings with register tokens after the class
     hooks=(hooks.dinov2_registers,),
 )
+DINOV3_VIT = VIT.but(
+    model_type="dinov3_vit",
+    class_prefix="DINOv3ViT",
+    source=f"{TF}/dinov3_vit/modeling_dinov3_vit.py",
+    keys=dict(
+        attention_bias=("query_bias",),
+        key_bias=("key_bias",),
+        attention_out_bias=("proj_bias",),
+        mlp_bias=("mlp_bias",),
+        mlp_gated=("use_gated_mlp",),
+        register_tokens=("num_register_tokens",),
+    ),
+    derive=dict(max_position_embeddings=None),
+    # DINOv3: ViT's patch convolution with a class token, a mask token and register tokens, 2-D rotary positions (no
+    # table), biases on q, k, v and o as query_bias, key_bias, value_bias and proj_bias say, a learned scale after
+    # attention and after the MLP (plain or gated, mlp_bias), a LayerNorm after the stack, no pooler layer
+    fixed=dict(
+        attention_out_bias=None,
+        mlp_bias=None,
+        position_embedding="rotary",
+        layer_scales=True,
+        mask_token=True,
+        pooler=False,
+    ),
+    hooks=(hooks.dinov3_biases,),
+    extra_heads=(),
+)
 CLIP_VISION = VIT.but(
     model_type="clip_vision_model",
     class_prefix="CLIPVision",
@@ -588,6 +615,7 @@ ROWS = (
     VIT,
     DINOV2,
     DINOV2_WITH_REGISTERS,
+    DINOV3_VIT,
     CLIP_VISION,
     SIGLIP_VISION,
     SIGLIP2_VISION,

@@ -423,6 +423,15 @@ def dinov2_registers(c: Cfg, d: Values) -> None:
     d["mask_token"] = True
 
 
+def dinov3_biases(c: Cfg, d: Values) -> None:
+    """DINOv3: a bias on the value projection exactly where the query has one (the row's one switch for both; the
+    key's is its own, when they have one); a config that sets them apart otherwise is counted by transformers."""
+    if c.bool("value_bias", default=True) != d["attention_bias"]:
+        raise BeyondRow(c.stated("value_bias") or "value_bias", "a value bias unlike the query's")
+    if d["key_bias"] and not d["attention_bias"]:
+        raise BeyondRow("key_bias", "a key bias without query and value biases")
+
+
 def internvl_vision(c: Cfg, d: Values) -> None:
     """InternVL's tower: ``image_size`` and ``patch_size`` as [height, width] pairs (square here), ``norm_type``
     ("layer_norm" with biases or "rms_norm"), RMSNorms over the full query and key width with ``use_qk_norm``, the
