@@ -221,6 +221,18 @@ def test_a_whole_models_towers_are_edited_in_place(session):
     assert [] == [shown(e.value) for e in session.error]
 
 
+def test_a_whole_speech_model_is_explained_in_its_own_names(session):
+    """Whole Voxtral: the banner's example of a nested name is its audio tower's (it named vision_config, which a
+    speech model has not), and the side panel edits the audio tower in place (32 → 16 layers: 16 × 19,676,160 fewer:
+    4h² + 3h for q, k (no bias), v and o, 4h for two LayerNorms, 2·h·5,120 + 5,120 + h for the MLP at h = 1,280)."""
+    move(session, "selectbox", "preset", "voxtral-mini-3b-2507")
+    banner = " ".join(i.value for i in session.info)
+    assert ("audio_config.hidden_size" in banner, "vision_config" in banner) == (True, False)
+    move(session, "number_input", "f.audio_config.num_hidden_layers", 16)
+    assert f"{4_676_271_104 - 16 * 19_676_160:,}" == total(session)
+    assert {"preset": "voxtral-mini-3b-2507", "audio_config.num_hidden_layers": "16"} == session.query_params
+
+
 # (kind, widget key, value, the config keys the edit writes, the link it leaves)
 GPT2_MOVES = [
     ("number_input", "f.vocab_size", 32000, {"vocab_size": 32000}, {"vocab_size": "32000"}),

@@ -18,6 +18,7 @@ import streamlit as st
 from paramscope.app.charts import PLOTLY_CONFIG
 from paramscope.app.text import quoted
 from paramscope.engine.spec import short
+from paramscope.families import FAMILIES
 from paramscope.io import hub
 from paramscope.model import Model
 
@@ -132,6 +133,15 @@ def what_runs(model: Model) -> str:
     )
 
 
+def _nested_width(model: Model) -> str:
+    """A nested name the whole's formulas use: its first non-text tower's width (``audio_config.d_model``)."""
+    for key, sub in model.meta.sub_configs.items():
+        family = FAMILIES.get(sub.get("model_type"))
+        if key != "text_config" and family is not None:
+            return f"{key}.{family.key_for('hidden_size', sub) or 'hidden_size'}"
+    return "text_config.hidden_size"
+
+
 def render_whole_or_long_tail(model: Model, on_use: Callable[[Model], None]) -> None:
     """A config no single row reads: a whole model composed from its towers' rows (formulas in the nested names), or
     transformers' own count of a type without a row; the count, the towers, the module tree (repeated layers
@@ -141,8 +151,8 @@ def render_whole_or_long_tail(model: Model, on_use: Callable[[Model], None]) -> 
     if meta.formulas:
         st.info(
             f"**{quoted(model.model_type)}** is a whole model, **counted with formulas**: {meta.class_name} as its "
-            "towers' rows and its projector compose it (the formulas use the config's nested names, "
-            "`vision_config.hidden_size`). " + what_runs(model),
+            f"towers' rows and its projector compose it (the formulas use the config's nested names, "
+            f"`{_nested_width(model)}`). " + what_runs(model),
             icon=":material/info:",
         )
     else:
