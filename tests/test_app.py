@@ -360,10 +360,31 @@ OPEN_SECTIONS = [
     ("gpt2", {"Size"}),
     ("mixtral-8x7b", {"Size", "Mixture of experts"}),
     ("jamba-v0.1", {"Size", "Mixture of experts", "State space (Mamba)"}),
-    ("qwen3-next-80b-a3b", {"Size", "Mixture of experts", "Linear attention (Gated DeltaNet)"}),
+    ("qwen3-next-80b-a3b", {"Size", "Mixture of experts", "Linear attention"}),
     ("lfm2-1.2b", {"Size", "Short convolutions (LFM2)"}),
     ("hybrid-rnn-transformer", {"Size", "Recurrent units"}),
 ]
+
+
+def test_kimi_delta_attention_is_named_and_edited_as_one_head_count():
+    """Kimi Linear in a link: its linear-attention section says Kimi Delta Attention (it said Gated DeltaNet, the
+    section's name) and offers one head count and one head size, as KimiLinearConfig has them (linear_num_heads,
+    linear_head_dim), no key heads; moving the heads writes linear_num_heads and moves the total as transformers
+    builds it (4 layers: every fourth after the first attends fully, so none does)."""
+    from hf_oracle import hf_count
+
+    config = {"model_type": "kimi_linear", "num_hidden_layers": 4, "num_experts": 8, "vocab_size": 1000}
+    config |= {"pad_token_id": 0}
+    at = fresh({"x_spec": encode_config(config)})
+    assert "Linear attention" in open_sections(at)
+    assert any(c.value.startswith("Kimi Delta Attention in 4 of 4 layers") for c in at.sidebar.caption)
+    keys = {w.key for w in at.number_input}
+    assert ({"f.linear_num_value_heads", "f.linear_value_head_dim"} <= keys, "f.linear_num_key_heads" in keys) == (
+        True,
+        False,
+    )
+    move(at, "number_input", "f.linear_num_value_heads", 16)
+    assert f"{hf_count(config | {'linear_num_heads': 16}):,}" == total(at)
 
 
 @pytest.mark.parametrize(("name", "expected"), OPEN_SECTIONS, ids=[n for n, _ in OPEN_SECTIONS])

@@ -154,7 +154,7 @@ def model_controls(error: str, culprit: str) -> None:
     if view.ssm_layers:
         section("State space (Mamba)", ssm_controls, view, show, uses=True)
     if view.linear_attention_layers:
-        section("Linear attention (Gated DeltaNet)", linear_attention_controls, view, show, uses=True)
+        section("Linear attention", linear_attention_controls, view, show, uses=True)
     if view.short_conv_layers:
         section("Short convolutions (LFM2)", short_conv_controls, view, show, uses=True)
     section("Recurrent units", recurrent_controls, view, show, uses=view.recurrent_units > 0)
@@ -278,7 +278,12 @@ def ssm_controls(view: Spec, show: Spot) -> None:
 
 
 def linear_attention_controls(view: Spec, show: Spot) -> None:
-    st.caption(f"{view.linear_attention_layers} of {view.num_hidden_layers} layers; the others attend fully.")
+    kind = "Kimi Delta Attention" if view.linear_kind == "kda" else "Gated DeltaNet"
+    st.caption(f"{kind} in {view.linear_attention_layers} of {view.num_hidden_layers} layers; the others attend fully.")
+    if view.linear_kind == "kda":  # one head count and one head size for q, k and v
+        number("linear_num_value_heads", "Heads", "Heads of a KDA layer; each keeps a head dim × head dim state.", show)
+        number("linear_value_head_dim", "Head dim", "Width of a query, key or value head.", show)
+        return
     number("linear_num_key_heads", "Key heads", "Query and key heads of a linear-attention layer.", show)
     number(
         "linear_num_value_heads",
@@ -396,8 +401,8 @@ SECTIONS: dict[str, tuple[str, ...]] = {
     "Norms and embeddings": ("norm_type", "norm_bias", "position_embedding", "max_position_embeddings"),
     "Mixture of experts": ("num_experts", "num_experts_per_tok", "moe_intermediate_size"),
     "State space (Mamba)": ("ssm_state_size", "ssm_inner", "ssm_conv_kernel"),
-    "Linear attention (Gated DeltaNet)": ("linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim",
-                                          "linear_value_head_dim"),
+    "Linear attention": ("linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim",
+                         "linear_value_head_dim"),
     "Short convolutions (LFM2)": ("short_conv_kernel",),
     "Recurrent units": ("recurrent_units",),
 }  # fmt: skip
