@@ -83,6 +83,8 @@ def model_view(tab: dict, messages: DeltaGenerator, link_slot: DeltaGenerator, s
         with tab["Parameters"]:
             parameters_tab(model)
     with st.sidebar:
+        if model.has_formulas or model.counted_by == "towers":
+            page_style.phone_pie(model.summary)
         if model.has_formulas:
             model_controls(error, culprit)
         elif model.counted_by == "towers":

@@ -585,6 +585,39 @@ def test_the_charts_are_in_view_beside_the_controls(server, browser):
     page.context.close()
 
 
+def test_a_phone_sees_the_pie_while_a_control_moves(server, browser):
+    """At 390 px the side panel covers the page: with it open and scrolled to the FFN multiplier, the pie and the
+    total at the panel's top stay in view (sticky) and follow a move (GPT-2 at ×3, four steps of 0.25 down: what
+    transformers builds from n_inner = 2,304); on a desktop that copy is hidden, the page beside the panel shows the
+    charts."""
+    page = open_page(browser, f"{server}/?preset=gpt2", **PHONE)
+    page.get_by_test_id("stExpandSidebarButton").click()
+    strip = page.locator(".st-key-phone_pie")
+    strip.wait_for(timeout=10_000)
+    target = slider(page, "FFN multiplier")
+    target.scroll_into_view_if_needed()
+    target.focus()
+    for _ in range(4):
+        page.keyboard.press("ArrowLeft")
+    want = f"{hf_count({**presets.get('gpt2').config, 'n_inner': 2304}):,} parameters"
+    page.wait_for_function(
+        "(want) => document.querySelector('.mini-pie-total')?.innerText === want", arg=want, timeout=10_000
+    )
+    panel = page.get_by_test_id("stSidebar").bounding_box()
+    pie, moved = strip.bounding_box(), target.bounding_box()
+    assert (True, True, True) == (
+        0 <= pie["y"] and pie["y"] + pie["height"] <= moved["y"],  # above the control, both in the window
+        moved["y"] + moved["height"] <= 844,
+        pie["x"] + pie["width"] <= panel["x"] + panel["width"],
+    ), (pie, moved, panel)
+    assert page.locator(".mini-pie img").evaluate("i => i.complete && i.naturalWidth > 0")
+    shoot(page, "phone-panel", docs=True)
+    page.context.close()
+    desktop = open_page(browser, f"{server}/?preset=gpt2", viewport={"width": 1400, "height": 900})
+    assert not desktop.locator(".st-key-phone_pie").is_visible()
+    desktop.context.close()
+
+
 def test_the_memory_table_gives_its_formulas_room(server, browser):
     """Memory tab, QLoRA fine-tuning, 1400 × 900: the table spans the page under the charts, its formula column at
     least 300 px wide (it was about 50 px, one word a line), and the run settings' labels are not cut."""

@@ -54,3 +54,30 @@ def test_pie_groups_slivers(name: str) -> None:
     values = list(charts.pie(s).data[0].values)
     assert s.total == sum(values)
     assert len([v for v in values if v < charts.SMALL_SHARE * s.total]) <= 1
+
+
+@pytest.mark.parametrize("name", sorted(EXTREMES))
+def test_the_phones_donut_draws_the_pies_slices(name: str) -> None:
+    """The side panel's small donut (a phone's view while a control moves) has the big pie's slices in its colours,
+    each arc spanning its share of a full turn (the angles, read back from the SVG, sum to 360°), and its legend
+    gives the three largest slices' shares as the big pie computes them (its text escaped: "<" reads &lt;)."""
+    import base64
+    import html
+    import math
+    import re
+
+    preset, changes = EXTREMES[name]
+    s = summarize(read({**presets.get(preset).config, **changes}).spec)
+    trace = charts.pie(s).data[0]
+    markup = charts.pie_svg(s)
+    svg = base64.b64decode(re.search(r"base64,([^\"]+)", markup).group(1)).decode()
+    starts = [(float(x) - 44, 44 - float(y)) for x, y in re.findall(r'<path d="M([\d.]+),([\d.]+) A', svg)]
+    turns = [math.atan2(x, y) / (2 * math.pi) % 1 for x, y in starts]
+    turns = [t + (i > 0 and t < 0.5 < turns[i - 1]) for i, t in enumerate(turns)] + [1.0]  # a start at 360°
+    spans = [b - a for a, b in zip(turns, turns[1:], strict=False)]
+    shares = [v / s.total for v in trace.values]
+    top = sorted(zip(trace.values, trace.labels, strict=True), reverse=True)[:3]
+    legend = [(html.unescape(n), share) for n, share in re.findall(r"</span> (.*?) ([\d.]+%)</div>", markup)]
+    assert re.findall(r'fill="(#[0-9a-f]{6})"', svg) == list(trace.marker.colors)
+    assert [round(x, 3) for x in spans] == [round(x, 3) for x in shares]
+    assert [(label, f"{value / s.total:.1%}") for value, label in top] == legend

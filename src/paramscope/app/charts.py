@@ -7,7 +7,9 @@ Labels and colours come from the component registry (:mod:`paramscope.engine.com
 
 from __future__ import annotations
 
+import base64
 import csv
+import html
 import io
 import json
 import math
@@ -263,20 +265,26 @@ SMALL_SHARE = 0.005  # pie slices below this share of the total are grouped
 OTHER_COLOUR = "#9d9d9d"
 
 
-def pie(summary: Summary) -> go.Figure:
-    """Where the parameters go: one slice per component (tied copies have no slice)."""
+def _slices(summary: Summary) -> tuple[list[str], list[int], list[str]]:
+    """The pie's slices: one per component (tied copies have none), slivers grouped into one slice so that every
+    slice can carry a label; their labels, counts and colours."""
     comps = [c for c in components(summary.tree) if c.count]
     small = [c for c in comps if c.count < SMALL_SHARE * summary.total]
-    if len(small) > 1:  # slivers are grouped into one slice, so every slice can carry a label
+    if len(small) > 1:
         comps = [c for c in comps if c not in small]
     labels = [label(c.path) for c in comps]
     values = [c.count for c in comps]
     colours = [colour(c.path) for c in comps]
     if len(small) > 1:
-        rest = sum(c.count for c in small)
         labels.append(f"{len(small)} small parts (< {SMALL_SHARE:.1%} each)")
-        values.append(rest)
+        values.append(sum(c.count for c in small))
         colours.append(OTHER_COLOUR)
+    return labels, values, colours
+
+
+def pie(summary: Summary) -> go.Figure:
+    """Where the parameters go: one slice per component (tied copies have no slice)."""
+    labels, values, colours = _slices(summary)
     pie = dict(
         type="pie",
         labels=labels,
@@ -298,6 +306,47 @@ def pie(summary: Summary) -> go.Figure:
         annotations=[dict(text=f"<b>{short(summary.total)}</b>", showarrow=False, font=dict(size=18))],
         uniformtext=dict(minsize=10, mode="hide"),
         legend=dict(orientation="h", yanchor="top", y=-0.02, x=0),
+    )
+
+
+def pie_svg(summary: Summary, size: int = 88) -> str:
+    """The pie as a small static donut (an SVG image: the same slices and colours, clockwise from the top) with the
+    total and the share of its three largest slices beside it: what the side panel shows on a phone while a control
+    moves. Every text in it is the engine's (component names and numbers), escaped all the same."""
+    labels, values, colours = _slices(summary)
+    total, c, r_out, r_in = sum(values), size / 2, size / 2 - 1, size * 0.27
+    paths, start = [], 0.0
+    for value, fill in zip(values, colours, strict=True):
+        end = start + value / total if total else start
+        if end - start >= 0.9999:  # one slice: a ring (an arc cannot close on itself)
+            paths.append(
+                f'<circle cx="{c}" cy="{c}" r="{(r_out + r_in) / 2:.2f}" fill="none" stroke="{fill}" '
+                f'stroke-width="{r_out - r_in:.2f}"/>'
+            )
+        elif end > start:
+            big = 1 if end - start > 0.5 else 0
+            pts = [
+                (c + r * math.sin(2 * math.pi * a), c - r * math.cos(2 * math.pi * a))
+                for r, a in ((r_out, start), (r_out, end), (r_in, end), (r_in, start))
+            ]
+            (x0, y0), (x1, y1), (x2, y2), (x3, y3) = pts
+            paths.append(
+                f'<path d="M{x0:.2f},{y0:.2f} A{r_out:.2f},{r_out:.2f} 0 {big} 1 {x1:.2f},{y1:.2f} '
+                f'L{x2:.2f},{y2:.2f} A{r_in:.2f},{r_in:.2f} 0 {big} 0 {x3:.2f},{y3:.2f} Z" fill="{fill}"/>'
+            )
+        start = end
+    ranked = sorted(zip(values, labels, colours, strict=True), reverse=True)[:3]
+    legend = "".join(
+        f'<div><span style="color:{fill}">&#9632;</span> {html.escape(name)} {value / total:.1%}</div>'
+        for value, name, fill in ranked
+        if total
+    )
+    svg = f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {size} {size}">{"".join(paths)}</svg>'
+    image = base64.b64encode(svg.encode()).decode()  # an image: st.html's sanitizer drops inline <svg>
+    return (
+        f'<div class="mini-pie"><img src="data:image/svg+xml;base64,{image}" width="{size}" height="{size}" '
+        f'alt="Where the parameters go: a donut of the parts below"><div><div class="mini-pie-total">'
+        f"{summary.total:,} parameters</div>{legend}</div></div>"
     )
 
 

@@ -1,14 +1,20 @@
-"""What the page adds to Streamlit's own layout: a static style sheet and a phone hint, nothing user-made."""
+"""What the page adds to Streamlit's own layout: a static style sheet, a phone hint and a phone's pie in the side
+panel, nothing user-made."""
 
 from __future__ import annotations
 
 import streamlit as st
 
+from paramscope.app.charts import pie_svg
+from paramscope.engine.tree import Summary
+
 #: Less room above the title (Streamlit's 6rem), so that the Parameters tab's charts are in view beside the card's
 #: controls at 1400 × 900. A table's last column (the formulas) wraps anywhere, as a formula has few spaces to break
 #: at, instead of running off the table's right edge; the numbers before it keep their digits on one line. Phones
 #: (narrow or touch screens): the tab bar wraps onto two lines instead of hiding tabs behind a scroll arrow, the
-#: share link's copy button shows without a hover, and the hint to the controls appears.
+#: share link's copy button shows without a hover, the hint to the controls appears, and, as the side panel then covers
+#: the page, its top holds a small copy of the pie, sticky while the panel scrolls to a control and blurring what
+#: scrolls under it in either theme.
 PAGE_CSS = """<style>
 .stMainBlockContainer { padding-top: 2.5rem; }
 [data-testid="stTable"] td:last-child, [data-testid="stTable"] td:last-child p {
@@ -18,7 +24,16 @@ PAGE_CSS = """<style>
   [data-testid="stTabs"] [role="tablist"] { flex-wrap: wrap; row-gap: 0.25rem; }
   [data-testid="stTabsScrollLeft"], [data-testid="stTabsScrollRight"] { display: none; }
 }
-@media (min-width: 641px) { .st-key-phone_hint { display: none; } }
+@media (min-width: 641px) { .st-key-phone_hint, .st-key-phone_pie { display: none; } }
+[data-testid="stLayoutWrapper"]:has(> .st-key-phone_pie), .st-key-phone_pie {
+  position: sticky; top: 0; z-index: 3;
+}
+.st-key-phone_pie {
+  backdrop-filter: blur(10px); -webkit-backdrop-filter: blur(10px);
+  background: rgba(128, 128, 128, 0.2); border-radius: 0.5rem; padding: 0.4rem 0.5rem;
+}
+.mini-pie { display: flex; gap: 0.75rem; align-items: center; font-size: 0.8rem; line-height: 1.35; }
+.mini-pie-total { font-weight: 600; font-size: 1.05rem; }
 @media (hover: none) {
   [data-testid="stCode"] > div, [data-testid="stCode"] > div * {
     opacity: 1 !important;
@@ -26,6 +41,13 @@ PAGE_CSS = """<style>
   }
 }
 </style>"""
+
+
+def phone_pie(summary: Summary) -> None:
+    """On a phone, the pie and the total at the top of the side panel, in view while a control there moves (hidden
+    on wider screens, where the page beside the panel shows them)."""
+    with st.container(key="phone_pie"):
+        st.html(pie_svg(summary))
 
 
 def apply() -> None:
