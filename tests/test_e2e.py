@@ -618,6 +618,25 @@ def test_a_phone_sees_the_pie_while_a_control_moves(server, browser):
     desktop.context.close()
 
 
+@pytest.mark.parametrize("context", [{"viewport": {"width": 1400, "height": 900}}, PHONE], ids=["desktop", "phone"])
+def test_the_diagrams_fullscreen_button_leaves_its_caption_readable(server, browser, context):
+    """Architecture tab, dark: the diagram's toolbar (its fullscreen button, floating above the chart while the
+    pointer is over it, always on a touch screen) does not cover the caption above the diagram (it did)."""
+    page = browser.new_context(color_scheme="dark", **context).new_page()
+    page.goto(f"{server}/?preset=llama-2-7b&tab=Architecture")
+    chart = page.locator("[data-testid='stGraphVizChart'] svg").first
+    chart.wait_for(timeout=30_000)
+    box = chart.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + 60)
+    toolbar = page.locator("[data-testid='stElementToolbar']").first
+    toolbar.wait_for(timeout=10_000)
+    page.wait_for_timeout(800)  # the toolbar slides into place
+    caption = page.get_by_text("One box per weight").bounding_box()
+    tool = toolbar.bounding_box()
+    assert caption["y"] + caption["height"] <= tool["y"] or tool["y"] + tool["height"] <= caption["y"], (caption, tool)
+    page.context.close()
+
+
 def test_the_memory_table_gives_its_formulas_room(server, browser):
     """Memory tab, QLoRA fine-tuning, 1400 × 900: the table spans the page under the charts, its formula column at
     least 300 px wide (it was about 50 px, one word a line), and the run settings' labels are not cut."""

@@ -10,7 +10,8 @@ from paramscope.engine.tree import Summary
 
 #: Less room above the title (Streamlit's 6rem), so that the Parameters tab's charts are in view beside the card's
 #: controls at 1400 × 900. A table's last column (the formulas) wraps anywhere, as a formula has few spaces to break
-#: at, instead of running off the table's right edge; the numbers before it keep their digits on one line. Phones
+#: at, instead of running off the table's right edge; the numbers before it keep their digits on one line. The diagram
+#: starts below its own toolbar (the fullscreen button floats 44 px above a chart; it covered the caption). Phones
 #: (narrow or touch screens): the tab bar wraps onto two lines instead of hiding tabs behind a scroll arrow, the
 #: share link's copy button shows without a hover, the hint to the controls appears, and, as the side panel then covers
 #: the page, its top holds a small copy of the pie, sticky while the panel scrolls to a control and blurring what
@@ -20,6 +21,7 @@ PAGE_CSS = """<style>
 [data-testid="stTable"] td:last-child, [data-testid="stTable"] td:last-child p {
   white-space: normal; overflow-wrap: anywhere;
 }
+[data-testid="stElementContainer"]:has([data-testid="stGraphVizChart"]) { margin-top: 2.75rem; }
 @media (max-width: 640px) {
   [data-testid="stTabs"] [role="tablist"] { flex-wrap: wrap; row-gap: 0.25rem; }
   [data-testid="stTabsScrollLeft"], [data-testid="stTabsScrollRight"] { display: none; }
