@@ -770,6 +770,21 @@ def test_a_whole_model_in_the_link_is_shown_and_kept():
     assert f"{summarize(five).total:,}" == total(fresh(dict(at.query_params)))
 
 
+def test_an_encoded_whole_model_and_its_nested_edit_reopen_from_the_link():
+    """A whole model pasted or shared as x_spec (Qwen2-Audio's file), its language model cut to 8 layers in the side
+    panel: the link keeps the file and adds text_config.num_hidden_layers, and opening that link in a new session
+    shows the same total, the whole class's as transformers builds the edited file."""
+    from test_wholes import _hf_total
+
+    config = presets.get("qwen2-audio-7b-instruct").config
+    at = fresh({"x_spec": encode_config(config)})
+    move(at, "number_input", "f.text_config.num_hidden_layers", 8)
+    edited = {**config, "text_config": {**config["text_config"], "num_hidden_layers": 8}}
+    again = fresh(dict(at.query_params))
+    assert (f"{_hf_total(edited):,}",) * 2 == (total(at), total(again))
+    assert ("8", []) == (at.query_params["text_config.num_hidden_layers"], [e.value for e in again.error])
+
+
 def test_a_bad_whole_model_in_the_link_warns_and_keeps_the_preset():
     """An x_spec that does not decode: a link warning, the preset's model, and the tab still works."""
     at = fresh({"preset": "gpt2", "x_spec": "1.notbase64!!", "tab": "Architecture"})
