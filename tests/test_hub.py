@@ -545,3 +545,32 @@ def test_an_absurd_shape_is_refused(hub: HubServer) -> None:
     """A tensor of shape [2^47] * 16 (once accepted as 1.55e231 stored parameters) is a malformed entry."""
     with pytest.raises(HubError, match="malformed entry"):
         checkpoint_tensors("fixture/huge-shape")
+
+
+def test_a_whole_models_stored_head_is_explained_beside_the_tied_count() -> None:
+    """Mistral Small 3.1 as the Hub stores it (its file states no tie_word_embeddings, so Mistral3Config ties the
+    head, while the checkpoint keeps its own lm_head): the report counts what the class builds, names the stored
+    head and its size as the difference, and finds nothing else unexplained. The stored tensors are the names and
+    shapes of the whole class's state dict built by transformers on meta, with the head added."""
+    import torch
+    import transformers
+
+    from paramscope.io.hub import model_checkpoint_report
+
+    config = presets.get("mistral-small-3.1-24b-instruct").config
+    kwargs = {k: v for k, v in config.items() if k not in ("model_type", "architectures")}
+    with torch.device("meta"):
+        built = transformers.Mistral3ForConditionalGeneration(transformers.AutoConfig.for_model("mistral3", **kwargs))
+    tensors = {name: ("BF16", tuple(p.shape)) for name, p in built.named_parameters()}
+    head = (config["text_config"]["vocab_size"], config["text_config"]["hidden_size"])
+    tensors["lm_head.weight"] = ("BF16", head)
+    stored = sum(math.prod(shape) for _, shape in tensors.values())
+    report = model_checkpoint_report(
+        CheckpointCount(stored, {"BF16": stored}, tensors, 1), presets.model("mistral-small-3.1-24b-instruct")
+    )
+    assert (math.prod(head), True, stored - math.prod(head)) == (
+        report.groups["tied_lm_head"],
+        report.exact,
+        report.model_total,
+    )
+    assert any(line.startswith(f"{math.prod(head):,} in lm_head.weight") for line in report.lines)

@@ -104,7 +104,7 @@ def test_cli_checkpoint_beside_the_count(hub: HubServer, tmp_path: Path) -> None
         cp["stored_less_extras"],
         cp["equals_total"],
     )
-    assert any("tied" in line for line in cp["explanation"])
+    assert any("ties it to the token embedding" in line for line in cp["explanation"])
 
 
 def test_cli_checkpoint_with_mtp_and_fp8(hub: HubServer, tmp_path: Path) -> None:

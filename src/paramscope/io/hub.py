@@ -685,7 +685,13 @@ def model_checkpoint_report(cc: CheckpointCount, model: Model) -> CheckpointRepo
     config = model.config
     text = config["text_config"] if isinstance(config.get("text_config"), dict) else config
     layers = text.get("num_hidden_layers") if isinstance(text.get("num_hidden_layers"), int) else None
-    tied = model.spec.tie_word_embeddings if model.has_formulas else bool(config.get("tie_word_embeddings"))
+    if model.has_formulas:
+        tied = model.spec.tie_word_embeddings
+    elif model.meta.formulas:  # a whole model: tied as its class builds it from the file (head/lm counts 0)
+        head = model.summary.tree.find("head/lm")
+        tied = head is not None and head.count == 0
+    else:
+        tied = bool(config.get("tie_word_embeddings"))
     return explain_checkpoint(cc, model.summary.total, layers, tie_word_embeddings=tied)
 
 
@@ -704,7 +710,9 @@ def explain_checkpoint(
     why = {
         "mtp": "in multi-token-prediction layers, which transformers does not build (used for speculative decoding)",
         "e_score_correction_bias": "in router score-correction biases: buffers in transformers, not parameters",
-        "tied_lm_head": "in lm_head.weight, stored although tied to the token embedding (a parameter counted once)",
+        "tied_lm_head": "in lm_head.weight, stored although the class built from config.json ties it to the token "
+        "embedding (a parameter counted once); where the stored head differs from the embedding (Mistral Small 3.1), "
+        "from_pretrained keeps it apart and the model it loads holds these too",
     }
     explained = cc.total
     for group, text in why.items():
