@@ -94,6 +94,29 @@ KIMI_LINEAR = dict(
     linear_conv_kernel_dim=3,
 )
 
+#: Ling's hybrid (bailing_hybrid), small: full-rank KDA gates, latent attention with a gate per head, seven layers.
+BAILING_HYBRID = dict(
+    model_type="bailing_hybrid",
+    vocab_size=101,
+    pad_token_id=0,
+    eos_token_id=1,
+    hidden_size=32,
+    num_hidden_layers=7,
+    num_attention_heads=4,
+    intermediate_size=48,
+    moe_intermediate_size=8,
+    num_experts=6,
+    num_experts_per_token=2,
+    n_group=2,
+    topk_group=1,
+    kv_lora_rank=8,
+    qk_nope_head_dim=4,
+    qk_rope_head_dim=2,
+    v_head_dim=4,
+    head_dim=6,
+    short_conv_kernel_size=3,
+)
+
 #: Mamba-2, small: 8 heads of 8 over an inner width of 2 x 32, B and C in 2 groups.
 MAMBA2 = dict(
     model_type="mamba2",
@@ -758,6 +781,16 @@ CASES = {
         q_lora_rank=6,
         layer_types=["full_attention"] * 2 + ["linear_attention"] * 3,
         mlp_layer_types=["sparse", "dense", "sparse", "dense", "sparse"],
+    ),
+    "bailing-hybrid-defaults": dict(model_type="bailing_hybrid"),
+    "bailing-hybrid": dict(BAILING_HYBRID),
+    "bailing-hybrid-groups-of-3-no-dense-biases-tie-ignored": dict(
+        BAILING_HYBRID, layer_group_size=3, first_k_dense_replace=0, attention_bias=True, tie_word_embeddings=True
+    ),
+    "bailing-hybrid-layer-lists": dict(
+        BAILING_HYBRID,
+        layer_types=["full_attention"] * 3 + ["linear_attention"] * 4,
+        mlp_layer_types=["sparse", "dense"] * 3 + ["sparse"],
     ),
     "clip-vision": dict(model_type="clip_vision_model", **VISION),
     "pixtral": dict(model_type="pixtral", **VISION),
@@ -2416,6 +2449,24 @@ STRATEGIES = {
         st.one_of(st.none(), st.integers(2, 12)),
         st.integers(0, 3),
         st.sets(st.integers(0, 5)),
+    ),
+    "bailing_hybrid": st.builds(
+        lambda layers, experts, heads, dim, group, dense: dict(
+            BAILING_HYBRID,
+            num_hidden_layers=layers,
+            num_experts=2 * experts,
+            num_experts_per_token=min(2, experts),
+            num_attention_heads=heads,
+            head_dim=dim,
+            layer_group_size=group,
+            first_k_dense_replace=dense,
+        ),
+        st.integers(1, 8),
+        st.integers(1, 4),
+        st.integers(1, 4),
+        st.integers(1, 6),
+        st.integers(1, 4),
+        st.integers(0, 3),
     ),
     "zamba2": st.builds(
         lambda cfg, kinds, blocks, adapters: (

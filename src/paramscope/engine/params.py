@@ -191,6 +191,8 @@ def _mla(prefix: str, spec: Spec) -> Node:
         ),
         linear(f"{prefix}/o", heads * vd, "num_attention_heads*v_head_dim", h, "hidden_size", spec.out_bias),
     ]
+    if spec.attention_head_gate:  # Ling: a sigmoid gate per head on the output
+        parts.append(linear(f"{prefix}/gate", h, "hidden_size", heads, "num_attention_heads", False))
     if spec.index_n_heads:
         parts.append(_indexer(f"{prefix}/indexer", spec))
     return group(prefix, parts)
@@ -326,32 +328,33 @@ def _kda(prefix: str, spec: Spec) -> Node:
     """Kimi Delta Attention (Kimi Linear): q, k and v projections apart, a depthwise causal convolution over the
     three, a per-channel forget gate through a low-rank pair (hidden_size → head dim → heads × head dim) with dt_bias
     per channel and A_log per head, beta per head, an output gate through another low-rank pair, a gated RMSNorm over
-    a head, the output projection; no biases."""
-    h, kern, n, d = (
-        spec.hidden_size,
-        spec.linear_conv_kernel_dim,
-        spec.linear_num_value_heads,
-        spec.linear_value_head_dim,
-    )
+    a head, the output projection; no biases. Ling's (``kda_full_gates``): each gate one hidden_size → heads × head
+    dim projection."""
+    h, kern = spec.hidden_size, spec.linear_conv_kernel_dim
+    n, d = spec.linear_num_value_heads, spec.linear_value_head_dim
     w, w_expr, d_expr = n * d, "linear_num_value_heads*linear_value_head_dim", "linear_value_head_dim"
     projections = [linear(f"{prefix}/{name}", h, "hidden_size", w, w_expr, False) for name in ("q", "k", "v")]
+
+    def gate(name: str) -> list[Node]:  # Kimi's low-rank pair, or Ling's one full-rank projection
+        if spec.linear_kind == "kda_full_gates":
+            return [linear(f"{prefix}/{name}", h, "hidden_size", w, w_expr, False)]
+        return [
+            linear(f"{prefix}/{name}_a", h, "hidden_size", d, d_expr, False),
+            linear(f"{prefix}/{name}_b", d, d_expr, w, w_expr, False),
+        ]
+
+    decay = Node(
+        f"{prefix}/decay", w + n, f"{w_expr} + linear_num_value_heads", shape=f"{w} + {n}", note="dt_bias and A_log"
+    )
     return group(
         prefix,
         [
             *projections,
             depthwise_conv(f"{prefix}/conv", 3 * w, f"3*{w_expr}", kern, "linear_conv_kernel_dim", bias=False),
-            linear(f"{prefix}/forget_a", h, "hidden_size", d, d_expr, False),
-            linear(f"{prefix}/forget_b", d, d_expr, w, w_expr, False),
-            Node(
-                f"{prefix}/decay",
-                w + n,
-                f"{w_expr} + linear_num_value_heads",
-                shape=f"{w} + {n}",
-                note="dt_bias and A_log",
-            ),
+            *gate("forget"),
+            decay,
             linear(f"{prefix}/beta", h, "hidden_size", n, "linear_num_value_heads", False),
-            linear(f"{prefix}/gate_a", h, "hidden_size", d, d_expr, False),
-            linear(f"{prefix}/gate_b", d, d_expr, w, w_expr, False),
+            *gate("gate"),
             norm(f"{prefix}/norm", spec, d, d_expr),
             linear(f"{prefix}/out", w, w_expr, h, "hidden_size", False),
         ],
@@ -362,7 +365,7 @@ def linear_attention(prefix: str, spec: Spec) -> Node:
     """Gated DeltaNet (Qwen3-Next, Qwen3.5): q, k, v and the output gate z from one projection, per-head decay
     inputs b and a, a depthwise causal convolution over q, k and v, two learned values per value head (dt_bias,
     A_log), a gated RMSNorm over a value head, the output projection. Kimi Delta Attention: :func:`_kda`."""
-    if spec.linear_kind == "kda":
+    if spec.linear_kind != "gated_deltanet":
         return _kda(prefix, spec)
     h, kern = spec.hidden_size, spec.linear_conv_kernel_dim
     nv = spec.linear_num_value_heads

@@ -26,7 +26,7 @@ NORM_TYPES = ("layernorm", "rmsnorm")
 POSITION_EMBEDDINGS = ("learned", "learned_2d", "rotary", "alibi", "relative", "sinusoidal", "none")
 QK_NORMS = ("none", "head", "full")
 LORA_MOE = ("frozen", "router", "tensors")
-LINEAR_KINDS = ("gated_deltanet", "kda")
+LINEAR_KINDS = ("gated_deltanet", "kda", "kda_full_gates")
 
 #: Upper bounds that keep every computation instant and every number meaningful.
 LIMITS = {
@@ -195,7 +195,8 @@ class Spec:
     linear_value_head_dim: int = 0
     linear_conv_kernel_dim: int = 0
     # "gated_deltanet" (Qwen3-Next, Qwen3.5, OLMo Hybrid) or "kda" (Kimi Delta Attention: q, k and v apart, a
-    # per-channel forget gate and an output gate, each through a low-rank pair, one head count and head size)
+    # per-channel forget gate and an output gate, each through a low-rank pair, one head count and head size), or
+    # "kda_full_gates" (Ling's: the same with both gates one full-rank projection each)
     linear_kind: str = "gated_deltanet"
     # State-space mixers (Mamba, Mamba-2) in ssm_layers of the layers, instead of attention: a constant state per
     # sequence (the convolution window and ssm_inner x ssm_state_size, or ssm_heads x head x ssm_state_size)

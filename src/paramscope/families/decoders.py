@@ -1107,6 +1107,22 @@ KIMI_LINEAR = DEEPSEEK_V3.but(
     hooks=(hooks.kimi_linear,),
     notes=(hooks.router_bias_buffers,),
 )
+BAILING_HYBRID = KIMI_LINEAR.but(
+    model_type="bailing_hybrid",
+    class_prefix="BailingHybrid",
+    source=f"{TF}/bailing_hybrid/modeling_bailing_hybrid.py",
+    # Ling's hybrids (Ling / Ring linear): Kimi Linear's layout with full-rank KDA gates, latent attention without a
+    # query latent and with a sigmoid gate per head, dense first layers as first_k_dense_replace says
+    keys=dict(
+        q_lora_rank=None,
+        first_k_dense_replace=("first_k_dense_replace",),
+        linear_num_value_heads=None,
+        linear_value_head_dim=None,
+        linear_conv_kernel_dim=None,
+    ),
+    fixed=dict(linear_kind="kda_full_gates", attention_head_gate=True),
+    hooks=(hooks.bailing_hybrid,),
+)
 OLMO_HYBRID = OLMO2.but(
     model_type="olmo_hybrid",
     class_prefix="OlmoHybrid",
@@ -1598,6 +1614,7 @@ ROWS = (
     QWEN3_5_MOE_TEXT,
     QWEN3_NEXT,
     KIMI_LINEAR,
+    BAILING_HYBRID,
     MAMBA,
     FALCON_MAMBA,
     MAMBA2,

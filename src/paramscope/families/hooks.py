@@ -674,6 +674,30 @@ def kimi_linear(c: Cfg, d: Values) -> None:
     mlp_layer_types(c, d)
 
 
+def bailing_hybrid(c: Cfg, d: Values) -> None:
+    """Ling's hybrids, as BailingHybridConfig fills them in: KDA layers of num_attention_heads heads of head_dim
+    (or the linear_num_heads, linear_head_dim and linear_conv_kernel_dim it copies them to, where a saved file states
+    them: it saves head_dim as qk_rope_head_dim); ``layer_types``, else the last layer of every ``layer_group_size``
+    (6) attends fully (latent attention); ``mlp_layer_types``, else the first ``first_k_dense_replace`` (2) dense."""
+    n = d["num_hidden_layers"]
+    heads = c.int("linear_num_heads") or d["num_attention_heads"]  # a saved file states the copies it made
+    size = c.int("linear_head_dim", "head_dim", default=128)
+    for field in ("linear_num_key_heads", "linear_num_value_heads"):
+        d[field] = heads
+    for field in ("linear_key_head_dim", "linear_value_head_dim"):
+        d[field] = size
+    d["linear_conv_kernel_dim"] = c.int("linear_conv_kernel_dim", "short_conv_kernel_size", default=4)
+    types = per_layer(c, n, ("linear_attention", "full_attention"))
+    if types is not None:
+        d["linear_attention_layers"] = types.count("linear_attention")
+    else:
+        group = c.int("layer_group_size", default=6)
+        if group < 1:
+            raise SpecError("layer_group_size", f"must be at least 1 (got {group})")
+        d["linear_attention_layers"] = n - n // group
+    mlp_layer_types(c, d)
+
+
 def linear_attention_layers(c: Cfg, d: Values) -> None:
     """Qwen3-Next and Qwen3.5: ``layer_types`` names each layer "linear_attention" (Gated DeltaNet) or
     "full_attention"; without it every ``full_attention_interval``-th layer (4) attends fully, as the config
