@@ -792,6 +792,27 @@ CASES = {
         layer_types=["full_attention"] * 3 + ["linear_attention"] * 4,
         mlp_layer_types=["sparse", "dense"] * 3 + ["sparse"],
     ),
+    "recurrent-gemma-defaults": dict(model_type="recurrent_gemma"),
+    "recurrent-gemma": dict(SMALL, model_type="recurrent_gemma", num_hidden_layers=5),
+    "recurrent-gemma-9b-shape": dict(
+        model_type="recurrent_gemma",
+        num_hidden_layers=38,
+        hidden_size=4096,
+        num_attention_heads=16,
+        intermediate_size=24576,
+        num_key_value_heads=1,
+    ),
+    "recurrent-gemma-narrow-lru-biases-untied": dict(
+        SMALL,
+        model_type="recurrent_gemma",
+        lru_width=24,
+        attention_bias=True,
+        conv1d_width=3,
+        tie_word_embeddings=False,
+    ),
+    "recurrent-gemma-attention-first-stated-head-dim": dict(
+        SMALL, model_type="recurrent_gemma", block_types=["attention", "recurrent"], head_dim=99, intermediate_size=50
+    ),
     "clip-vision": dict(model_type="clip_vision_model", **VISION),
     "pixtral": dict(model_type="pixtral", **VISION),
     "idefics3-vision": dict(model_type="idefics3_vision", **VISION),
@@ -2467,6 +2488,14 @@ STRATEGIES = {
         st.integers(1, 6),
         st.integers(1, 4),
         st.integers(0, 3),
+    ),
+    "recurrent_gemma": st.builds(
+        lambda cfg, kinds, lru: cfg | {"block_types": kinds, "lru_width": lru * cfg["num_attention_heads"]},
+        _decoder("recurrent_gemma", conv1d_width=3).filter(
+            lambda c: c["num_hidden_layers"] and c["intermediate_size"] > 1
+        ),
+        st.lists(st.sampled_from(["recurrent", "attention"]), min_size=1, max_size=3),
+        st.integers(1, 4),
     ),
     "zamba2": st.builds(
         lambda cfg, kinds, blocks, adapters: (

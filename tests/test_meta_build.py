@@ -403,6 +403,11 @@ BEYOND = {
         | {"vocab_size": 101, "index_topk_pattern": ["full", "shared", "full", "full"]},
         "index_topk_pattern",
     ),
+    "recurrentgemma with an MLP of width 0": (
+        {"model_type": "recurrent_gemma", "architectures": ["RecurrentGemmaForCausalLM"], "hidden_size": 32}
+        | {"num_hidden_layers": 3, "num_attention_heads": 4, "intermediate_size": 1, "vocab_size": 101},
+        "intermediate_size",
+    ),
     "dinov3 with a value bias unlike the query's": (
         {"model_type": "dinov3_vit", "architectures": ["DINOv3ViTModel"], "hidden_size": 32, "num_hidden_layers": 2}
         | {"num_attention_heads": 4, "intermediate_size": 48, "value_bias": False},

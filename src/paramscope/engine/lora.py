@@ -130,6 +130,8 @@ def lora_params(spec: Spec, rank: int, targets: str = "all-linear") -> Node:
             continue
         if targets == "attn" and not _ATTENTION.search(leaf.path):
             continue
+        if targets == "attn" and spec.linear_kind == "rglru" and "/linear_attention/" in leaf.path:
+            continue  # Griffin's recurrent block is no attention module to PEFT (RecurrentGemma's temporal_block)
         if _EXPERTS.search(leaf.path):
             if spec.lora_moe == "tensors":
                 parts += _expert_tensor(leaf, rank, spec)

@@ -361,10 +361,44 @@ def _kda(prefix: str, spec: Spec) -> Node:
     )
 
 
+def _rglru(prefix: str, spec: Spec) -> Node:
+    """Griffin's recurrent block (RecurrentGemma): two branches in from hidden_size to the RG-LRU's width (linear_y,
+    linear_x), a depthwise causal convolution with biases, the RG-LRU (a recurrence parameter per channel and two
+    block-diagonal gates, a heads × block × block weight and a bias each), linear_out back; biases on every layer."""
+    h, kern, n, b = (
+        spec.hidden_size,
+        spec.linear_conv_kernel_dim,
+        spec.linear_num_value_heads,
+        spec.linear_value_head_dim,
+    )
+    w, w_expr = n * b, "linear_num_value_heads*linear_value_head_dim"
+    gates = 2 * (n * b * b + n * b)
+    gates_expr = "2*(linear_num_value_heads*linear_value_head_dim^2 + linear_num_value_heads*linear_value_head_dim)"
+    return group(
+        prefix,
+        [
+            linear(f"{prefix}/in_y", h, "hidden_size", w, w_expr, True),
+            linear(f"{prefix}/in_x", h, "hidden_size", w, w_expr, True),
+            depthwise_conv(f"{prefix}/conv", w, w_expr, kern, "linear_conv_kernel_dim", bias=True),
+            Node(f"{prefix}/recurrence", w, w_expr, shape=f"{w}", note="the RG-LRU's recurrence parameter"),
+            Node(
+                f"{prefix}/gates",
+                gates,
+                gates_expr,
+                shape=f"2×({n}×{b}×{b} + {n}×{b})",
+                note="input and recurrence gates",
+            ),
+            linear(f"{prefix}/out", w, w_expr, h, "hidden_size", True),
+        ],
+    )
+
+
 def linear_attention(prefix: str, spec: Spec) -> Node:
     """Gated DeltaNet (Qwen3-Next, Qwen3.5): q, k, v and the output gate z from one projection, per-head decay
     inputs b and a, a depthwise causal convolution over q, k and v, two learned values per value head (dt_bias,
     A_log), a gated RMSNorm over a value head, the output projection. Kimi Delta Attention: :func:`_kda`."""
+    if spec.linear_kind == "rglru":
+        return _rglru(prefix, spec)
     if spec.linear_kind != "gated_deltanet":
         return _kda(prefix, spec)
     h, kern = spec.hidden_size, spec.linear_conv_kernel_dim

@@ -26,7 +26,7 @@ NORM_TYPES = ("layernorm", "rmsnorm")
 POSITION_EMBEDDINGS = ("learned", "learned_2d", "rotary", "alibi", "relative", "sinusoidal", "none")
 QK_NORMS = ("none", "head", "full")
 LORA_MOE = ("frozen", "router", "tensors")
-LINEAR_KINDS = ("gated_deltanet", "kda", "kda_full_gates")
+LINEAR_KINDS = ("gated_deltanet", "kda", "kda_full_gates", "rglru")
 
 #: Upper bounds that keep every computation instant and every number meaningful.
 LIMITS = {
@@ -196,7 +196,8 @@ class Spec:
     linear_conv_kernel_dim: int = 0
     # "gated_deltanet" (Qwen3-Next, Qwen3.5, OLMo Hybrid) or "kda" (Kimi Delta Attention: q, k and v apart, a
     # per-channel forget gate and an output gate, each through a low-rank pair, one head count and head size), or
-    # "kda_full_gates" (Ling's: the same with both gates one full-rank projection each)
+    # "kda_full_gates" (Ling's: the same with both gates one full-rank projection each), or "rglru" (Griffin's
+    # recurrent block, RecurrentGemma: its RG-LRU's width is the value heads x value head dim, one key dim each)
     linear_kind: str = "gated_deltanet"
     # State-space mixers (Mamba, Mamba-2) in ssm_layers of the layers, instead of attention: a constant state per
     # sequence (the convolution window and ssm_inner x ssm_state_size, or ssm_heads x head x ssm_state_size)
@@ -555,7 +556,10 @@ class Spec:
 
     @property
     def linear_conv_channels(self) -> int:
-        """Channels of a Gated DeltaNet layer's convolution: its queries, keys and values."""
+        """Channels of a Gated DeltaNet layer's convolution: its queries, keys and values (Griffin's: the RG-LRU's
+        input alone)."""
+        if self.linear_kind == "rglru":
+            return self.linear_num_value_heads * self.linear_value_head_dim
         key = self.linear_num_key_heads * self.linear_key_head_dim
         return 2 * key + self.linear_num_value_heads * self.linear_value_head_dim
 

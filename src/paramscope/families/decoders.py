@@ -1123,6 +1123,17 @@ BAILING_HYBRID = KIMI_LINEAR.but(
     fixed=dict(linear_kind="kda_full_gates", attention_head_gate=True),
     hooks=(hooks.bailing_hybrid,),
 )
+RECURRENT_GEMMA = LLAMA.but(
+    model_type="recurrent_gemma",
+    class_prefix="RecurrentGemma",
+    source=f"{TF}/recurrent_gemma/modeling_recurrent_gemma.py",
+    keys=dict(intermediate_size=None, mlp_bias=None),
+    defaults=dict(tie_word_embeddings=True),
+    # Griffin: RG-LRU recurrent blocks between local-attention blocks (q, k, v biased as attention_bias says, o always
+    # biased), gated MLPs with biases, two RMSNorms a layer, a tied head
+    fixed=dict(linear_kind="rglru", attention_out_bias=True, mlp_bias=True),
+    hooks=(hooks.recurrent_gemma, hooks.logit_softcap),
+)
 OLMO_HYBRID = OLMO2.but(
     model_type="olmo_hybrid",
     class_prefix="OlmoHybrid",
@@ -1614,6 +1625,7 @@ ROWS = (
     QWEN3_5_MOE_TEXT,
     QWEN3_NEXT,
     KIMI_LINEAR,
+    RECURRENT_GEMMA,
     BAILING_HYBRID,
     MAMBA,
     FALCON_MAMBA,

@@ -698,6 +698,38 @@ def bailing_hybrid(c: Cfg, d: Values) -> None:
     mlp_layer_types(c, d)
 
 
+def recurrent_gemma(c: Cfg, d: Values) -> None:
+    """RecurrentGemma (Griffin), as RecurrentGemmaConfig reads it: ``block_types`` repeated over the layers (at most
+    100 rounds), "recurrent" blocks holding an RG-LRU of ``lru_width`` (the width by default) in heads of
+    lru_width // num_attention_heads, the others local attention over ``attention_window_size``; MLPs
+    intermediate_size // 2 wide."""
+    n, heads = d["num_hidden_layers"], d["num_attention_heads"]
+    if n == 0:  # RecurrentGemmaConfig divides by it (final_w_init_variance_scale)
+        raise SpecError("num_hidden_layers", "RecurrentGemmaConfig needs at least 1 layer")
+    kinds = c.get("block_types")
+    if not isinstance(kinds, list | tuple) or not kinds or any(k not in ("recurrent", "attention") for k in kinds):
+        raise SpecError("block_types", 'expected a list of "recurrent" and "attention"')
+    if n > 100 * len(kinds):
+        raise SpecError(
+            "num_hidden_layers", f"RecurrentGemma repeats block_types at most 100 times ({100 * len(kinds)})"
+        )
+    recurrent = sum(kinds.count("recurrent") for _ in range(n // len(kinds))) + kinds[: n % len(kinds)].count(
+        "recurrent"
+    )
+    lru = c.int("lru_width") or d["hidden_size"]
+    if heads and lru % heads:
+        raise SpecError("lru_width", f"{lru:,} is not a multiple of num_attention_heads {heads}")
+    d["linear_attention_layers"] = recurrent
+    d["linear_num_key_heads"] = d["linear_num_value_heads"] = heads
+    d["linear_key_head_dim"], d["linear_value_head_dim"] = 1, lru // heads if heads else 0
+    d["linear_conv_kernel_dim"] = c.int("conv1d_width", default=4)
+    d["intermediate_size"] = c.int("intermediate_size") // 2
+    if not d["intermediate_size"]:  # the MLP keeps its down_proj bias at width 0, which no row describes
+        raise BeyondRow("intermediate_size", "an MLP of width 0 (intermediate_size // 2) with its biases")
+    d["sliding_window"] = _window(c.get("attention_window_size"))
+    d["sliding_window_layers"] = n - recurrent
+
+
 def linear_attention_layers(c: Cfg, d: Values) -> None:
     """Qwen3-Next and Qwen3.5: ``layer_types`` names each layer "linear_attention" (Gated DeltaNet) or
     "full_attention"; without it every ``full_attention_interval``-th layer (4) attends fully, as the config
