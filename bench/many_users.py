@@ -1,6 +1,6 @@
 """Many users at once: N concurrent headless browser sessions move controls on the real server, on loopback only.
 
-    python bench/many_users.py [--users 8] [--seconds 60]
+    python bench/many_users.py [--users 8] [--seconds 60] [--mixed]
 
 Starts `streamlit run app.py` on 127.0.0.1 (a free port), opens N pages in headless Chromium (one browser, N
 isolated contexts = N Streamlit sessions), and in each page moves the layers slider one step at a time (right, then
@@ -8,6 +8,12 @@ left) for a bounded time. A move counts when the page's "Total parameters" shows
 (page errors, exceptions shown on any page, moves with no update within 30 s: must be 0), the p50 / p95 latency from a
 move to the updated total, moves per second, and the server's peak resident memory (VmHWM from /proc). The loop
 is bounded in count and time and only ever talks to 127.0.0.1.
+
+``--mixed``: each session instead types fast, as a person does when the page lags: bursts of one to three slider
+steps without waiting, a switch to another tab and back, repeated; then it waits until its page is quiet and checks
+that it still shows its own model: one Layers slider, at the value its own key presses give, the total the engine
+counts for GPT-2 at that depth, and the address bar's num_hidden_layers the same (issue 29: a session once ended on
+another model under 16 browsers). Every disagreement is an error of the run.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import random
 import statistics
 import sys
 import time
@@ -23,7 +30,7 @@ from pathlib import Path
 from playwright.async_api import async_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from app_latency import CHROMIUM_ARGS, TOTAL_JS, start  # noqa: E402
+from app_latency import CHROMIUM_ARGS, ROOT, TOTAL_JS, start  # noqa: E402
 
 MAX_MOVES_PER_USER = 500  # a hard bound on top of the time limit
 
@@ -69,8 +76,68 @@ async def user(browser, url: str, deadline: float, latencies: list[float], error
     return moves
 
 
-async def run(users: int, seconds: float, script: str = "app.py") -> dict:
+#: What a session's page shows about its model: the Layers sliders' values, the total, the address bar's query.
+STATE_JS = (
+    "({sliders: [...document.querySelectorAll('[role=slider]')].filter(s => (s.getAttribute('aria-label') || '')"
+    ".startsWith('Layers')).map(s => s.getAttribute('aria-valuenow')), total: " + TOTAL_JS + ", "
+    "query: window.location.search})"
+)
+
+
+async def mixed_user(browser, url: str, deadline: float, latencies: list[float], errors: list[str], uid: int) -> int:
+    """Fast bursts of slider steps and tab switches, then a check that the page still shows this session's model."""
+    from urllib.parse import parse_qs
+
+    sys.path.insert(0, str(ROOT / "src"))
+    from paramscope import read
+    from paramscope.engine.params import summarize
+    from paramscope.io import presets
+
+    context = await browser.new_context(viewport={"width": 1280, "height": 900})
+    page = await context.new_page()
+    page.on("pageerror", lambda exc: errors.append(f"user {uid}: page error {exc}"))
+    moves, layers, rng = 0, 12, random.Random(uid)
+    try:
+        await page.goto(url, timeout=120_000)
+        await page.wait_for_function(TOTAL_JS, timeout=120_000)
+        slider = page.get_by_role("slider", name="Layers")
+        while time.monotonic() < deadline and moves < MAX_MOVES_PER_USER:
+            t0 = time.perf_counter()
+            await slider.focus(timeout=60_000)
+            for _ in range(rng.randint(1, 3)):  # a burst: no wait between the presses
+                key = "ArrowRight" if layers < 14 and (layers <= 11 or rng.random() < 0.5) else "ArrowLeft"
+                layers += 1 if key == "ArrowRight" else -1
+                await page.keyboard.press(key)
+                moves += 1
+            tab = rng.choice(["Memory", "Compute", "Architecture"])
+            await page.get_by_role("tab", name=tab).click(timeout=60_000)
+            await page.get_by_role("tab", name="Parameters").click(timeout=60_000)
+            latencies.append((time.perf_counter() - t0) * 1000)
+        want = f"{summarize(read({**presets.get('gpt2').config, 'n_layer': layers}).spec).total:,}"
+        try:  # quiet: the total settles on this session's model
+            await page.wait_for_function(f"w => ({TOTAL_JS}) === w", arg=want, polling=200, timeout=60_000)
+        except Exception:  # noqa: BLE001 - reported with the state below
+            pass
+        await page.wait_for_timeout(2_000)
+        state = await page.evaluate(STATE_JS)
+        query = parse_qs(state["query"].lstrip("?"))
+        linked = int(query.get("num_hidden_layers", ["12"])[0])
+        seen = (state["sliders"], state["total"], query.get("preset", [""])[0], linked)
+        if seen != ([str(layers)], want, "gpt2", layers):
+            errors.append(f"user {uid}: pressed to {layers} layers ({want}), the page shows {seen}")
+        shown = page.locator("[data-testid=stException]")
+        if await shown.count():
+            errors.append(f"user {uid}: an exception is shown: {(await shown.first.inner_text())[:300]}")
+    except Exception as exc:  # the page never became usable: an error of the run
+        errors.append(f"user {uid}: {type(exc).__name__}: {str(exc)[:160]}")
+    finally:
+        await context.close()
+    return moves
+
+
+async def run(users: int, seconds: float, script: str = "app.py", mixed: bool = False) -> dict:
     proc, url = start(script)
+    session = mixed_user if mixed else user
     latencies: list[float] = []
     errors: list[str] = []
     try:
@@ -79,7 +146,7 @@ async def run(users: int, seconds: float, script: str = "app.py") -> dict:
             t0 = time.monotonic()
             deadline = t0 + seconds
             moves = await asyncio.gather(
-                *(user(browser, f"{url}/?preset=gpt2", deadline, latencies, errors, i) for i in range(users))
+                *(session(browser, f"{url}/?preset=gpt2", deadline, latencies, errors, i) for i in range(users))
             )
             wall = time.monotonic() - t0
             await browser.close()
@@ -109,10 +176,11 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=60)
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--no-floor", action="store_true", help="skip the same load on bench/bare_app.py")
+    ap.add_argument("--mixed", action="store_true", help="fast bursts and tab switches, each session's end checked")
     args = ap.parse_args()
     users, seconds = max(1, min(args.users, 32)), max(1.0, min(args.seconds, 600.0))
-    results = [asyncio.run(run(users, seconds))]
-    if not args.no_floor:  # the same load on a bare one-slider page: what this machine itself costs
+    results = [asyncio.run(run(users, seconds, mixed=args.mixed))]
+    if not args.no_floor and not args.mixed:  # the same load on a bare one-slider page: what this machine itself costs
         results.append(asyncio.run(run(users, seconds, "bench/bare_app.py")))
     if results[1:] and results[0]["p50_ms"] and results[1]["p50_ms"]:
         results[0]["p50_ratio_to_bare"] = round(results[0]["p50_ms"] / results[1]["p50_ms"], 2)
@@ -123,7 +191,8 @@ def main() -> None:
         print(f"{result['script']}: {result['users']} concurrent sessions for {result['seconds']} s on 127.0.0.1")
         print(f"  moves: {result['moves']} ({result['moves_per_user']})")
         print(f"  errors: {result['errors']} {result['error_samples'] or ''}")
-        print(f"  slider move -> updated total: p50 {result['p50_ms']} ms, p95 {result['p95_ms']} ms")
+        what = "a burst and two tab switches" if args.mixed else "slider move -> updated total"
+        print(f"  {what}: p50 {result['p50_ms']} ms, p95 {result['p95_ms']} ms")
         print(f"  server peak memory (VmHWM): {result['server_peak_rss_mib']} MiB")
     if "p50_ratio_to_bare" in results[0]:
         print(f"p50 ratio app / bare page under the same load: {results[0]['p50_ratio_to_bare']}")
