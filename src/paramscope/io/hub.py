@@ -712,7 +712,7 @@ def explain_checkpoint(
         "e_score_correction_bias": "in router score-correction biases: buffers in transformers, not parameters",
         "tied_lm_head": "in lm_head.weight, stored although the class built from config.json ties it to the token "
         "embedding (a parameter counted once); where the stored head differs from the embedding (Mistral Small 3.1), "
-        "from_pretrained keeps it apart and the model it loads holds these too",
+        "transformers keeps it apart when loading the checkpoint, and the model it loads holds these too",
     }
     explained = cc.total
     for group, text in why.items():
