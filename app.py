@@ -50,7 +50,10 @@ def page() -> None:
         uses = RUN_TABS if picked.has_formulas else ("Memory", "Compute")  # a multimodal model's costs only
         shown = picked.cost_spec is not None and any(tab[name].open for name in uses)
         settings = run_controls(shown=shown)
-    model_view(tab, messages, link_slot, settings)
+    # A control's move reruns only the model's view (a fragment) while the Parameters tab alone is open; with another
+    # tab open the move reruns the page, which that tab shows too (a fragment calling st.rerun instead reset widgets)
+    only_parameters = not any(tab[name].open for name in TABS if name != "Parameters")
+    (model_view_fragment if only_parameters else model_view)(tab, messages, link_slot, settings)
     model: Model = st.session_state.model
     if tab["Your model"].open:
         with tab["Your model"]:
@@ -59,29 +62,31 @@ def page() -> None:
     st.session_state.drawn_for, st.session_state.full_run = model, False
 
 
-@st.fragment
 def model_view(tab: dict, messages: DeltaGenerator, link_slot: DeltaGenerator, settings: object) -> None:
     """The model in view: its controls in the sidebar, the Parameters tab, the messages and the link.
 
-    A control's move reruns only this (``st.fragment``, see docs/benchmarks.md for what it saves); a move that
-    changes what another open tab shows, or that starts another model, reruns the whole page instead.
+    Run as a fragment (``model_view_fragment``) a control's move reruns only this (docs/benchmarks.md says what it
+    saves); a move there that starts another model, or reaches a fragment whose page has since opened another tab,
+    reruns the whole page once the controls are drawn.
     """
     error, culprit = apply_controls()
     model: Model = st.session_state.model
     drawn = st.session_state.get("drawn_for", model)
-    if not st.session_state.get("full_run") and model != drawn:
-        if model.reset() != drawn.reset() or any(tab[name].open for name in TABS if name != "Parameters"):
-            st.rerun()
-    with messages.container():  # written on every run: Streamlit lets a fragment's rerun write only where the last
-        show_link_warnings(model)  # full run wrote, and an edit's error appears on a rerun of this fragment alone
-        if error:
-            st.error(
-                f"Not applied: {quoted(error.rstrip('.'))}. The page shows the last valid model.",
-                icon=":material/error:",
-            )
-    if tab["Parameters"].open:  # only the open tab runs
-        with tab["Parameters"]:
-            parameters_tab(model)
+    rerun_page = not st.session_state.get("full_run") and model != drawn
+    rerun_page = rerun_page and (
+        model.reset() != drawn.reset() or any(tab[name].open for name in TABS if name != "Parameters")
+    )
+    if not rerun_page:
+        with messages.container():  # written on every run: Streamlit lets a fragment's rerun write only where the
+            show_link_warnings(model)  # last full run wrote, and an edit's error appears on a rerun of this alone
+            if error:
+                st.error(
+                    f"Not applied: {quoted(error.rstrip('.'))}. The page shows the last valid model.",
+                    icon=":material/error:",
+                )
+        if tab["Parameters"].open:  # only the open tab runs
+            with tab["Parameters"]:
+                parameters_tab(model)
     with st.sidebar:
         if model.has_formulas or model.counted_by == "towers":
             page_style.phone_pie(model.summary)
@@ -92,9 +97,14 @@ def model_view(tab: dict, messages: DeltaGenerator, link_slot: DeltaGenerator, s
             st.caption(ui_hub.what_runs(model))
         else:
             st.caption(f"No controls for the whole model, counted by transformers. {ui_hub.what_runs(model)}")
+    if rerun_page:  # only now: a rerun before the controls are drawn resets them to their widgets' defaults (the
+        st.rerun()  # slider's 0, a toggle's false, a list's first item: streamlit#11266), which became the model
     with link_slot:
         query = share_link(model, settings)
     keep_url_in_sync(query)
+
+
+model_view_fragment = st.fragment(model_view)
 
 
 freeze_imports()

@@ -233,6 +233,21 @@ def test_a_whole_speech_model_is_explained_in_its_own_names(session):
     assert {"preset": "voxtral-mini-3b-2507", "audio_config.num_hidden_layers": "16"} == session.query_params
 
 
+def test_a_control_reset_without_the_person_does_not_edit_the_model(session):
+    """Under load the browser can hand a rerun a control at its widget's default (0 layers, tying off, an emptied
+    width box): such values, which no move of the person's sent, are put back to the model's, and the model, the
+    total and the link stay (a session ended on 0 layers, untied, widths "auto"). A real move still edits."""
+    for key, value in (("f.num_hidden_layers", 0), ("f.tie_word_embeddings", False), ("f.hidden_size", None)):
+        session.session_state[key] = value
+    session.run()
+    assert (f"{124_439_808:,}", {"preset": "gpt2"}) == (total(session), session.query_params)
+    assert (12, True, 768) == tuple(
+        session.session_state[k] for k in ("f.num_hidden_layers", "f.tie_word_embeddings", "f.hidden_size")
+    )
+    move(session, "slider", "f.num_hidden_layers", 13)
+    assert {"preset": "gpt2", "num_hidden_layers": "13"} == session.query_params
+
+
 # (kind, widget key, value, the config keys the edit writes, the link it leaves)
 GPT2_MOVES = [
     ("number_input", "f.vocab_size", 32000, {"vocab_size": 32000}, {"vocab_size": "32000"}),

@@ -25,6 +25,10 @@ POSITION_NAMES = {
     "sinusoidal": "sinusoidal table",
 }
 WIDGET = "f."  # session-state key prefix of the model controls: "f." + Spec field name
+#: Session-state key of the controls the person moved since the model last took an edit (their widget keys). Only
+#: these edit the model: under load the browser can hand a rerun a control at its widget's default (a slider's 0, a
+#: toggle's false, an emptied box), which is then put back to the model's value instead of becoming an edit.
+MOVED = "moved_controls"
 #: Sizes a control may leave empty: the key is then deleted and the class derives (or defaults) the value.
 CLEARABLE = ("num_key_value_heads", "head_dim", "intermediate_size", "moe_intermediate_size")
 
@@ -33,8 +37,23 @@ def clear_controls() -> None:
     """Every model control re-reads the session's model on its next draw; the sections that only some models use
     open or close with the next model."""
     model_sections = [SECTION + title for title in SECTIONS if title not in EVERY_MODEL]
-    for key in [k for k in st.session_state if str(k).startswith(WIDGET) or k in model_sections]:
+    for key in [k for k in st.session_state if str(k).startswith(WIDGET) or k in model_sections or k == MOVED]:
         del st.session_state[key]
+
+
+def moved(*keys: str) -> None:
+    """Note that the person moved these controls (their widget keys): the next run edits the model with them."""
+    st.session_state.setdefault(MOVED, set()).update(keys)
+
+
+def _unmoved_back(values: dict[str, object]) -> set[str]:
+    """The widget keys the person moved; every other control of ``values`` (widget key -> the model's value) that
+    shows something else is put back to the model's value."""
+    touched = st.session_state.get(MOVED, set())
+    for key, value in values.items():
+        if key not in touched and key in st.session_state and st.session_state[key] != value:
+            st.session_state[key] = value
+    return touched
 
 
 def apply_controls() -> tuple[str, str]:
@@ -48,12 +67,16 @@ def apply_controls() -> tuple[str, str]:
         return _apply_tower_controls(model)
     if not model.has_formulas:  # counted by transformers: no controls
         return "", ""
+    touched = _unmoved_back({WIDGET + name: control_value(model, name) for name in CONTROL_FIELDS})
     edits = {
         name: st.session_state[WIDGET + name]
         for name in CONTROL_FIELDS
-        if WIDGET + name in st.session_state and st.session_state[WIDGET + name] != control_value(model, name)
+        if WIDGET + name in touched
+        and WIDGET + name in st.session_state
+        and st.session_state[WIDGET + name] != control_value(model, name)
     }
     if not edits:
+        touched.clear()
         return "", ""
     for name, value in edits.items():  # the exact boxes are float boxes (they read "1e5"): whole numbers only
         if isinstance(value, float):
@@ -67,6 +90,7 @@ def apply_controls() -> tuple[str, str]:
         st.session_state.pending = edits  # what the controls ask for, to offer the nearest valid value
         return str(exc), exc.field
     st.session_state.model = edited
+    touched.clear()  # an edit that failed keeps its controls moved: the error and the typed value stay
     for name in CONTROL_FIELDS:  # derived values follow the edit (GPT-2's MLP width follows its width); an emptied
         if WIDGET + name in st.session_state and edits.get(name) is None:  # box shows what the class defaults to
             st.session_state[WIDGET + name] = control_value(edited, name)
@@ -94,17 +118,21 @@ def tower_controls(model: Model) -> list[tuple[str, str, str, int]]:
 
 def _apply_tower_controls(model: Model) -> tuple[str, str]:
     """A whole model's moved tower controls as one edit of its nested keys; the error and key when it is refused."""
+    controls = tower_controls(model)
+    touched = _unmoved_back({widget: value for widget, _, _, value in controls})
     edits = {
         nested: int(st.session_state[widget])
-        for widget, _, nested, value in tower_controls(model)
-        if widget in st.session_state and st.session_state[widget] != value
+        for widget, _, nested, value in controls
+        if widget in touched and widget in st.session_state and st.session_state[widget] != value
     }
     if not edits:
+        touched.clear()
         return "", ""
     try:
         st.session_state.model = model.edit(**edits)
     except SpecError as exc:
         return str(exc), exc.field
+    touched.clear()
     return "", ""
 
 
@@ -115,7 +143,15 @@ def whole_controls() -> None:
     for widget, label, nested, value in tower_controls(model):
         if widget not in st.session_state:
             st.session_state[widget] = value
-        st.number_input(label, min_value=0, step=1, key=widget, help=f"{nested} in the whole config.json")
+        st.number_input(
+            label,
+            min_value=0,
+            step=1,
+            key=widget,
+            on_change=moved,
+            args=(widget,),
+            help=f"{nested} in the whole config.json",
+        )
 
 
 def control_value(model: Model, name: str) -> object:
@@ -231,6 +267,7 @@ def bias_switch(view: Spec, show: Spot) -> None:
 def _biases_moved(names: tuple[str, ...]) -> None:
     for name in names:
         st.session_state[WIDGET + name] = st.session_state[CARD_BIAS]
+    moved(*(WIDGET + name for name in names))
 
 
 def _open_preset(name: str) -> None:
@@ -481,6 +518,7 @@ class Spot:
 
 def _use_value(name: str, value: int) -> None:
     st.session_state[WIDGET + name] = value
+    moved(WIDGET + name)
 
 
 def _label(text: str, name: str) -> str:
@@ -542,6 +580,8 @@ def whole_number_box(label: str, minimum: int, maximum: int | None, step: int, n
         step=float(step),
         format="%.0f",
         key=WIDGET + name,
+        on_change=moved,
+        args=(WIDGET + name,),
         **options,
     )
 
@@ -566,6 +606,8 @@ def _stepped(name: str) -> None:
     st.session_state[target] = st.session_state[SLIDER + name]
     if name == "ffn_multiplier":
         _multiplier_moved()
+    else:
+        moved(target)
 
 
 #: Vocabulary sizes of released models (and round numbers), the vocabulary slider's steps.
@@ -627,7 +669,14 @@ def optional(
 
 def switch(name: str, text: str, help: str, show: Spot, *, disabled: bool = False) -> None:
     _current(name)
-    st.toggle(_label(text, name), key=WIDGET + name, help=help, disabled=disabled or show.fixed(name))
+    st.toggle(
+        _label(text, name),
+        key=WIDGET + name,
+        on_change=moved,
+        args=(WIDGET + name,),
+        help=help,
+        disabled=disabled or show.fixed(name),
+    )
     show.after(name)
 
 
@@ -637,6 +686,8 @@ def choice(name: str, text: str, options: list[str], names: dict[str, str], help
         _label(text, name),
         options,
         key=WIDGET + name,
+        on_change=moved,
+        args=(WIDGET + name,),
         format_func=lambda o: names.get(o, o),
         help=help,
         disabled=show.fixed(name),
@@ -656,6 +707,8 @@ def layers_slider(view: Spec, show: Spot) -> None:
         0,
         top,
         key=WIDGET + name,
+        on_change=moved,
+        args=(WIDGET + name,),
         help="Transformer blocks in the stack. Arrow keys move it by one.",
         disabled=show.fixed(name),
     )
@@ -711,3 +764,4 @@ def _multiplier_moved() -> None:
             derived = None
         size = None if size == derived else size
     st.session_state[WIDGET + "intermediate_size"] = size
+    moved(WIDGET + "intermediate_size")
