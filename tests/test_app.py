@@ -237,6 +237,7 @@ def test_a_control_reset_without_the_person_does_not_edit_the_model(session):
     """Under load the browser can hand a rerun a control at its widget's default (0 layers, tying off, an emptied
     width box): such values, which no move of the person's sent, are put back to the model's, and the model, the
     total and the link stay (a session ended on 0 layers, untied, widths "auto"). A real move still edits."""
+    move(session, "selectbox", "preset", "gpt2")
     for key, value in (("f.num_hidden_layers", 0), ("f.tie_word_embeddings", False), ("f.hidden_size", None)):
         session.session_state[key] = value
     session.run()
