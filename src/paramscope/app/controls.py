@@ -67,13 +67,12 @@ def apply_controls() -> tuple[str, str]:
         return _apply_tower_controls(model)
     if not model.has_formulas:  # counted by transformers: no controls
         return "", ""
-    touched = _unmoved_back({WIDGET + name: control_value(model, name) for name in CONTROL_FIELDS})
+    shown = {name: control_value(model, name) for name in CONTROL_FIELDS}
+    touched = _unmoved_back({WIDGET + name: value for name, value in shown.items()})
     edits = {
         name: st.session_state[WIDGET + name]
-        for name in CONTROL_FIELDS
-        if WIDGET + name in touched
-        and WIDGET + name in st.session_state
-        and st.session_state[WIDGET + name] != control_value(model, name)
+        for name, value in shown.items()
+        if WIDGET + name in touched and WIDGET + name in st.session_state and st.session_state[WIDGET + name] != value
     }
     if not edits:
         touched.clear()

@@ -633,6 +633,12 @@ def mlp_layer_types(c: Cfg, d: Values) -> None:
         raise SpecError("q_lora_rank", "DeepSeek-V3.2's indexer reads the query latent: q_lora_rank is required")
 
 
+def _kda_heads(d: Values, heads: int, size: int) -> None:
+    """Kimi Delta Attention: one head count and one head size serve queries, keys and values."""
+    d["linear_num_key_heads"] = d["linear_num_value_heads"] = heads
+    d["linear_key_head_dim"] = d["linear_value_head_dim"] = size
+
+
 def kimi_linear(c: Cfg, d: Values) -> None:
     """Kimi Linear, as KimiLinearConfig fills it in: the Hub file's ``linear_attn_config`` (``num_heads``,
     ``head_dim``, ``short_conv_kernel_size``; ``full_attn_layers`` and ``kda_layers`` numbered from 1, together
@@ -649,7 +655,7 @@ def kimi_linear(c: Cfg, d: Values) -> None:
     ):
         if nested.get(key) is not None:
             d[field] = as_int(f"linear_attn_config.{key}", nested[key])
-    d["linear_num_key_heads"], d["linear_key_head_dim"] = d["linear_num_value_heads"], d["linear_value_head_dim"]
+    _kda_heads(d, d["linear_num_value_heads"], d["linear_value_head_dim"])
     types = per_layer(c, n, ("linear_attention", "full_attention"))
     if types is not None:
         d["linear_attention_layers"] = types.count("linear_attention")
@@ -682,10 +688,7 @@ def bailing_hybrid(c: Cfg, d: Values) -> None:
     n = d["num_hidden_layers"]
     heads = c.int("linear_num_heads") or d["num_attention_heads"]  # a saved file states the copies it made
     size = c.int("linear_head_dim", "head_dim", default=128)
-    for field in ("linear_num_key_heads", "linear_num_value_heads"):
-        d[field] = heads
-    for field in ("linear_key_head_dim", "linear_value_head_dim"):
-        d[field] = size
+    _kda_heads(d, heads, size)
     d["linear_conv_kernel_dim"] = c.int("linear_conv_kernel_dim", "short_conv_kernel_size", default=4)
     types = per_layer(c, n, ("linear_attention", "full_attention"))
     if types is not None:

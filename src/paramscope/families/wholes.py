@@ -224,10 +224,10 @@ def _qwen2_audio(parts: Parts) -> list[Node]:
 def _voxtral(parts: Parts) -> list[Node]:
     """Voxtral: four audio frames concatenated (the audio tower's ``intermediate_size``, 4 x its width), then two
     bias-free linear layers into the language model's width."""
+    from paramscope.families import FAMILIES
+
     sub = parts.subs["audio_config"]
-    key = (
-        "encoder_ffn_dim" if sub.get("intermediate_size") is None and "encoder_ffn_dim" in sub else "intermediate_size"
-    )
+    key = FAMILIES[sub["model_type"]].key_for("intermediate_size", sub) or "intermediate_size"  # or encoder_ffn_dim
     width = as_int(f"audio_config.{key}", parts.tower_key("audio_config", key))
     return _two_layer("projector", width, f"audio_config.{key}", parts, False)
 
