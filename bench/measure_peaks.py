@@ -1,11 +1,12 @@
 """Real GPU memory of models people run, measured with transformers on one GPU, to hold memory estimates against.
 
-Run on a CUDA machine from the project's root:  python3 bench/measure_peaks.py [--only NAME ...]
-(each NAME is a preset: its config.json is read from presets/NAME.json). Writes $OUT/gpu_peaks_set1.json after every
-case (partial results survive a time-out), and prints ParamScope's predicted peak over the measured one for each run
-(``recipe_settings``: the run settings of each recipe; tests/test_peaks.py holds the committed figures to them).
-Without CUDA it does a dry run
-on the CPU with 2-layer configs and tiny shapes (memory figures 0), to check the flow before spending device time.
+Run on a CUDA machine from the project's root:  python3 bench/measure_peaks.py [--set NAME] [--only NAME ...]
+(each NAME is a preset: its config.json is read from presets/NAME.json). ``--set set1`` (the default) is the runs the
+peak model was built against; ``--set heldout`` is other models and shapes, measured after it, to check it; ``--case``
+names runs one by one. Writes $OUT/gpu_peaks_<set>.json after every case (partial results survive a time-out), and
+prints ParamScope's predicted peak over the measured one for each run (``recipe_settings``: the run settings of each
+recipe; tests/test_peaks.py holds the committed figures to them). Without CUDA it does a dry run on the CPU with
+2-layer configs and tiny shapes (memory figures 0), to check the flow before spending device time.
 
 Recipes (what a user of the page would run with Hugging Face transformers on one GPU, random weights, SDPA):
 * inference: bf16 weights; a prefill of batch x seq tokens with the model's own cache and logits_to_keep=1 (as
@@ -15,7 +16,8 @@ Recipes (what a user of the page would run with Hugging Face transformers on one
   labels; two iterations (forward, backward, optimizer step, zero_grad(set_to_none)); the second one's peak, and per
   phase (forward, backward, step). With and without gradient checkpointing.
 * lora (PEFT r=16, alpha 32, all-linear, adapters in fp32 as PEFT makes them; bf16 frozen base; gradient
-  checkpointing; autocast bf16; fused AdamW on the adapters): same two iterations.
+  checkpointing, or none where the case says so; autocast bf16; fused AdamW on the adapters): same two iterations.
+A run that runs out of memory is recorded with its error (the estimate must not call it a fit).
 """
 
 import argparse
@@ -66,11 +68,62 @@ TRAINING = [  # name, batch, seq, gradient checkpointing
     ("qwen3-1.7b", 4, 2048, True),
     ("gemma-2-2b", 2, 2048, True),
 ]
-LORA = [  # name, batch, seq
-    ("llama-3.1-8b", 4, 2048),
-    ("qwen2.5-7b", 2, 4096),
-    ("gemma-2-2b", 8, 1024),
+LORA = [  # name, batch, seq, gradient checkpointing
+    ("llama-3.1-8b", 4, 2048, True),
+    ("qwen2.5-7b", 2, 4096, True),
+    ("gemma-2-2b", 8, 1024, True),
 ]
+
+
+#: Models and shapes measured after the peak model was written, to check it (none of them is in set1)
+HELDOUT = (
+    [  # inference: dense, sliding windows, MQA, ALiBi, a hybrid with convolutions, mixtures of experts, MLA
+        ("llama-3.2-3b", 4, 16384),
+        ("qwen3-8b", 8, 4096),
+        ("qwen3-14b", 2, 8192),
+        ("mistral-nemo-base-2407", 4, 8192),
+        ("phi-4", 2, 8192),
+        ("granite-3.1-8b-instruct", 4, 8192),
+        ("olmo-2-1124-7b", 8, 4096),
+        ("gemma-3-1b-pt", 8, 8192),
+        ("gemma-2-2b", 4, 8192),
+        ("phi-3-mini", 8, 4096),
+        ("starcoder2-3b", 8, 4096),
+        ("stablelm-2-1.6b", 8, 4096),
+        ("smollm2-1.7b", 16, 2048),
+        ("falcon-7b", 4, 4096),
+        ("bloom-560m", 8, 2048),
+        ("lfm2-1.2b", 8, 4096),
+        ("deepseek-v2-lite", 8, 2048),
+        ("gpt-oss-20b", 2, 4096),
+        ("qwen3-30b-a3b", 2, 8192),
+    ],
+    [  # AMP training
+        ("smollm2-135m", 8, 2048, False),
+        ("qwen3-0.6b", 8, 2048, False),
+        ("qwen3-0.6b", 16, 2048, True),
+        ("llama-3.2-1b", 4, 2048, False),
+        ("llama-3.2-1b", 4, 4096, True),
+        ("gemma-3-1b-pt", 4, 2048, True),
+        ("olmo-2-0425-1b", 8, 2048, True),
+        ("qwen2.5-0.5b", 16, 1024, False),
+        ("stablelm-2-1.6b", 4, 2048, True),
+        ("gpt2", 8, 1024, False),
+        ("qwen3-1.7b", 8, 1024, False),
+        ("lfm2-1.2b", 4, 2048, True),
+        ("bert-base-uncased", 32, 512, False),
+        ("smollm2-135m", 32, 2048, False),  # ran out of memory on an H100 in the issue's runs
+    ],
+    [  # LoRA
+        ("qwen3-8b", 4, 2048, True),
+        ("llama-3.2-3b", 8, 2048, True),
+        ("phi-4", 2, 2048, True),
+        ("gemma-3-1b-pt", 8, 2048, True),
+        ("mistral-7b", 2, 2048, False),
+        ("qwen2.5-0.5b", 8, 2048, False),
+    ],
+)
+SETS = {"set1": (INFERENCE, TRAINING, LORA), "heldout": HELDOUT}
 
 
 def recipe_settings(case):
@@ -278,15 +331,16 @@ def run_training(name, batch, seq, checkpointing):
     return row
 
 
-def run_lora(name, batch, seq):
+def run_lora(name, batch, seq, checkpointing):
     from peft import LoraConfig, get_peft_model
 
     batch, seq = shapes(batch, seq)
     cfg = load(name)
     floor = alloc()
     model, hf = build(cfg, torch.bfloat16)
-    model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
-    model.enable_input_require_grads()
+    if checkpointing:
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+        model.enable_input_require_grads()
     model = get_peft_model(model, LoraConfig(r=16, lora_alpha=32, target_modules="all-linear", task_type="CAUSAL_LM"))
     model.train()
     trainable = [p for p in model.parameters() if p.requires_grad]
@@ -295,6 +349,7 @@ def run_lora(name, batch, seq):
         "model": name,
         "batch": batch,
         "seq": seq,
+        "checkpointing": checkpointing,
         "rank": 16,
         "targets": "all-linear",
         "trainable": sum(p.numel() for p in trainable),
@@ -318,6 +373,14 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", nargs="*", default=None, help="recipe:name pairs or names")
     ap.add_argument("--skip", nargs="*", default=[], help="recipe:name to skip")
+    ap.add_argument("--set", default="set1", choices=sorted(SETS), help="which runs")
+    ap.add_argument(
+        "--case",
+        nargs="*",
+        default=[],
+        help="runs instead of a set, each recipe:name:batch:seq[:checkpointing], e.g. lora:qwen3-8b:4:2048:0",
+    )
+    ap.add_argument("--name", default=None, help="the output's name (gpu_peaks_<name>.json); the set's by default")
     args = ap.parse_args()
     os.makedirs(OUT, exist_ok=True)
     import peft
@@ -332,23 +395,29 @@ def main():
         "runtime_mib_start": runtime_mib(),
         "cases": [],
     }
-    inference, training, lora = INFERENCE, TRAINING, LORA
-    jobs = [("inference", n, lambda n=n, b=b, s=s: run_inference(n, b, s)) for n, b, s in inference]
-    jobs += [("training", n, lambda n=n, b=b, s=s, c=c: run_training(n, b, s, c)) for n, b, s, c in training]
-    jobs += [("lora", n, lambda n=n, b=b, s=s: run_lora(n, b, s)) for n, b, s in lora]
+    inference, training, lora = SETS[args.set] if not args.case else ([], [], [])
+    for case in args.case:
+        recipe, name, batch, seq, *ckpt = case.split(":")
+        shape = (name, int(batch), int(seq), *(bool(int(c)) for c in ckpt))
+        {"inference": inference, "training": training, "lora": lora}[recipe].append(shape)
+    path = os.path.join(OUT, f"gpu_peaks_{args.name or args.set}.json")
+    jobs = [("inference", n, {"batch": b, "seq": s}, run_inference) for n, b, s in inference]
+    jobs += [("training-amp", n, {"batch": b, "seq": s, "checkpointing": c}, run_training) for n, b, s, c in training]
+    jobs += [("lora", n, {"batch": b, "seq": s, "checkpointing": c}, run_lora) for n, b, s, c in lora]
     print(report["device"], report["torch"], report["transformers"], report["peft"], flush=True)
-    for recipe, name, job in jobs:
+    for recipe, name, spec, job in jobs:
         if args.only and name not in args.only and f"{recipe}:{name}" not in args.only:
             continue
         if f"{recipe}:{name}" in args.skip:
             continue
         t = time.perf_counter()
         try:
-            row = job()
+            row = job(name, *spec.values())
         except Exception as e:  # OOM or a build failure: recorded, the rest goes on
             row = {
                 "recipe": recipe,
                 "model": name,
+                **spec,
                 "error": f"{type(e).__name__}: {str(e)[:300]}",
                 "trace": traceback.format_exc()[-1500:],
             }
@@ -363,10 +432,10 @@ def main():
         if CUDA and "error" not in row:
             short["predicted/measured"] = round(predicted_over_measured(row, load(name)), 3)
         print(json.dumps(short), flush=True)
-        with open(os.path.join(OUT, "gpu_peaks_set1.json"), "w") as f:
+        with open(path, "w") as f:
             json.dump(report, f, indent=1)
     report["runtime_mib_end"] = runtime_mib()
-    with open(os.path.join(OUT, "gpu_peaks_set1.json"), "w") as f:
+    with open(path, "w") as f:
         json.dump(report, f, indent=1)
     print("done", flush=True)
 

@@ -190,10 +190,17 @@ def _saved_for_backward(config: dict, amp: bool, batch: int, seq: int) -> int:
     return sum(kept.values())
 
 
-@pytest.mark.parametrize("amp", [False, True], ids=["bf16", "amp"])
-@pytest.mark.parametrize(
-    "preset", ["llama-3.2-1b", "qwen2.5-0.5b", "qwen3-0.6b", "mistral-7b", "smollm3-3b", "gpt2", "smollm2-360m"]
-)
+SAVED_CASES = [
+    (preset, amp)
+    for preset in ("llama-3.2-1b", "qwen2.5-0.5b", "qwen3-0.6b", "mistral-7b", "smollm3-3b", "gpt2", "smollm2-360m")
+    for amp in (False, True)
+    # CPU autocast keeps torch.pow in bf16 where CUDA's runs it in fp32: GPT-2's tanh-GeLU under AMP is held to the
+    # H100 runs instead (test_resident_parts_match_the_h100)
+    if not (amp and preset == "gpt2")
+]
+
+
+@pytest.mark.parametrize(("preset", "amp"), SAVED_CASES, ids=[f"{p}-{'amp' if a else 'bf16'}" for p, a in SAVED_CASES])
 def test_activations_equal_what_transformers_saves(preset: str, amp: bool) -> None:
     """The activations a training step keeps (no recomputation) equal, within 2 %, the bytes transformers' own class
     saves for its backward pass, counted with torch's saved-tensor hooks on the CPU (the preset at small widths, 2

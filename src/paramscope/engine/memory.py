@@ -607,18 +607,31 @@ def _eager_attention_terms(spec: Spec, e: int) -> list[tuple[str, int, str]]:
 
 
 def _mlp_terms(
-    spec: Spec, e: int, size: int, size_expr: str, dropout: bool, skip_input: bool, eager: bool = False
+    spec: Spec,
+    e: int,
+    size: int,
+    size_expr: str,
+    dropout: bool,
+    skip_input: bool,
+    eager: bool = False,
+    amp: bool = False,
 ) -> list[tuple[str, int, str]]:
     """Korthikanti's 19sbh for the GeLU MLP (input 2h, GeLU input 8h, GeLU output 8h, dropout mask h),
-    generalized to any width f; a gated MLP keeps gate, up, act(gate) and their product: 4 * 2f."""
+    generalized to any width f; a gated MLP keeps gate, up, act(gate) and their product: 4 * 2f. transformers'
+    written-out tanh-GeLU (``gelu_new``) keeps x³'s input, tanh and 1 + tanh besides; under CUDA's autocast
+    ``torch.pow`` runs in fp32, so x³'s input, tanh and 1 + tanh are fp32 and 0.5*x stays 16-bit (measured on an
+    H100: GPT-2 and Phi-2 keep 6 bytes per intermediate element more than in bf16)."""
     h = spec.hidden_size
     out: list[tuple[str, int, str]] = []
     if not skip_input:
         out.append(("input", e * h, f"{e}*hidden_size"))
     k = 4 if spec.mlp_gated else 2
     out.append(("hidden", k * e * size, f"{k}*{e}*{size_expr}"))
-    if eager and not spec.mlp_gated and spec.hidden_act == "gelu_new":  # tanh-GeLU written out: x³, tanh, 1 + tanh
-        out.append(("gelu_terms", 3 * e * size, f"3*{e}*{size_expr}"))
+    if eager and not spec.mlp_gated and spec.hidden_act == "gelu_new":
+        if amp:  # fp32 x, tanh, 1 + tanh and 16-bit 0.5*x, in place of the 16-bit GeLU input (counted in hidden)
+            out.append(("gelu_terms", 12 * size, f"12*{size_expr}"))
+        else:  # x³'s input is the GeLU input; tanh, 0.5*x and 1 + tanh
+            out.append(("gelu_terms", 3 * e * size, f"3*{e}*{size_expr}"))
     if dropout:
         out.append(("dropout_mask", h, "hidden_size"))
     return out
@@ -758,11 +771,11 @@ def _stack(
     n_moe, moe_expr, n_dense, dense_expr = kinds.moe, kinds.expr("moe"), kinds.mlp, kinds.expr("mlp")
     wide = min(spec.wide_mlp_layers, n_dense)  # Gemma 4: the KV-sharing layers' MLPs are twice as wide
     if n_dense > wide:
-        mlp = _mlp_terms(spec, e, spec.ffn_size, "intermediate_size", dropout, shared_input, eager)
+        mlp = _mlp_terms(spec, e, spec.ffn_size, "intermediate_size", dropout, shared_input, eager, amp)
         expr = f"({dense_expr} - wide_mlp_layers)" if wide else dense_expr
         parts.append(repeated(_Act(tuple(mlp)).node(f"{prefix}/mlp", tokens, tp, sp), n_dense - wide, expr))
     if wide:
-        mlp = _mlp_terms(spec, e, 2 * spec.ffn_size, "2*intermediate_size", dropout, shared_input, eager)
+        mlp = _mlp_terms(spec, e, 2 * spec.ffn_size, "2*intermediate_size", dropout, shared_input, eager, amp)
         parts.append(repeated(_Act(tuple(mlp)).node(f"{prefix}/wide_mlp", tokens, tp, sp), wide, "wide_mlp_layers"))
     if n_moe:
         terms: list[tuple[str, int, str]] = []
