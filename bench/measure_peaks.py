@@ -186,16 +186,16 @@ def peaks(floor):
     return torch.cuda.max_memory_allocated() - floor, torch.cuda.max_memory_reserved()
 
 
+ATTN = ("sdpa", "eager")  # eager where the class has no SDPA path (BLOOM, gpt-oss), as transformers picks; --attn
+
+
 def build(cfg, dtype):
     cfg = dict(cfg)
     model_type = cfg.pop("model_type")
     cls = getattr(transformers, cfg["architectures"][0])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for attn in (
-            "sdpa",
-            "eager",
-        ):  # eager where the class has no SDPA path (Gemma 2, gpt-oss), as transformers picks
+        for attn in ATTN:
             hf = AutoConfig.for_model(model_type, **cfg)
             hf._attn_implementation = attn
             torch.set_default_dtype(dtype)
@@ -381,17 +381,24 @@ def main():
         help="runs instead of a set, each recipe:name:batch:seq[:checkpointing], e.g. lora:qwen3-8b:4:2048:0",
     )
     ap.add_argument("--name", default=None, help="the output's name (gpu_peaks_<name>.json); the set's by default")
+    ap.add_argument("--attn", default=None, choices=("sdpa", "eager"), help="one attention implementation for all")
     args = ap.parse_args()
+    global ATTN
+    ATTN = (args.attn,) if args.attn else ATTN
     os.makedirs(OUT, exist_ok=True)
     import peft
 
     if CUDA:
         torch.ones(1, device="cuda") @ torch.ones(1, 1, device="cuda")
+    cap = float(os.environ.get("CAP_GIB", 0))  # a larger GPU held to a smaller one's capacity (an H200 as an H100)
+    if CUDA and cap:
+        torch.cuda.set_per_process_memory_fraction(cap * 2**30 / torch.cuda.get_device_properties(0).total_memory)
     report = {
         "device": torch.cuda.get_device_name() if CUDA else "cpu dry run",
         "torch": torch.__version__,
         "transformers": transformers.__version__,
         "peft": peft.__version__,
+        "cap_gib": cap or None,
         "runtime_mib_start": runtime_mib(),
         "cases": [],
     }

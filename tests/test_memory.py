@@ -176,17 +176,16 @@ def test_fits_and_largest_context() -> None:
     """Llama 2 7B in bf16 on an 80 GB GPU, its context window lifted to 1M tokens: the prefill's peak is 13.48 GB of
     weights, 0.5 MiB of KV cache a token (2·32·4096·2 = 524,288 bytes), one layer's working set of 2·(4h + 3f) =
     98,816 bytes a token (measured on an H100, docs/measurements/h100-peaks-2026-11-26.json), the last token's
-    logits and their fp32 upcast (6 B × 32,000), the allocator's margin of a tenth of that peak (max_memory_reserved
-    over max_memory_allocated on the same runs), and the assumed 768 MiB of runtime. With its own 4,096-token window
-    the largest context is the window."""
+    logits and their fp32 upcast (6 B × 32,000), and the assumed 768 MiB of runtime (the allocator's margin gives way
+    near capacity: runs at 72.5 GiB allocated under a 79.18 GiB cap ran, docs/measurements). With its own
+    4,096-token window the largest context is the window."""
     run = RunSettings(dtype="bf16", batch=1)
     weights, runtime, logits = 2 * 6_738_415_616, 768 * 2**20, 6 * 32_000
     long = dataclasses.replace(LLAMA_2_7B, max_position_embeddings=1_000_000)
     best = max_fit(long, run, 80 * GB)
 
     def peak(n: int) -> int:
-        allocated = weights + 524_288 * n + 98_816 * n + logits
-        return allocated + allocated // 10 + runtime
+        return weights + 524_288 * n + 98_816 * n + logits + runtime
 
     assert best is not None
     assert (True, False) == (peak(best) <= 80 * GB, peak(best + 1) <= 80 * GB)
@@ -367,14 +366,14 @@ def test_gpus_needed_llama_3_1_405b_inference_spans_two_nodes() -> None:
     parallelism) hold 101.5 GB each, too much; the fewest GPUs are 12, tensor parallelism over 4 in each of 3
     pipeline stages (67.6 GB of weights each), across two machines; Meta's layout, two stages of a node each, 16
     GPUs (the Llama 3 paper, section 6.1: bf16 inference "across 16 GPUs on two machines"), fits too."""
-    from paramscope.engine.memory import gpus_needed, total_bytes
+    from paramscope.engine.memory import gpus_needed, needed_bytes
 
     spec, settings = presets.load("llama-3.1-405b"), RunSettings(mode="inference", dtype="bf16")
     needed = gpus_needed(spec, settings, 80 * 10**9)
     assert needed is not None
     assert (12, 4, 3) == (needed.gpus, needed.tp, needed.pp)
-    assert 405_853_388_800 * 2 / 8 > 80 * 10**9 >= total_bytes(spec, dataclasses.replace(settings, tp=8, pp=2))
-    assert total_bytes(spec, dataclasses.replace(settings, tp=8)) > 80 * 10**9
+    assert 405_853_388_800 * 2 / 8 > 80 * 10**9 >= needed_bytes(spec, dataclasses.replace(settings, tp=8, pp=2))
+    assert needed_bytes(spec, dataclasses.replace(settings, tp=8)) > 80 * 10**9
 
 
 @pytest.mark.parametrize(
@@ -384,7 +383,7 @@ def test_gpus_needed_llama_3_1_405b_inference_spans_two_nodes() -> None:
 def test_gpus_needed_inference_is_the_fewest_layout(name: str, batch: int, seq: int, serving: bool) -> None:
     """Inference: the layout returned fits, and no layout of fewer GPUs does, among every tensor-parallel degree of a
     node that divides the heads times every pipeline depth (stages within a node too), tried one by one here."""
-    from paramscope.engine.memory import gpus_needed, total_bytes
+    from paramscope.engine.memory import gpus_needed, needed_bytes
 
     spec, capacity = presets.load(name), 80 * 10**9
     settings = RunSettings(batch=batch, seq=seq, serving=serving)
@@ -393,7 +392,7 @@ def test_gpus_needed_inference_is_the_fewest_layout(name: str, batch: int, seq: 
 
     def fits(tp: int, pp: int) -> bool:
         run = dataclasses.replace(settings, tp=tp, pp=pp, ep=tp if spec.is_moe else 1)
-        return total_bytes(spec, run) <= capacity
+        return needed_bytes(spec, run) <= capacity
 
     degrees = [t for t in range(1, 9) if spec.num_attention_heads % t == 0]
     fewer = [(tp, pp) for tp in degrees for pp in range(1, needed.gpus) if tp * pp < needed.gpus]
@@ -405,7 +404,7 @@ def test_gpus_needed_training_is_the_smallest_layout(name: str) -> None:
     """Training: the layout returned fits, and no layout of fewer GPUs does, among every tensor-parallel degree of a
     node that divides the heads (with sequence parallelism) times every ZeRO-3 data-parallel count, tried one by
     one here."""
-    from paramscope.engine.memory import gpus_needed, total_bytes
+    from paramscope.engine.memory import gpus_needed, needed_bytes
 
     spec, capacity = presets.load(name), 80 * 10**9
     settings = RunSettings(mode="training", batch=1, seq=2048)
@@ -414,7 +413,7 @@ def test_gpus_needed_training_is_the_smallest_layout(name: str) -> None:
 
     def fits(tp: int, dp: int) -> bool:
         run = dataclasses.replace(settings, gpus=dp, zero=3, tp=tp, sp=tp > 1)
-        return total_bytes(spec, run) <= capacity
+        return needed_bytes(spec, run) <= capacity
 
     degrees = [t for t in range(1, 9) if spec.num_attention_heads % t == 0]
     fewer = [(tp, dp) for tp in degrees for dp in range(1, needed.gpus // tp + 1) if tp * dp < needed.gpus]
@@ -429,14 +428,14 @@ def test_gpus_needed_training_llama_3_70b_splits_tensors() -> None:
     """Llama-3-70B trained with mixed-precision AdamW (Megatron's fused kernels) holds 16 B × 70,553,706,496 =
     1,128.9 GB of states: ZeRO-3 alone needs more than 16 H100s (each keeps whole activations), tensor parallelism
     over a node's 8 GPUs × 2 ZeRO-3 groups holds it in 16, 70.6 GB of states each (4 × 4 does too)."""
-    from paramscope.engine.memory import gpus_needed, total_bytes
+    from paramscope.engine.memory import gpus_needed, needed_bytes
 
     spec, settings = presets.load("llama-3-70b"), RunSettings(mode="training", batch=1, seq=2048, **MEGATRON)
     needed = gpus_needed(spec, settings, 80 * 10**9)
     assert needed is not None
     eight_by_two = dataclasses.replace(settings, gpus=2, zero=3, tp=8, sp=True)
-    assert (16, True) == (needed.gpus, total_bytes(spec, eight_by_two) <= 80 * 10**9)
-    assert total_bytes(spec, dataclasses.replace(settings, gpus=16, zero=3)) > 80 * 10**9  # ZeRO-3 alone: more
+    assert (16, True) == (needed.gpus, needed_bytes(spec, eight_by_two) <= 80 * 10**9)
+    assert needed_bytes(spec, dataclasses.replace(settings, gpus=16, zero=3)) > 80 * 10**9  # ZeRO-3 alone: more
 
 
 def _llama1(d: int, heads: int, layers: int, ffn: int) -> Spec:

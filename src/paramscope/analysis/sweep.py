@@ -163,8 +163,8 @@ def cost_columns(spec: Spec, settings: RunSettings | None = None) -> dict[str, f
     try:
         c = flops.compute(spec, train)
         return {
-            "inference_gb": memory.total_bytes(spec, dataclasses.replace(base, mode="inference")) / 1e9,
-            "training_gb": memory.total_bytes(spec, train) / 1e9,
+            "inference_gb": memory.memory(spec, dataclasses.replace(base, mode="inference")).count / 1e9,
+            "training_gb": memory.memory(spec, train).count / 1e9,
             "training_flops_per_token": float(c.training_per_token),
             "training_tokens": float(c.tokens),
             "training_flops": float(c.training_total),

@@ -32,6 +32,7 @@ from paramscope.engine.memory import (
     gpus_needed,
     max_fit,
     memory,
+    needed_bytes,
     parts,
     peak_phase,
     phases,
@@ -306,7 +307,7 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
     gpu = hardware.get(settings.gpu)
     seq = resolved_seq(settings, spec.max_position_embeddings)
     total = out["total"]
-    fits = total <= gpu.memory_bytes
+    fits = total - out["allocator"] <= gpu.capacity
     qlora = settings.mode == "finetune" and settings.quant == "nf4"
     what = {"inference": "inference", "training": "training", "finetune": "LoRA fine-tuning"}[settings.mode]
     st.subheader(f"Memory per GPU for {'QLoRA fine-tuning' if qlora else what}", anchor=False)
@@ -325,8 +326,10 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
             f"{settings.recompute}{', FlashAttention' if settings.flash else ''}, "
             f"{PRECISION_LABELS[settings.precision]}, {KERNEL_LABELS[settings.kernels]}"
         )
-        + ". GB = 10⁹ bytes, GiB = 2³⁰ bytes. The total is the run's peak, with the allocator's margin and the "
-        "runtime: what out-of-memory errors see."
+        + ". GB = 10⁹ bytes, GiB = 2³⁰ bytes. The total is the run's peak, with the allocator's margin (which gives "
+        f"way near capacity) and the runtime, against the {gpu.capacity / GB:,.2f} GB PyTorch can allocate on one "
+        f"{gpu.name}"
+        + (" (measured)." if gpu.usable_bytes else " (the datasheet's figure: not measured on this part).")
     )
     if settings.mode == "finetune":
         from paramscope.engine.lora import lora_params
@@ -369,7 +372,7 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
         delta_color="normal" if fits else "inverse",
         delta_arrow="off",  # an arrow up on "does not fit" would read as "more is better"
     )
-    best = max_fit(spec, settings, gpu.memory_bytes, "seq")
+    best = max_fit(spec, settings, gpu.capacity, "seq")
     if best is None:
         cols[2].metric("Largest context that fits", "none", help="Even one token does not fit.")
     else:
@@ -381,13 +384,14 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
             f"{spec.max_position_embeddings:,} tokens.",
         )
     if not fits:
-        needed = gpus_needed(spec, settings, gpu.memory_bytes)
+        needed = gpus_needed(spec, settings, gpu.capacity)
         if needed is None:
             st.error(f"Does not fit even on 4,096 × {gpu.name} this way: lower the batch or the context.")
         else:
             st.info(
                 f"**GPUs needed: {needed.gpus:,} × {gpu.name}**, with {needed.how}: {needed.per_gpu / GB:,.2f} GB "
-                f"per GPU of {gpu.memory_label} ({(gpu.memory_bytes - needed.per_gpu) / GB:,.2f} GB left).",
+                f"per GPU of {gpu.capacity / GB:,.2f} GB usable ({gpu.memory_label}; "
+                f"{(gpu.capacity - needed.per_gpu) / GB:,.2f} GB left).",
                 icon=":material/memory:",
             )
     steps = phases(spec, settings)
@@ -404,16 +408,16 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
         "the peak's." + kv
     )
     if settings.mode == "inference" and settings.serving:
-        cap = serving_capacity(spec, settings, gpu.memory_bytes)
+        cap = serving_capacity(spec, settings, gpu.capacity)
         st.caption(
             f"Serving: **{cap['kv_tokens']:,} tokens** of KV cache fit in {settings.gpu_util:g} of the {gpu.name}, "
             f"**{cap['sequences']:,} sequences** of {seq:,} tokens at once (vLLM's profile: the GPU share less the "
             "weights, the largest forward pass and the runtime goes to the cache)."
         )
     left, right = st.columns([1, 2])
-    left.plotly_chart(C.memory_bar(out, gpu.memory_bytes, gpu.name), config=PLOTLY_CONFIG)
+    left.plotly_chart(C.memory_bar(out, gpu.capacity, gpu.name), config=PLOTLY_CONFIG)
     margin = (out["allocator"] + out["runtime"] + out["reserve"]) / GB
-    right.plotly_chart(C.memory_phases(steps, peak, gpu.memory_bytes, gpu.name, margin), config=PLOTLY_CONFIG)
+    right.plotly_chart(C.memory_phases(steps, peak, gpu.capacity, gpu.name, margin), config=PLOTLY_CONFIG)
     rows = []
     notes = []
     for n in tree.walk():
@@ -441,7 +445,8 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
         st.table(
             [
                 {"precision": d, "weights": f"{v['weights'] / GB:,.2f} GB", "KV cache": f"{v['kv_cache'] / GB:,.2f} GB",
-                 "total": f"{v['total'] / GB:,.2f} GB", "fits": "yes" if v["total"] <= gpu.memory_bytes else "no"}
+                 "total": f"{v['total'] / GB:,.2f} GB",
+                 "fits": "yes" if v["total"] - v["allocator"] <= gpu.capacity else "no"}
                 for d, v in every_precision(spec, settings).items()
             ]
         )  # fmt: skip
@@ -478,7 +483,7 @@ def _sweeps(spec: Spec, settings: RunSettings, seq: int, gpu: hardware.Accelerat
     top = max(4 * seq, 4 * spec.max_position_embeddings, 4096, 2 * best if best and best < MAX_SEQ else 0)
     xs = sorted({min(2**k, MAX_SEQ) for k in range(7, 40) if 2**k <= top} | {seq})
     batches = sorted({2**k for k in range(0, 11)} | {settings.batch})
-    cap = gpu.memory_bytes
+    cap = gpu.capacity
     xs, seq_rows = _trim(xs, sweep(spec, settings, "seq", xs), cap, seq)
     batches, batch_rows = _trim(batches, sweep(spec, settings, "batch", batches), cap, settings.batch)
     a, b = st.columns(2)
@@ -600,8 +605,8 @@ def _speed(spec: Spec, settings: RunSettings, gpu: hardware.Accelerator, prompt:
     dtype = settings.dtype if settings.mode == "inference" else "bf16"
     run = dataclasses.replace(settings, mode="inference", dtype=dtype, tp=1, pp=1, ep=1)
     layout = ""
-    if memory(spec, run).count > gpu.memory_bytes:
-        needed = gpus_needed(spec, run, gpu.memory_bytes)
+    if needed_bytes(spec, run) > gpu.capacity:
+        needed = gpus_needed(spec, run, gpu.capacity)
         if needed is None:
             st.warning(
                 f"This run does not fit on up to 4,096 × {gpu.name}: the speeds below are one GPU's roofline as if it "

@@ -21,10 +21,10 @@ from paramscope.engine.memory import (
     gpus_needed,
     max_fit,
     memory,
+    needed_bytes,
     parts,
     phases,
     serving_capacity,
-    total_bytes,
 )
 from paramscope.engine.run import (
     DTYPES,
@@ -217,7 +217,9 @@ def _rows(tree: Node) -> list[dict]:
 
 
 #: What "fits" compares.
-FITS_RULE = "fits: the peak phase + the allocator's margin + the runtime <= the GPU's memory"
+FITS_RULE = (
+    "fits: the peak phase + the runtime <= what the GPU can allocate (the allocator's margin gives way near capacity)"
+)
 
 
 def recipe(s: RunSettings) -> dict[str, object]:
@@ -286,9 +288,9 @@ def run_memory(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.
     tree = memory(spec, s)
     out = parts(tree)
     gpu = hardware.get(s.gpu)
-    fits = out["total"] <= gpu.memory_bytes
-    best = max_fit(spec, s, gpu.memory_bytes, "seq")
-    needed = None if fits else gpus_needed(spec, s, gpu.memory_bytes)
+    fits = out["total"] - out["allocator"] <= gpu.capacity
+    best = max_fit(spec, s, gpu.capacity, "seq")
+    needed = None if fits else gpus_needed(spec, s, gpu.capacity)
     seq = resolved_seq(s, spec.max_position_embeddings)
     resolved = {
         "mode": s.mode,
@@ -315,13 +317,13 @@ def run_memory(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.
             "settings": resolved,
             **out,
             **({"trainable_params": _adapters(spec, s)} if s.mode == "finetune" else {}),
-            "gpu": {"key": gpu.key, "name": gpu.name, "memory_bytes": gpu.memory_bytes},
+            "gpu": {"key": gpu.key, "name": gpu.name, "memory_bytes": gpu.memory_bytes, "capacity_bytes": gpu.capacity},
             "fits": fits,
             "fits_rule": FITS_RULE,
             "peak_phase": tree.note,
             "phases": [{"phase": p.path, "bytes": p.count, "note": p.note, "breakdown": _rows(p)} for p in steps],
             "kv_cache_note": kv_note(spec, s),
-            "serving": serving_capacity(spec, s, gpu.memory_bytes) if s.serving and s.mode == "inference" else None,
+            "serving": serving_capacity(spec, s, gpu.capacity) if s.serving and s.mode == "inference" else None,
             "max_seq_that_fits": best,
             "every_precision": every_precision(spec, s) if s.mode == "inference" else None,
             "gpus_needed": None
@@ -363,9 +365,9 @@ def run_memory(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.
     print(f"the total is the {tree.note}")
     print()
     verdict = "fits" if fits else "does NOT fit"
-    print(f"{gpu.name} ({gpu.memory_label} = {gpu.memory_bytes:,} bytes): {verdict} ({FITS_RULE})")
+    print(f"{gpu.name} ({gpu.memory_label}; {gpu.capacity:,} bytes usable): {verdict} ({FITS_RULE})")
     if s.serving and s.mode == "inference":
-        cap = serving_capacity(spec, s, gpu.memory_bytes)
+        cap = serving_capacity(spec, s, gpu.capacity)
         print(
             f"serving: {cap['kv_tokens']:,} tokens of KV cache fit, {cap['sequences']:,} sequences of {seq:,} tokens "
             "at once (vLLM's profile: gpu_memory_utilization × capacity − weights − the largest forward pass)"
@@ -526,11 +528,11 @@ def run_speed(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.N
 def run_fit(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.Namespace) -> int:
     s = _memory_settings(args)
     gpu = hardware.get(s.gpu)
-    one = total_bytes(spec, dataclasses.replace(s, gpus=1))
+    one = needed_bytes(spec, dataclasses.replace(s, gpus=1))
     needed = (
         GpusNeeded(gpus=1, how="one GPU holds it all", per_gpu=one)
-        if one <= gpu.memory_bytes
-        else gpus_needed(spec, s, gpu.memory_bytes)
+        if one <= gpu.capacity
+        else gpus_needed(spec, s, gpu.capacity)
     )
     gpus, how, per_gpu = (needed.gpus, needed.how, needed.per_gpu) if needed else (0, "", 0)
     if args.json:
@@ -542,7 +544,7 @@ def run_fit(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.Nam
             "layout": how or None,
             **{k: getattr(needed, k) if needed else None for k in ("tp", "pp", "ep", "dp")},
             "per_gpu_bytes": per_gpu or None,
-            "headroom_bytes": gpu.memory_bytes - per_gpu if gpus else None,
+            "headroom_bytes": gpu.capacity - per_gpu if gpus else None,
         }
         print(json.dumps(doc, indent=1))
         return 0
@@ -551,6 +553,6 @@ def run_fit(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.Nam
         return 0
     print(
         f"{label}: {gpus:,} × {gpu.name} ({how}): {per_gpu / GB:,.2f} GB per GPU, "
-        f"{(gpu.memory_bytes - per_gpu) / GB:,.2f} GB left of {gpu.memory_label}"
+        f"{(gpu.capacity - per_gpu) / GB:,.2f} GB left of {gpu.capacity / GB:,.2f} GB usable ({gpu.memory_label})"
     )
     return 0

@@ -2,10 +2,11 @@
 
 ``bf16_flops`` is the *dense* (no 2:4 structured sparsity) peak of the matrix units in bf16 with fp32
 accumulation, in FLOP/s: vendors often print the sparse figure, which is twice as large. ``memory_bytes``
-is the datasheet capacity in the unit the datasheet uses (GB = 10^9 bytes, GiB = 2^30 bytes). For the
-NVIDIA parts this is at or slightly below what the driver reports (an H100 80GB shows 81,559 MiB =
-85.5e9 bytes in nvidia-smi); the difference roughly covers the CUDA context and allocator reserve, so a
-model that "fits" here leaves that slack on the real device.
+is the datasheet capacity in the unit the datasheet uses (GB = 10^9 bytes, GiB = 2^30 bytes). ``usable_bytes`` is
+what a process can allocate on the part as PyTorch reports it (``torch.cuda`` total capacity, measured: an H100 SXM
+80GB 79.18 GiB = 85.0e9 bytes, an H200 139.80 GiB = 150.1e9 bytes, both above their datasheet figures); where it was
+not measured, the datasheet capacity stands in (an underestimate on the NVIDIA parts). "Fits" compares against
+:attr:`Accelerator.capacity`, the CUDA context being a line of the estimate itself.
 """
 
 from __future__ import annotations
@@ -27,6 +28,12 @@ class Accelerator:
     note: str = ""
     bandwidth: float = 0.0  # peak memory bandwidth, bytes/s (datasheet)
     bandwidth_source: str = ""
+    usable_bytes: int = 0  # what PyTorch can allocate (its reported total capacity), measured; 0: not measured
+
+    @property
+    def capacity(self) -> int:
+        """Bytes a run may use: the measured total capacity PyTorch reports, else the datasheet's."""
+        return self.usable_bytes or self.memory_bytes
 
     @property
     def tflops(self) -> float:
@@ -75,6 +82,7 @@ _ALL = (
         "989.4 TFLOPS (1978.9 with sparsity)",
         bandwidth=3.35e12,
         bandwidth_source="NVIDIA H100 datasheet: H100 SXM GPU memory bandwidth 3.35 TB/s",
+        usable_bytes=round(79.18 * GiB),  # torch: "total capacity of 79.18 GiB" (docs/measurements, 2026-11-26)
     ),
     Accelerator(
         "h200-sxm",
@@ -86,6 +94,7 @@ _ALL = (
         "GH100 tensor cores as H100 SXM: 989.4 dense), 141 GB HBM3e",
         bandwidth=4.8e12,
         bandwidth_source="NVIDIA H200 datasheet: GPU memory bandwidth 4.8 TB/s",
+        usable_bytes=round(139.80 * GiB),  # torch: "total capacity of 139.80 GiB" (docs/measurements, 2026-11-26)
     ),
     Accelerator(
         "b200",

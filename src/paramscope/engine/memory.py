@@ -266,11 +266,14 @@ def kv_cache(
                 _kv_node("kv_cache/self", (full, n), per_token * tokens, f"{per_expr}*tokens", shape, batch, bits, note)
             )
         if sliding:
-            window = tokens if prompt else min(tokens, spec.sliding_window or 0)
+            window = tokens if prompt or not spec.cache_window else min(tokens, spec.sliding_window or 0)
             n = g.expr if sliding == g.layers else f"sliding_window_layers={sliding}"
             note = f"sliding window of {spec.sliding_window:,} tokens: the cache never holds more"
             expr = f"{per_expr}*min(tokens, sliding_window)"
-            if prompt:
+            if not spec.cache_window:
+                note = f"sliding window of {spec.sliding_window:,} tokens, but the class's cache keeps every token"
+                expr = f"{per_expr}*tokens"
+            elif prompt:
                 note = (
                     f"sliding window of {spec.sliding_window:,} tokens, holding the whole prompt until the first step"
                 )
@@ -583,9 +586,10 @@ def _attention_terms(
         qkv, expr = qkv_width(spec, projections=1 if spec.shared_kv_head else None)
         out.append(("qkv", e * qkv, f"{e}*{paren(expr)}"))
         ctx, ctx_expr = values_width(spec)
-    if store_scores:
-        per = e + (1 + e if dropout else 0)
-        expr = f"({e} + 1 + {e})" if dropout else f"{e}"
+    if store_scores:  # a class that writes the scores out keeps its fp32 softmax output and its 16-bit cast
+        kept, kept_expr = (4 + e, f"(4 + {e})") if spec.scores_bytes else (e, f"{e}")
+        per = kept + (1 + e if dropout else 0)
+        expr = f"({kept_expr} + 1 + {e})" if dropout else kept_expr
         keys = "source_len" if cross else "seq"
         out.append(("scores", per * heads * kv_len, f"{expr}*num_attention_heads*{keys}"))
     out.append(("context", e * ctx, f"{e}*{ctx_expr}"))
@@ -617,15 +621,16 @@ def _mlp_terms(
     amp: bool = False,
 ) -> list[tuple[str, int, str]]:
     """Korthikanti's 19sbh for the GeLU MLP (input 2h, GeLU input 8h, GeLU output 8h, dropout mask h),
-    generalized to any width f; a gated MLP keeps gate, up, act(gate) and their product: 4 * 2f. transformers'
-    written-out tanh-GeLU (``gelu_new``) keeps x³'s input, tanh and 1 + tanh besides; under CUDA's autocast
-    ``torch.pow`` runs in fp32, so x³'s input, tanh and 1 + tanh are fp32 and 0.5*x stays 16-bit (measured on an
-    H100: GPT-2 and Phi-2 keep 6 bytes per intermediate element more than in bf16)."""
+    generalized to any width f; a gated MLP keeps gate, up, act(gate) and their product: 4 * 2f; transformers' ReLU
+    MLP (OPT) keeps one 2f. transformers' written-out tanh-GeLU (``gelu_new``) keeps x³'s input, tanh and 1 + tanh
+    besides; under CUDA's autocast ``torch.pow`` runs in fp32, so x³'s input, tanh and 1 + tanh are fp32 and 0.5*x
+    stays 16-bit (measured on an H100: GPT-2 and Phi-2 keep 6 bytes per intermediate element more than in bf16)."""
     h = spec.hidden_size
     out: list[tuple[str, int, str]] = []
     if not skip_input:
         out.append(("input", e * h, f"{e}*hidden_size"))
-    k = 4 if spec.mlp_gated else 2
+    # ReLU keeps its output, which is the second projection's input too: one tensor where GeLU keeps two
+    k = 4 if spec.mlp_gated else 1 if eager and spec.hidden_act == "relu" else 2
     out.append(("hidden", k * e * size, f"{k}*{e}*{size_expr}"))
     if eager and not spec.mlp_gated and spec.hidden_act == "gelu_new":
         if amp:  # fp32 x, tanh, 1 + tanh and 16-bit 0.5*x, in place of the 16-bit GeLU input (counted in hidden)
@@ -750,7 +755,9 @@ def _stack(
         )
         return group(prefix, [repeated(one, layers, expr)])
     # transformers runs gpt-oss's attention sinks eagerly: the scores are kept
-    store_scores = (not settings.flash or eager and spec.attention_sinks) and settings.recompute != "selective"
+    store_scores = (
+        not settings.flash or eager and (spec.attention_sinks or spec.scores_bytes > 0)
+    ) and settings.recompute != "selective"
     parts: list[Node] = []
     kinds = spec.stack(layers, expr)
     for g in spec.attention_groups(kinds):  # Gemma 4: each group at its own widths
@@ -831,6 +838,17 @@ def _stack(
             -(-n_norms * e * h * tokens // split),
             f"tokens*{n_norms}*{e}*hidden_size" + (f"/{split}" if split > 1 else ""),
             note="the input of each norm" + (" (split by sequence parallelism)" if split > 1 else ""),
+        )
+        parts.append(repeated(one, layers, expr))
+    if settings.mode == "finetune" and eager and settings.precision == "amp" and settings.lora_targets == "all-linear":
+        q = spec.num_attention_heads * spec.head_size if kinds.attention else 0
+        one = Node(
+            f"{prefix}/adapters",
+            e * (h + q) * tokens // (tp if sp else 1),
+            f"tokens*{e}*(hidden_size + num_attention_heads*head_dim)",
+            note="PEFT's fp32 adapters under autocast: their own 16-bit copies of their inputs, beyond what the frozen "
+            "base stops keeping (measured on an H100 without recomputation: Llama 2/3.1, Mistral, Mistral NeMo, "
+            "Qwen2.5; 3.5-4.0 hidden_size a token and layer)",
         )
         parts.append(repeated(one, layers, expr))
     note = ""
@@ -987,9 +1005,27 @@ def phases(spec: Spec, settings: RunSettings) -> list[Node]:
     if bwd.count:
         out.append(_phase("loss_backward", [weights, none, optimizer, kept], bwd))
     last = _first_layer(spec, settings, seq, kept)
-    out.append(_phase("backward", [weights, grads, optimizer, last], group("transient", [])))
+    out.append(_phase("backward", [weights, grads, optimizer, last], _recomputed_scores(spec, settings, seq, layout)))
     out.append(_phase("step", [weights, grads, optimizer], group("transient", [])))
     return out
+
+
+def _recomputed_scores(spec: Spec, settings: RunSettings, seq: int, layout: Layout) -> Node:
+    """With full recomputation, the layer recomputed in the backward pass holds its forward's working set again: for a
+    class that writes its attention scores out, ``scores_bytes`` bytes per score (measured on an H100: Falcon-7B's
+    LoRA with checkpointing peaked there)."""
+    if settings.recompute != "full" or not spec.scores_bytes or not spec.has_attention:
+        return group("transient", [])
+    b = spec.scores_bytes
+    scores = settings.batch * spec.num_attention_heads * seq * seq
+    tp = layout.tp
+    node = Node(
+        "transient/scores",
+        -(-b * scores // tp),
+        f"{b}*batch*num_attention_heads*seq^2" + (f"/{tp}" if tp > 1 else ""),
+        note=f"the recomputed layer's attention scores, {b} bytes each as the class computes them",
+    )
+    return group("transient", [node])
 
 
 def _phase(name: str, parts: list[Node], transient: Node) -> Node:
@@ -1101,6 +1137,16 @@ def _layer_transient(spec: Spec, settings: RunSettings, tokens: int, seq: int, l
     options: list[tuple[int, str, str]] = [
         (e * (4 * h + 2 * qkv), f"{e}*(4*hidden_size + 2*{paren(qkv_expr)})", "attention: q, k, v and rotated q, k")
     ]
+    if spec.scores_bytes and spec.has_attention:
+        b = spec.scores_bytes
+        n = e * (4 * h + 2 * qkv) + b * spec.num_attention_heads * seq
+        options.append(
+            (
+                n,
+                f"{e}*(4*hidden_size + 2*{paren(qkv_expr)}) + {b}*num_attention_heads*seq",
+                f"the class's own attention: {b} bytes per score (measured)",
+            )
+        )
     if spec.attention_sinks and spec.has_attention:
         n = e * (4 * h + 2 * qkv + 3 * spec.num_attention_heads * seq)
         options.append(
@@ -1173,11 +1219,12 @@ def memory(spec: Spec, settings: RunSettings) -> Node:
     settings = check(settings)
     peak = peak_phase(phases(spec, settings))
     kids = list(peak.children)
-    kids.append(_allocator(peak))
     mib = settings.runtime_mib
+    room = None if settings.serving else ACCELERATORS[settings.gpu].capacity - peak.count - mib * 2**20
+    kids.append(_allocator(peak, room))
     kids.append(Node("runtime", mib * 2**20, f"{mib:,} MiB (assumed)", note=RUNTIME_SHORT))
     if settings.mode == "inference" and settings.serving:
-        cap = ACCELERATORS[settings.gpu].memory_bytes
+        cap = ACCELERATORS[settings.gpu].capacity
         left = cap - int(cap * settings.gpu_util)
         kids.append(
             Node(
@@ -1215,18 +1262,25 @@ def serving_capacity(spec: Spec, settings: RunSettings, capacity: int) -> dict[s
 
 
 #: The caching allocator's margin: what it reserves beyond the bytes allocated at the peak (freed blocks it keeps,
-#: split and rounded), as a share of that peak: 2-19 %, median 9 %, over 18 runs of transformers on an H100
-#: (docs/measurements/h100-peaks-2026-11-26.json: max_memory_reserved against max_memory_allocated).
+#: split and rounded), as a share of that peak: 0.5-39 %, median 9 %, over 107 runs of transformers on an H100 and an
+#: H200 (docs/measurements/h*-peaks-*.json: max_memory_reserved against max_memory_allocated). It gives way near the
+#: GPU's capacity: before reporting out of memory the allocator returns its cached blocks and tries again (SmolLM2-360M
+#: at 72.5 GiB allocated reserved 73.0 GiB under a 79.18 GiB cap, and ran).
 ALLOCATOR_SHARE = 0.1
 
 
-def _allocator(peak: Node) -> Node:
+def _allocator(peak: Node, room: int | None) -> Node:
+    """The margin over the peak, at most the ``room`` the GPU has left above the peak and the runtime (None: no
+    bound, as in a serving engine's budget)."""
+    share = int(peak.count * ALLOCATOR_SHARE)
+    formula = f"{ALLOCATOR_SHARE:g}*peak"
     return Node(
         "allocator",
-        int(peak.count * ALLOCATOR_SHARE),
-        f"{ALLOCATOR_SHARE:g}*peak",
+        share if room is None else max(min(share, room), 0),
+        formula if room is None else f"min({formula}, capacity - peak - runtime)",
         note="PyTorch's caching allocator reserves more than it allocates (freed blocks it keeps, split and rounded: "
-        "2-19 % of the peak measured on an H100); nvidia-smi and out-of-memory errors see the reserved bytes",
+        "0.5-39 % of the peak measured on an H100 and an H200), and returns them before it runs out: near the GPU's "
+        "capacity the margin shrinks to what is left; nvidia-smi sees the reserved bytes",
     )
 
 
@@ -1286,8 +1340,11 @@ def parts(tree: Node) -> dict[str, int]:
     return out
 
 
-def total_bytes(spec: Spec, settings: RunSettings) -> int:
-    return memory(spec, settings).count
+def needed_bytes(spec: Spec, settings: RunSettings) -> int:
+    """What must fit on one GPU: the peak phase and the runtime. The allocator's margin is left out: the caching
+    allocator returns its cached blocks before it reports out of memory (measured near an H100's capacity)."""
+    tree = memory(spec, settings)
+    return tree.count - tree.get("allocator")
 
 
 def sweep(spec: Spec, settings: RunSettings, field: str, values: list[int]) -> list[dict[str, int]]:
@@ -1318,7 +1375,7 @@ def max_fit(spec: Spec, settings: RunSettings, capacity: int, field: str = "seq"
     limit = MAX_BATCH
     if field == "seq":  # no longer than the model's own context window
         limit = min(MAX_SEQ, spec.max_position_embeddings) if spec.max_position_embeddings > 0 else MAX_SEQ
-    at: Callable[[int], int] = lambda v: total_bytes(spec, dataclasses.replace(settings, **{field: v}))  # noqa: E731
+    at: Callable[[int], int] = lambda v: needed_bytes(spec, dataclasses.replace(settings, **{field: v}))  # noqa: E731
     if at(1) > capacity:
         return None
     if at(limit) <= capacity:
@@ -1365,9 +1422,9 @@ def gpus_needed(spec: Spec, settings: RunSettings, capacity: int, limit: int = 4
                 settings, gpus=n, zero=3, tp=tp, pp=1, ep=1, sp=settings.sp or tp > 1
             )
             groups = limit // tp
-            if not groups or total_bytes(spec, run(groups)) > capacity:
+            if not groups or needed_bytes(spec, run(groups)) > capacity:
                 continue
-            dp = _bisect(0, groups, lambda n, run=run: total_bytes(spec, run(n)) > capacity)[1]
+            dp = _bisect(0, groups, lambda n, run=run: needed_bytes(spec, run(n)) > capacity)[1]
             if best is None or tp * dp < best.gpus:
                 how = f"ZeRO-3 (parameters, gradients and optimizer state sharded) over {dp} data-parallel GPUs"
                 if tp > 1:
@@ -1375,12 +1432,12 @@ def gpus_needed(spec: Spec, settings: RunSettings, capacity: int, limit: int = 4
                         f"tensor and sequence parallelism over {tp} GPUs (matrices and activations split) × ZeRO-3 "
                         f"over {dp} data-parallel groups"
                     )
-                best = GpusNeeded(gpus=tp * dp, how=how, per_gpu=total_bytes(spec, run(dp)), tp=tp, dp=dp)
+                best = GpusNeeded(gpus=tp * dp, how=how, per_gpu=needed_bytes(spec, run(dp)), tp=tp, dp=dp)
         return best
 
     def layout(tp: int, pp: int) -> tuple[int, RunSettings]:
         run = dataclasses.replace(settings, tp=tp, pp=pp, ep=tp if spec.is_moe else 1)
-        return total_bytes(spec, run), run
+        return needed_bytes(spec, run), run
 
     experts = ", the experts split over the same GPUs (expert parallelism)" if spec.is_moe else ""
     stages = max(1, min(limit, spec.num_hidden_layers + spec.num_decoder_layers))
@@ -1415,5 +1472,5 @@ def every_precision(spec: Spec, settings: RunSettings) -> dict[str, dict[str, in
     for dtype in PRECISIONS:
         kv = "fp32" if dtype == "fp32" else "bf16"
         tree = memory(spec, dataclasses.replace(settings, mode="inference", dtype=dtype, kv_dtype=kv))
-        out[dtype] = {p: tree.get(p) for p in ("weights", "kv_cache", "runtime")} | {"total": tree.count}
+        out[dtype] = {p: tree.get(p) for p in ("weights", "kv_cache", "allocator", "runtime")} | {"total": tree.count}
     return out

@@ -129,6 +129,7 @@ LIMITS = {
     "hc_mult": 1_024,  # DeepSeek-V4's hyper-connections: 4 streams
     # tokens: the limit of max_position_embeddings
     "position_offset": 100_000_000,
+    "scores_bytes": 64,
     "csa_rate": 100_000_000,
     "hca_rate": 100_000_000,
     "index_topk": 100_000_000,
@@ -175,6 +176,13 @@ class Spec:
     qk_norm_bias: bool | None = None  # a LayerNorm q/k norm with a bias; None -> norm_bias (StableLM: none)
     sub_norms: bool = False  # BitNet: a norm on the attention output (hidden_size) and on the MLP's inner width
     attention_sinks: bool = False  # gpt-oss: one learned logit per query head ("sinks"), in every layer
+    # memory: bytes per attention score (batch * heads * queries * keys) one layer's forward holds at its peak where
+    # transformers' class writes the scores out (measured on an H100: BLOOM 14, GPT-Neo 10, Falcon's multi-query
+    # attention through SDPA's math kernel 9); 0: SDPA's fused kernels, which never hold them
+    scores_bytes: int = 0
+    # memory: transformers' cache crops sliding-window layers to their window after the first decode step (GPT-Neo's
+    # does not: its config names no sliding layers for the cache, measured on an H100)
+    cache_window: bool = True
     logit_softcap: bool = False  # Gemma 2: tanh soft-capping of the final logits (memory: the tanh's output is kept)
     encoder_only: bool = False  # a bidirectional encoder (BERT and kin): nothing is generated, no KV cache
     fused: tuple[str, ...] = ()  # projections built as one linear layer: qkv (c_attn), gate_up, in_qkvz, in_ba,

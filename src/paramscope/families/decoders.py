@@ -65,6 +65,7 @@ GPTJ = GPT2.but(
         lm_head_bias=True,
         parallel_attn=True,
         position_embedding="rotary",
+        scores_bytes=10,  # GPT-Neo's eager attention with fp32 scores (no SDPA path)
     ),
     hooks=(),
     class_names=dict(causal_lm=None),
@@ -83,7 +84,8 @@ OPENAI_GPT = GPT2.but(
     hooks=(),
     # GPT-1: GPT-2's layers with the norms after attention and after the MLP, no final norm, an MLP 4 x n_embd wide
     derive=dict(intermediate_size=Rule("4*hidden_size", lambda d: 4 * d["hidden_size"], always=True)),
-    fixed=dict(final_norm=False),
+    # eager only: scores as transformers' eager attention (Gemma 2's measured 9-9.7), not measured on this class
+    fixed=dict(final_norm=False, scores_bytes=10),
     class_names=dict(causal_lm="OpenAIGPTLMHeadModel"),
 )
 MPT = GPT2.but(
@@ -101,7 +103,7 @@ MPT = GPT2.but(
     # MPT: one bias-free Wqkv, bias-free out_proj and MLP, LayerNorms without biases (transformers drops them),
     # ALiBi instead of a position table; transformers builds the MLP 4 x d_model wide whatever expansion_ratio says
     derive=dict(intermediate_size=Rule("4*hidden_size", lambda d: 4 * d["hidden_size"], always=True)),
-    fixed=dict(attention_bias=False, mlp_bias=False, norm_bias=False, position_embedding="alibi"),
+    fixed=dict(attention_bias=False, mlp_bias=False, norm_bias=False, position_embedding="alibi", scores_bytes=10),
     hooks=(),
     class_names=dict(causal_lm=None),
     notes=(hooks.mpt_expansion,),
@@ -119,7 +121,8 @@ XGLM = GPT2.but(
     ),
     derive=dict(intermediate_size=None),
     # q, k, v and out apart, all biased; sinusoidal positions computed on the fly (a buffer, no parameters)
-    fixed=dict(fused=(), position_embedding="none"),
+    # eager only: scores as transformers' eager attention (Gemma 2's measured 9-9.7), not measured on this class
+    fixed=dict(fused=(), position_embedding="none", scores_bytes=10),
     hooks=(hooks.sinusoid_width, hooks.cross_attention_beyond),
     class_names=dict(causal_lm=None),
 )
@@ -154,7 +157,8 @@ GPT_NEO = GPT2.but(
     ),
     # GPT-2's layout with q, k and v apart and unbiased (the output projection keeps its bias); global and local
     # (sliding) layers by attention_types
-    fixed=dict(fused=(), attention_bias=False, attention_out_bias=True),
+    # the class writes attention out with fp32 scores (no SDPA path)
+    fixed=dict(fused=(), attention_bias=False, attention_out_bias=True, scores_bytes=10, cache_window=False),
     hooks=(hooks.gpt_neo_layers,),
     class_names=dict(causal_lm=None),
 )
@@ -223,7 +227,8 @@ GEMMA2 = GEMMA.but(
     model_type="gemma2",
     class_prefix="Gemma2",
     source=f"{TF}/gemma2/modeling_gemma2.py",
-    fixed=dict(norms_per_layer=4),
+    # no SDPA path (attention soft-capping): eager attention, 9.0-9.7 bytes a score measured on an H100
+    fixed=dict(norms_per_layer=4, scores_bytes=10),
     extra_hooks=[hooks.sliding_every(2), hooks.logit_softcap],
     checks_width=True,
 )
@@ -321,7 +326,7 @@ GEMMA3_TEXT = GEMMA2.but(
     model_type="gemma3_text",
     class_prefix="Gemma3",
     source=f"{TF}/gemma3/modeling_gemma3.py",
-    fixed=dict(qk_norm="head"),
+    fixed=dict(qk_norm="head", scores_bytes=0),  # an SDPA path again
     hooks=(hooks.sliding_window, hooks.sliding_every(6), hooks.logit_softcap),
     checks_width=True,
 )
@@ -1513,6 +1518,7 @@ BLOOM = Family(
         mlp_bias=True,
         embedding_norm=True,
         position_embedding="alibi",
+        scores_bytes=14,  # eager only: ALiBi's baddbmm, the mask added, an fp32 softmax and its bf16 cast
     ),
     padding_row=False,
 )

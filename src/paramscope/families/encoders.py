@@ -232,6 +232,7 @@ T5GEMMA = Family(
         mlp_gated=True,
         position_embedding="rotary",
         encoder_embedding=True,
+        scores_bytes=10,  # eager only (soft-capping, as Gemma 2: 9-9.7 bytes a score measured there)
     ),
     hooks=(hooks.t5gemma,),
     nested=dict(hooks.T5GEMMA_NESTED),

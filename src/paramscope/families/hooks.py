@@ -1174,6 +1174,8 @@ def falcon_layout(c: Cfg, d: Values) -> None:
     n_ln = c.int("num_ln_in_parallel_attn", default=2 if new_arch else None)
     d["norms_per_layer"] = 2 if not parallel else (2 if n_ln == 2 else 1)
     d["position_embedding"] = "alibi" if c.bool("alibi") else "rotary"
+    # the old layout hands SDPA one key/value head for all query heads with a written-out mask: the math kernel
+    d["scores_bytes"] = 9 if not new_arch and d["num_key_value_heads"] < heads else 0
 
 
 def opt_layout(c: Cfg, d: Values) -> None:
