@@ -47,12 +47,12 @@ def _app(model: str, settings: RunSettings | None = None) -> AppTest:
     ],
 )
 def test_tabs_render_and_show_engine_numbers(model: str, settings: RunSettings | None) -> None:
-    """Both tabs render without an exception and the headline total is the engine's, in GB."""
+    """Both tabs render without an exception and the headline is the engine's peak and runtime, in GB."""
     at = _app(model, settings)
     assert not at.exception
-    total = parts(memory(presets.load(model), settings or RunSettings()))["total"]
+    out = parts(memory(presets.load(model), settings or RunSettings()))
     metrics = {m.label: m.value for m in at.metric}
-    assert f"{total / 1e9:,.2f} GB" == metrics["Total per GPU"]
+    assert f"{(out['total'] - out['allocator']) / 1e9:,.2f} GB" == metrics["Peak + runtime per GPU"]
 
 
 def test_controls_keep_hidden_settings() -> None:

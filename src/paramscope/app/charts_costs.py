@@ -91,11 +91,11 @@ def memory_bar(parts: dict[str, int], capacity: int | None = None, gpu_label: st
 
 
 def memory_phases(
-    steps: Sequence[Node], peak: str, capacity: int | None = None, gpu_label: str = "", margin: float = 0.0
+    steps: Sequence[Node], peak: str, capacity: int | None = None, gpu_label: str = "", held: float = 0.0
 ) -> go.Figure:
     """One stacked bar per phase of the run (GB allocated: weights, cache, states, activations, the phase's
-    transient), the peak phase named, the capacity as a line, with the allocator's margin and the runtime
-    (``margin``, GB) subtracted from it so that a bar under the line fits."""
+    transient), the peak phase named, the capacity as a line, with what is held outside the phases (``held``, GB:
+    the runtime, and a serving engine's reserve) subtracted from it so that a bar under the line fits."""
     fig = go.Figure()
     names = [p.path.replace("_", " ") + (" (peak)" if p.path == peak else "") for p in steps]
     for part in PARTS:
@@ -111,12 +111,12 @@ def memory_phases(
             hoverinfo="text+name",
         )
     if capacity:
-        room = capacity / GB - margin
+        room = capacity / GB - held
         fig.add_hline(
             y=room,
             line=dict(dash="dash", color="#d62728"),
             showlegend=True,
-            name=f"{gpu_label or 'GPU'} less margin and runtime: {room:,.1f} GB",
+            name=f"{gpu_label or 'GPU'} less the runtime: {room:,.1f} GB",
         )
     fig.update_layout(barmode="stack", title="Memory through the run", yaxis_title="GB (10⁹ bytes)", **_LAYOUT)
     return fig

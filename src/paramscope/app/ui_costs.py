@@ -307,7 +307,8 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
     gpu = hardware.get(settings.gpu)
     seq = resolved_seq(settings, spec.max_position_embeddings)
     total = out["total"]
-    fits = total - out["allocator"] <= gpu.capacity
+    needed = total - out["allocator"]  # what must fit: the allocator returns its margin before it runs out
+    fits = needed <= gpu.capacity
     qlora = settings.mode == "finetune" and settings.quant == "nf4"
     what = {"inference": "inference", "training": "training", "finetune": "LoRA fine-tuning"}[settings.mode]
     st.subheader(f"Memory per GPU for {'QLoRA fine-tuning' if qlora else what}", anchor=False)
@@ -326,8 +327,8 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
             f"{settings.recompute}{', FlashAttention' if settings.flash else ''}, "
             f"{PRECISION_LABELS[settings.precision]}, {KERNEL_LABELS[settings.kernels]}"
         )
-        + ". GB = 10⁹ bytes, GiB = 2³⁰ bytes. The total is the run's peak, with the allocator's margin (which gives "
-        f"way near capacity) and the runtime, against the {gpu.capacity / GB:,.2f} GB PyTorch can allocate on one "
+        + ". GB = 10⁹ bytes, GiB = 2³⁰ bytes. What must fit is the run's peak and the runtime (the allocator's margin "
+        f"is drawn: it gives way near capacity), against the {gpu.capacity / GB:,.2f} GB PyTorch can allocate on one "
         f"{gpu.name}"
         + (" (measured)." if gpu.usable_bytes else " (the datasheet's figure: not measured on this part).")
     )
@@ -364,7 +365,12 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
             icon=":material/warning:",
         )
     cols = st.columns(3)
-    cols[0].metric("Total per GPU", f"{total / GB:,.2f} GB", help=f"{total / GiB:,.3f} GiB = {total:,} bytes")
+    cols[0].metric(
+        "Peak + runtime per GPU",
+        f"{needed / GB:,.2f} GB",
+        help=f"{needed / GiB:,.3f} GiB = {needed:,} bytes: what must fit. With the caching allocator's margin, what "
+        f"nvidia-smi would show: {total / GB:,.2f} GB (the allocator returns that margin before it runs out).",
+    )
     cols[1].metric(
         f"{gpu.name}",
         gpu.memory_label,
@@ -384,14 +390,14 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
             f"{spec.max_position_embeddings:,} tokens.",
         )
     if not fits:
-        needed = gpus_needed(spec, settings, gpu.capacity)
-        if needed is None:
+        spread = gpus_needed(spec, settings, gpu.capacity)
+        if spread is None:
             st.error(f"Does not fit even on 4,096 × {gpu.name} this way: lower the batch or the context.")
         else:
             st.info(
-                f"**GPUs needed: {needed.gpus:,} × {gpu.name}**, with {needed.how}: {needed.per_gpu / GB:,.2f} GB "
+                f"**GPUs needed: {spread.gpus:,} × {gpu.name}**, with {spread.how}: {spread.per_gpu / GB:,.2f} GB "
                 f"per GPU of {gpu.capacity / GB:,.2f} GB usable ({gpu.memory_label}; "
-                f"{(gpu.capacity - needed.per_gpu) / GB:,.2f} GB left).",
+                f"{(gpu.capacity - spread.per_gpu) / GB:,.2f} GB left).",
                 icon=":material/memory:",
             )
     steps = phases(spec, settings)
@@ -416,8 +422,8 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
         )
     left, right = st.columns([1, 2])
     left.plotly_chart(C.memory_bar(out, gpu.capacity, gpu.name), config=PLOTLY_CONFIG)
-    margin = (out["allocator"] + out["runtime"] + out["reserve"]) / GB
-    right.plotly_chart(C.memory_phases(steps, peak, gpu.capacity, gpu.name, margin), config=PLOTLY_CONFIG)
+    held = (out["runtime"] + out["reserve"]) / GB
+    right.plotly_chart(C.memory_phases(steps, peak, gpu.capacity, gpu.name, held), config=PLOTLY_CONFIG)
     rows = []
     notes = []
     for n in tree.walk():
