@@ -70,6 +70,21 @@ def test_controls_keep_hidden_settings() -> None:
     assert ("training", "sgd", True, 3) == (s.mode, s.optimizer, s.flash, s.batch)
 
 
+def test_a_run_setting_reset_without_the_person_is_put_back() -> None:
+    """Under load the browser can hand a rerun a widget at its default (the first mode, batch 1, the first GPU, an
+    emptied box): values no move of the person's sent are put back to the run's settings (sessions of
+    bench/many_users.py --mixed ended on the first options). A real move still changes the setting."""
+    at = _app("gpt2", RunSettings(mode="training", batch=6, gpu="a100-80gb", recompute="full", lora_rank=32))
+    defaults = {"run_mode": "inference", "run_batch": 1, "run_gpu": "a100-40gb", "run_recompute": "none"}
+    for key, value in defaults.items():
+        at.session_state[key] = value
+    at.run()
+    s = at.session_state["run_settings"]
+    assert ("training", 6, "a100-80gb", "full") == (s.mode, s.batch, s.gpu, s.recompute)
+    at.number_input(key="run_batch").set_value(5).run()
+    assert (5, "training") == (at.session_state["run_settings"].batch, at.session_state["run_settings"].mode)
+
+
 def test_restored_settings_show_in_the_controls() -> None:
     """Settings handed in (from a share link) appear in the widgets."""
     at = _app("gpt2", RunSettings(batch=7, gpu="rtx-4090", mfu=0.5))

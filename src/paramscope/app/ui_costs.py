@@ -13,6 +13,7 @@ The numbers come from :mod:`paramscope.engine.memory` and :mod:`paramscope.engin
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import streamlit as st
 
@@ -64,6 +65,7 @@ from paramscope.engine.speed import keeps_last_logits, speed
 KEY = "run_"  # widget keys: KEY + RunSettings field name
 _SEEN = "run__seen"  # the settings these widgets showed last (to notice settings changed from outside)
 _SHOWN = "run__shown"  # the fields whose widgets were on screen in the last run
+_RUN_MOVED = "run__moved"  # the run-settings widgets the person moved since the settings last took them
 
 DTYPE_LABELS = {
     "fp32": "fp32 (4 bytes)",
@@ -111,15 +113,39 @@ def _seed(settings: RunSettings) -> None:
             state[KEY + f.name] = round(value * 100, 1) if f.name == "mfu" else value
 
 
+def _run_moved(key: str) -> None:
+    """Note that the person moved this run-settings widget: the next run takes its value."""
+    st.session_state.setdefault(_RUN_MOVED, set()).add(key)
+
+
+def _widget(name: str) -> dict[str, Any]:
+    """A run-settings widget's key and the callback that notes the person moved it."""
+    return {"key": KEY + name, "on_change": _run_moved, "args": (KEY + name,)}
+
+
+def _unmoved_run_back(settings: RunSettings) -> None:
+    """Put every run-settings widget the person did not move back to the settings' value: under load the browser can
+    hand a rerun a widget at its default (the first mode, an emptied box), which must not become the run's setting
+    (bench/many_users.py --mixed saw sessions reset to the first options). The model's controls do the same."""
+    state = st.session_state
+    moved = state.get(_RUN_MOVED, set())
+    for f in dataclasses.fields(RunSettings):
+        key, value = KEY + f.name, getattr(settings, f.name)
+        value = round(value * 100, 1) if f.name == "mfu" else value
+        if key not in moved and key in state and state[key] != value:
+            state[key] = value
+
+
 def render_run_controls(settings: RunSettings) -> RunSettings:
     """The run-settings widgets (keys ``run_<field>``); returns the settings they now hold."""
     _seed(settings)
+    _unmoved_run_back(settings)
     state = st.session_state
     got: dict[str, object] = {}
     got["mode"] = mode = st.radio(
         "Mode",
         MODES,
-        key=KEY + "mode",
+        **_widget("mode"),
         horizontal=True,
         format_func=str.capitalize,
         help="Inference: weights + KV cache. Training: weights, gradients, optimizer, activations. Finetune: LoRA "
@@ -131,62 +157,62 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
     got["dtype"] = st.selectbox(
         "Precision",
         options,
-        key=KEY + "dtype",
+        **_widget("dtype"),
         format_func=DTYPE_LABELS.get,
         help="Weight format for inference; for training bf16/fp16 mean mixed precision "
         "(16-bit weights and gradients, fp32 master weights in the optimizer).",
     )
     col1, col2 = st.columns(2)
-    got["batch"] = col1.number_input("Batch (per GPU)", min_value=1, max_value=MAX_BATCH, step=1, key=KEY + "batch")
+    got["batch"] = col1.number_input("Batch (per GPU)", min_value=1, max_value=MAX_BATCH, step=1, **_widget("batch"))
     got["seq"] = col2.number_input(
         "Context (0 = auto)",
         min_value=0,
         max_value=MAX_SEQ,
         step=256,
-        key=KEY + "seq",
+        **_widget("seq"),
         help="0 = the model's context, at most 2,048 tokens.",
     )
     gpus = list(hardware.ACCELERATORS)
     if state.get(KEY + "gpu") not in gpus:
         state[KEY + "gpu"] = hardware.DEFAULT_GPU
-    got["gpu"] = st.selectbox("GPU", gpus, key=KEY + "gpu", format_func=lambda k: hardware.ACCELERATORS[k].name)
+    got["gpu"] = st.selectbox("GPU", gpus, **_widget("gpu"), format_func=lambda k: hardware.ACCELERATORS[k].name)
     got["gpus"] = st.number_input(
         "GPUs (data parallel)",
         min_value=1,
         max_value=MAX_GPUS,
         step=1,
-        key=KEY + "gpus",
+        **_widget("gpus"),
         help="Training: data-parallel GPUs (ZeRO shards over them). Compute: the time estimate.",
     )
     for column, (name, help_text) in zip(st.columns(3), PARALLEL.items(), strict=True):
         got[name] = column.number_input(
-            name.upper(), min_value=1, max_value=MAX_PARALLEL, step=1, key=KEY + name, help=help_text
+            name.upper(), min_value=1, max_value=MAX_PARALLEL, step=1, **_widget(name), help=help_text
         )
     got["runtime_mib"] = st.number_input(
         "Runtime overhead (MiB per GPU)",
         min_value=0,
         max_value=1_048_576,
         step=64,
-        key=KEY + "runtime_mib",
+        **_widget("runtime_mib"),
         help=RUNTIME_NOTE[0].upper() + RUNTIME_NOTE[1:] + ".",
     )
     if mode != "inference":
         got["sp"] = st.checkbox(
             "Sequence parallelism",
-            key=KEY + "sp",
+            **_widget("sp"),
             help="With TP: the norms' and dropout's activations split too (Korthikanti et al. 2022).",
         )
     if mode == "inference":
         got["kv_dtype"] = st.selectbox(
             "KV cache format",
             KV_DTYPES,
-            key=KEY + "kv_dtype",
+            **_widget("kv_dtype"),
             format_func=DTYPE_LABELS.get,
             help="auto: the weights' format, or bf16 when the weights are quantized (fp8, int8, int4).",
         )
         got["serving"] = st.toggle(
             "Serving engine (chunked prefill)",
-            key=KEY + "serving",
+            **_widget("serving"),
             help="Off: transformers' generate (the whole prompt in one forward pass; sliding-window layers hold the "
             "whole prompt until the first step). On: a serving engine such as vLLM: the prompt in chunks of at most "
             "max_num_batched_tokens, the cache at its window, gpu_memory_utilization of the GPU.",
@@ -198,7 +224,7 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
                 min_value=1,
                 max_value=MAX_BATCH,
                 step=1024,
-                key=KEY + "chunk",
+                **_widget("chunk"),
                 help="max_num_batched_tokens: the most tokens one forward pass takes (vLLM's default for `vllm "
                 "serve` on an 80 GB GPU: 8,192).",
             )
@@ -207,14 +233,14 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
                 min_value=0.05,
                 max_value=1.0,
                 step=0.05,
-                key=KEY + "gpu_util",
+                **_widget("gpu_util"),
                 help="gpu_memory_utilization: the share of the GPU the engine may use (vLLM's default 0.9).",
             )
     else:
         got["precision"] = st.selectbox(
             "Weights kept as",
             PRECISIONS_TRAIN,
-            key=KEY + "precision",
+            **_widget("precision"),
             format_func=PRECISION_LABELS.get,
             help="PyTorch AMP: fp32 weights and gradients, autocast computes in 16 bit (transformers' Trainer with "
             "bf16=True; PEFT's fp32 adapters). 16-bit weights + fp32 master: Megatron-LM, DeepSpeed.",
@@ -222,48 +248,48 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
         got["kernels"] = st.selectbox(
             "Kernels",
             KERNELS,
-            key=KEY + "kernels",
+            **_widget("kernels"),
             format_func=KERNEL_LABELS.get,
             help="transformers: its eager modules and its loss (every token's logits in fp32). Fused: fused kernels "
             "and a chunked loss that never holds them (Megatron-LM, Liger-Kernel).",
         )
         got["optimizer"] = st.selectbox(
-            "Optimizer", OPTIMIZERS, key=KEY + "optimizer", format_func=OPTIMIZER_LABELS.get
+            "Optimizer", OPTIMIZERS, **_widget("optimizer"), format_func=OPTIMIZER_LABELS.get
         )
         got["zero"] = st.select_slider(
             "ZeRO stage",
             options=[0, 1, 2, 3],
-            key=KEY + "zero",
+            **_widget("zero"),
             help="1: shard optimizer states, 2: + gradients, 3: + weights, over the GPUs.",
         )
         got["recompute"] = st.selectbox(
-            "Activation recomputation", RECOMPUTE, key=KEY + "recompute", format_func=RECOMPUTE_LABELS.get
+            "Activation recomputation", RECOMPUTE, **_widget("recompute"), format_func=RECOMPUTE_LABELS.get
         )
         got["flash"] = st.checkbox(
-            "FlashAttention", key=KEY + "flash", help="The s×s attention scores are never stored."
+            "FlashAttention", **_widget("flash"), help="The s×s attention scores are never stored."
         )
         got["dropout"] = st.checkbox(
-            "Dropout", key=KEY + "dropout", help="Store dropout masks (GPT-2 / GPT-3-style training)."
+            "Dropout", **_widget("dropout"), help="Store dropout masks (GPT-2 / GPT-3-style training)."
         )
     if mode == "finetune":
-        got["lora_rank"] = st.number_input("LoRA rank", min_value=1, max_value=65_536, step=1, key=KEY + "lora_rank")
+        got["lora_rank"] = st.number_input("LoRA rank", min_value=1, max_value=65_536, step=1, **_widget("lora_rank"))
         got["lora_targets"] = st.selectbox(
             "LoRA targets",
             ("all-linear", "attn"),
-            key=KEY + "lora_targets",
+            **_widget("lora_targets"),
             help="all-linear: every linear layer but the LM head (PEFT's target_modules='all-linear'); attn: the "
             "attention projections. Mixture-of-experts models: attn.",
         )
         got["quant"] = st.radio(
             "Frozen base",
             ("none", "nf4"),
-            key=KEY + "quant",
+            **_widget("quant"),
             horizontal=True,
             format_func={"none": "16 bit (LoRA)", "nf4": "NF4 4-bit (QLoRA)"}.get,
         )
     got["causal"] = st.checkbox(
         "Causal attention FLOPs",
-        key=KEY + "causal",
+        **_widget("causal"),
         help="Count only the keys each query can see (default: every key, as nanoGPT and PaLM do).",
     )
     got["tokens"] = st.number_input(
@@ -271,15 +297,15 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
         min_value=0,
         max_value=min(MAX_TOKENS, 2**53 - 1),
         step=1_000_000_000,
-        key=KEY + "tokens",
+        **_widget("tokens"),
         help="0 = Chinchilla-optimal: 20 tokens per parameter.",
     )
-    got["mfu"] = st.slider("Assumed MFU (%)", min_value=1.0, max_value=100.0, step=0.5, format="%.1f", key=KEY + "mfu")
+    got["mfu"] = st.slider("Assumed MFU (%)", min_value=1.0, max_value=100.0, step=0.5, format="%.1f", **_widget("mfu"))
     got["tokens_per_second"] = st.number_input(
         "Measured throughput (tokens/s, all GPUs)",
         min_value=0.0,
         step=1000.0,
-        key=KEY + "tokens_per_second",
+        **_widget("tokens_per_second"),
         help="If you measured one: the MFU it implies.",
     )
     state[_SHOWN] = tuple(got)
@@ -296,6 +322,7 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
         st.warning(f"Run settings not applied: {quoted(exc)}")
         new = settings
     state[_SEEN] = new
+    state[_RUN_MOVED] = set()  # the moves are in the settings now
     return new
 
 
