@@ -145,6 +145,7 @@ def whole_controls() -> None:
         st.number_input(
             label,
             min_value=0,
+            value=st.session_state[widget],  # what a fresh widget in the browser starts from (see _shown)
             step=1,
             key=widget,
             on_change=moved,
@@ -247,6 +248,7 @@ def bias_switch(view: Spec, show: Spot) -> None:
     st.session_state[CARD_BIAS] = all(bool(getattr(view, n)) for n in names) if names else bool(view.attention_bias)
     st.toggle(
         "Biases",
+        value=st.session_state[CARD_BIAS],
         key=CARD_BIAS,
         on_change=_biases_moved,
         args=(names,),
@@ -526,6 +528,15 @@ def _label(text: str, name: str) -> str:
     return f"{text} · {name}"
 
 
+def _shown(key: str) -> Any:
+    """A control's value as the widget's own default: the browser starts a widget it re-creates (after a rerun that
+    did not draw it) from that default and sends it back as a move, so the default must be what the model holds, not
+    the widget's (a toggle off: bench/many_users.py --mixed ended sessions untied). Streamlit keys these widgets by
+    ``key`` alone, so the default changing does not make a new widget. The whole-number boxes keep an empty default:
+    Streamlit reads a box the person empties as its default, and an emptied box deletes the key."""
+    return st.session_state[key]
+
+
 def _current(name: str) -> object:
     """Put the model's value into a control that has none yet (first run, new preset, re-shown control)."""
     key = WIDGET + name
@@ -575,7 +586,7 @@ def whole_number_box(label: str, minimum: int, maximum: int | None, step: int, n
         label,
         min_value=float(minimum),
         max_value=float(top),
-        value=None,
+        value=None,  # a box the person empties must read as empty (Streamlit reads an empty box as this default)
         step=float(step),
         format="%.0f",
         key=WIDGET + name,
@@ -596,7 +607,15 @@ def steps(
     shown = sorted({*options, value})
     st.session_state[key] = value  # follows the box (a typed value, a preset, an edit elsewhere)
     st.select_slider(
-        label, shown, key=key, format_func=fmt, help=help, disabled=disabled, on_change=_stepped, args=(name,)
+        label,
+        shown,
+        value=value,
+        key=key,
+        format_func=fmt,
+        help=help,
+        disabled=disabled,
+        on_change=_stepped,
+        args=(name,),
     )
 
 
@@ -670,6 +689,7 @@ def switch(name: str, text: str, help: str, show: Spot, *, disabled: bool = Fals
     _current(name)
     st.toggle(
         _label(text, name),
+        value=_shown(WIDGET + name),
         key=WIDGET + name,
         on_change=moved,
         args=(WIDGET + name,),
@@ -684,6 +704,7 @@ def choice(name: str, text: str, options: list[str], names: dict[str, str], help
     st.selectbox(
         _label(text, name),
         options,
+        index=options.index(_shown(WIDGET + name)) if _shown(WIDGET + name) in options else 0,
         key=WIDGET + name,
         on_change=moved,
         args=(WIDGET + name,),
@@ -705,6 +726,7 @@ def layers_slider(view: Spec, show: Spot) -> None:
         _label(text, name),
         0,
         top,
+        value=value,
         key=WIDGET + name,
         on_change=moved,
         args=(WIDGET + name,),
@@ -732,6 +754,7 @@ def ffn_controls(view: Spec, show: Spot) -> None:
         "FFN multiplier, exact",
         min_value=0.0,
         max_value=max(1024.0, ratio),
+        value=ratio,
         step=0.25,
         format="%.2f",
         key="f_ffn_multiplier",

@@ -118,9 +118,13 @@ def _run_moved(key: str) -> None:
     st.session_state.setdefault(_RUN_MOVED, set()).add(key)
 
 
-def _widget(name: str) -> dict[str, Any]:
-    """A run-settings widget's key and the callback that notes the person moved it."""
-    return {"key": KEY + name, "on_change": _run_moved, "args": (KEY + name,)}
+def _widget(name: str, options: tuple | list | None = None) -> dict[str, Any]:
+    """A run-settings widget's key, the callback that notes the person moved it, and as its default the value it
+    holds (the ``index`` of it among ``options`` for a list): the browser starts a widget it re-creates from that
+    default and sends it back as a move (the model's controls do the same, controls._shown)."""
+    current = st.session_state[KEY + name]
+    default = {"value": current} if options is None else {"index": list(options).index(current)}
+    return {"key": KEY + name, "on_change": _run_moved, "args": (KEY + name,), **default}
 
 
 def _unmoved_run_back(settings: RunSettings) -> None:
@@ -145,7 +149,7 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
     got["mode"] = mode = st.radio(
         "Mode",
         MODES,
-        **_widget("mode"),
+        **_widget("mode", MODES),
         horizontal=True,
         format_func=str.capitalize,
         help="Inference: weights + KV cache. Training: weights, gradients, optimizer, activations. Finetune: LoRA "
@@ -157,7 +161,7 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
     got["dtype"] = st.selectbox(
         "Precision",
         options,
-        **_widget("dtype"),
+        **_widget("dtype", options),
         format_func=DTYPE_LABELS.get,
         help="Weight format for inference; for training bf16/fp16 mean mixed precision "
         "(16-bit weights and gradients, fp32 master weights in the optimizer).",
@@ -175,7 +179,7 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
     gpus = list(hardware.ACCELERATORS)
     if state.get(KEY + "gpu") not in gpus:
         state[KEY + "gpu"] = hardware.DEFAULT_GPU
-    got["gpu"] = st.selectbox("GPU", gpus, **_widget("gpu"), format_func=lambda k: hardware.ACCELERATORS[k].name)
+    got["gpu"] = st.selectbox("GPU", gpus, **_widget("gpu", gpus), format_func=lambda k: hardware.ACCELERATORS[k].name)
     got["gpus"] = st.number_input(
         "GPUs (data parallel)",
         min_value=1,
@@ -206,7 +210,7 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
         got["kv_dtype"] = st.selectbox(
             "KV cache format",
             KV_DTYPES,
-            **_widget("kv_dtype"),
+            **_widget("kv_dtype", KV_DTYPES),
             format_func=DTYPE_LABELS.get,
             help="auto: the weights' format, or bf16 when the weights are quantized (fp8, int8, int4).",
         )
@@ -240,7 +244,7 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
         got["precision"] = st.selectbox(
             "Weights kept as",
             PRECISIONS_TRAIN,
-            **_widget("precision"),
+            **_widget("precision", PRECISIONS_TRAIN),
             format_func=PRECISION_LABELS.get,
             help="PyTorch AMP: fp32 weights and gradients, autocast computes in 16 bit (transformers' Trainer with "
             "bf16=True; PEFT's fp32 adapters). 16-bit weights + fp32 master: Megatron-LM, DeepSpeed.",
@@ -248,13 +252,13 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
         got["kernels"] = st.selectbox(
             "Kernels",
             KERNELS,
-            **_widget("kernels"),
+            **_widget("kernels", KERNELS),
             format_func=KERNEL_LABELS.get,
             help="transformers: its eager modules and its loss (every token's logits in fp32). Fused: fused kernels "
             "and a chunked loss that never holds them (Megatron-LM, Liger-Kernel).",
         )
         got["optimizer"] = st.selectbox(
-            "Optimizer", OPTIMIZERS, **_widget("optimizer"), format_func=OPTIMIZER_LABELS.get
+            "Optimizer", OPTIMIZERS, **_widget("optimizer", OPTIMIZERS), format_func=OPTIMIZER_LABELS.get
         )
         got["zero"] = st.select_slider(
             "ZeRO stage",
@@ -263,7 +267,7 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
             help="1: shard optimizer states, 2: + gradients, 3: + weights, over the GPUs.",
         )
         got["recompute"] = st.selectbox(
-            "Activation recomputation", RECOMPUTE, **_widget("recompute"), format_func=RECOMPUTE_LABELS.get
+            "Activation recomputation", RECOMPUTE, **_widget("recompute", RECOMPUTE), format_func=RECOMPUTE_LABELS.get
         )
         got["flash"] = st.checkbox(
             "FlashAttention", **_widget("flash"), help="The s×s attention scores are never stored."
@@ -276,14 +280,14 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
         got["lora_targets"] = st.selectbox(
             "LoRA targets",
             ("all-linear", "attn"),
-            **_widget("lora_targets"),
+            **_widget("lora_targets", ("all-linear", "attn")),
             help="all-linear: every linear layer but the LM head (PEFT's target_modules='all-linear'); attn: the "
             "attention projections. Mixture-of-experts models: attn.",
         )
         got["quant"] = st.radio(
             "Frozen base",
             ("none", "nf4"),
-            **_widget("quant"),
+            **_widget("quant", ("none", "nf4")),
             horizontal=True,
             format_func={"none": "16 bit (LoRA)", "nf4": "NF4 4-bit (QLoRA)"}.get,
         )
