@@ -249,6 +249,21 @@ def test_a_control_reset_without_the_person_does_not_edit_the_model(session):
     assert {"preset": "gpt2", "num_hidden_layers": "13"} == session.query_params
 
 
+def test_boxes_emptied_together_are_put_back():
+    """Under load the browser can re-create the whole-number boxes empty and send them as moves (sessions ended on
+    hidden_size=auto&vocab_size=auto): several boxes emptied in one run are not a person's edit (a person empties one
+    box at a time), so they are put back and the model and the link stay. One emptied box still deletes its key."""
+    session = fresh({"preset": "gpt2"})
+    for key in ("f.hidden_size", "f.vocab_size"):
+        session.session_state[key] = None
+    session.session_state["moved_controls"] = {"f.hidden_size", "f.vocab_size"}
+    session.run()
+    assert (f"{124_439_808:,}", {"preset": "gpt2"}) == (total(session), session.query_params)
+    assert (768, 50257) == (session.session_state["f.hidden_size"], session.session_state["f.vocab_size"])
+    move(session, "number_input", "f.hidden_size", None)
+    assert {"preset": "gpt2", "hidden_size": "auto"} == session.query_params
+
+
 # (kind, widget key, value, the config keys the edit writes, the link it leaves)
 GPT2_MOVES = [
     ("number_input", "f.vocab_size", 32000, {"vocab_size": 32000}, {"vocab_size": "32000"}),

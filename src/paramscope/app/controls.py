@@ -74,6 +74,12 @@ def apply_controls() -> tuple[str, str]:
         for name, value in shown.items()
         if WIDGET + name in touched and WIDGET + name in st.session_state and st.session_state[WIDGET + name] != value
     }
+    emptied = [name for name, value in edits.items() if value is None]
+    if len(emptied) > 1:  # boxes the browser re-created empty (a person empties one box at a time): put back
+        for name in emptied:
+            st.session_state[WIDGET + name] = shown[name]
+            touched.discard(WIDGET + name)
+            del edits[name]
     if not edits:
         touched.clear()
         return "", ""
