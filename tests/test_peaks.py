@@ -95,11 +95,7 @@ def test_peak_within_ten_percent_of_the_h100(case: dict) -> None:
 
 
 #: Resident parts the estimate still misses, each with what was measured; the test fails when one starts to match
-KNOWN_MISSES = {
-    # BertForMaskedLM under AMP keeps 2.9 bytes per vocabulary entry and token more than its loss's fp32
-    # log-probabilities (9.12 GiB kept, 7.79 estimated); its peak is still within 10 % (1.04)
-    "heldout-2026-11-26-training-amp-bert-base-uncased-32x512-False",
-}
+KNOWN_MISSES: set[str] = set()
 
 
 @pytest.mark.parametrize("case", PEAKS, ids=_label)

@@ -904,6 +904,16 @@ def activations(spec: Spec, settings: RunSettings, seq: int) -> Node:
                     note="transformers' loss: the logits upcast to fp32, log_softmax's output kept (Korthikanti: 4sbv)",
                 )
             )
+            if amp and spec.architecture == "masked_lm":
+                head.append(
+                    Node(
+                        "activations/head/logits_16bit",
+                        e * spec.vocab_size * tokens,
+                        f"tokens*{e}*vocab_size",
+                        note="a masked LM's loss takes the 16-bit logits under CUDA's autocast and keeps them too "
+                        "(measured with saved-tensor hooks on an H200: BertForMaskedLM; CPU autocast does not)",
+                    )
+                )
             if spec.logit_softcap:
                 head.append(
                     Node(
@@ -1062,7 +1072,11 @@ def _loss_transients(spec: Spec, settings: RunSettings, seq: int) -> tuple[Node,
     v, h = spec.vocab_size, spec.embed_width
     fwd: list[Node] = []
     bwd: list[Node] = []
-    if spec.lm_head and eager:
+    if spec.lm_head and eager and amp and spec.architecture == "masked_lm":  # the 16-bit logits are kept (activations)
+        note = "a masked LM's loss on 16-bit logits under autocast (measured on an H100: BertForMaskedLM, one run)"
+        fwd.append(Node("transient/logits", e * v * tokens, f"tokens*{e}*vocab_size", note=note))
+        bwd.append(Node("transient/logits_grad", 2 * e * v * tokens, f"tokens*2*{e}*vocab_size", note=note))
+    elif spec.lm_head and eager:
         fwd.append(
             Node(
                 "transient/logits",
