@@ -249,6 +249,18 @@ ZAMBA2 = dict(
     adapter_rank=4,
 )
 
+#: Zamba (v1): a Mamba mixer in every layer, the one shared attention and MLP block before it in the hybrid layers.
+ZAMBA = dict(
+    model_type="zamba",
+    vocab_size=100,
+    hidden_size=32,
+    num_attention_heads=4,
+    num_key_value_heads=4,
+    intermediate_size=40,
+    mamba_d_state=4,
+    n_mamba_heads=4,
+)
+
 #: LongCat-Flash: two (MLA, dense MLP) pairs and one MoE block with zero-computation slots per layer, small.
 LONGCAT = dict(
     model_type="longcat_flash",
@@ -681,6 +693,31 @@ CASES = {
         decoder=T5GEMMA_STACK | {"num_hidden_layers": 4},
     ),
     "t5gemma-2b-2b-defaults": dict(model_type="t5gemma"),
+    "zamba-default-pattern-tied": dict(ZAMBA, num_hidden_layers=8),
+    "zamba-default-pattern-periods-gqa": dict(
+        ZAMBA, num_hidden_layers=10, attn_layer_period=3, attn_layer_offset=1, num_key_value_heads=2
+    ),
+    "zamba-one-hybrid-untied": dict(ZAMBA, num_hidden_layers=4, tie_word_embeddings=False),
+    "zamba-named-layers-legacy-names-biases": dict(
+        ZAMBA,
+        num_hidden_layers=4,
+        layers_block_type=["hybrid", "linear_attention", "mamba", "hybrid"],
+        mamba_proj_bias=True,
+        mamba_conv_bias=False,
+    ),
+    "zamba-layer-types-head-dim-dt-rank-expand": dict(
+        ZAMBA,
+        num_hidden_layers=3,
+        layer_types=["hybrid", "hybrid", "mamba"],
+        head_dim=6,
+        mamba_dt_rank=3,
+        mamba_expand=3,
+    ),
+    "zamba-no-hybrid-layer": dict(ZAMBA, num_hidden_layers=2, layers_block_type=["mamba", "mamba"]),
+    "zamba-base-model-untied": dict(
+        ZAMBA, architectures=["ZambaModel"], num_hidden_layers=8, tie_word_embeddings=False
+    ),
+    "zamba-7b-defaults": dict(model_type="zamba"),
     "zamba2-one-block": dict(ZAMBA2, num_mem_blocks=1),
     "zamba2-two-blocks-attention-adapters": dict(ZAMBA2, num_mem_blocks=2, use_shared_attention_adapter=True),
     "zamba2-more-blocks-than-uses-gqa-untied": dict(
@@ -2507,6 +2544,21 @@ STRATEGIES = {
         st.lists(st.sampled_from(["mamba", "hybrid"]), min_size=4, max_size=4),
         st.integers(1, 3),
         st.booleans(),
+    ),
+    "zamba": st.builds(
+        lambda cfg, kinds, expand, heads, rank, biases: (
+            cfg
+            | {"layers_block_type": kinds[: cfg["num_hidden_layers"]], "mamba_expand": expand, "n_mamba_heads": heads}
+            | {"mamba_dt_rank": rank, "mamba_conv_bias": biases[0], "mamba_proj_bias": biases[1]}
+        ),
+        _decoder("zamba", mamba_d_state=3, mamba_d_conv=2),
+        st.lists(st.sampled_from(["mamba", "hybrid"]), min_size=4, max_size=4),
+        st.integers(1, 3),
+        st.sampled_from([1, 2]),
+        st.one_of(st.just("auto"), st.integers(1, 5)),
+        st.tuples(st.booleans(), st.booleans()),
+    ).filter(  # transformers refuses one hybrid layer with tied embeddings (as the reader does)
+        lambda c: not (c["tie_word_embeddings"] and c["layers_block_type"].count("hybrid") == 1)
     ),
     "falcon_h1": _decoder("falcon_h1", mamba_n_heads=2, mamba_d_state=3, mamba_d_conv=2, mamba_rms_norm=True),
     "nemotron_h": st.builds(

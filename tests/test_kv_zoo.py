@@ -192,6 +192,15 @@ CACHES = {
         num_dense_layers=1,
     ),
     "rwkv": dict(model_type="rwkv", num_hidden_layers=2, attention_hidden_size=32),
+    # Zamba: keys and values in the hybrid layers only, a Mamba state (per head) in every layer
+    "zamba": dict(
+        model_type="zamba",
+        num_hidden_layers=4,
+        layers_block_type=["mamba", "hybrid", "mamba", "hybrid"],
+        n_mamba_heads=2,
+        mamba_d_state=4,
+        num_key_value_heads=2,
+    ),
     "zamba2": dict(ZAMBA2, num_mem_blocks=2, num_key_value_heads=2, head_dim=None, use_mamba_kernels=False),
     "jetmoe": dict(model_type="jetmoe", num_hidden_layers=2, kv_channels=8, num_local_experts=4, num_experts_per_tok=2),
     "minimax": dict(

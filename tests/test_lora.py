@@ -39,6 +39,8 @@ def small(config: dict) -> dict:
         out["full_attn_idxs"] = [1]
     if "attn_layer_period" in out:
         out.update(attn_layer_period=2, attn_layer_offset=1)
+    if isinstance(out.get("layers_block_type"), list):  # Zamba: two hybrid layers (one alone cannot be tied)
+        out["layers_block_type"] = ["hybrid", "hybrid"]
     if isinstance(out.get("hybrid_override_pattern"), str):
         out["hybrid_override_pattern"] = "".join(dict.fromkeys(out["hybrid_override_pattern"]))
     return out
@@ -161,6 +163,16 @@ def test_zamba2_attention_adapters_match_peft(rank: int, kinds: str, blocks: int
         num_key_value_heads=2,
     )
     assert peft_trainable(config, rank, "attn") == lora_params(read(config).spec, rank, "attn").count
+
+
+@pytest.mark.parametrize("targets", ["all-linear", "attn"])
+@pytest.mark.parametrize("tied", [True, False])
+def test_zamba_adapters_match_peft(targets: str, tied: bool) -> None:
+    """Zamba's every layer is a Mamba mixer, which the preset tests pass by: its in_proj and out_proj are adapted, not
+    x_proj and dt_proj (parameter tensors); the shared block once per use (each hybrid layer holds it as a module of
+    its own, tied or not), each use's own linear layer beside it."""
+    config = dict(small(presets.get("zamba-7b-v1").config), tie_word_embeddings=tied)
+    assert peft_trainable(config, 8, targets) == lora_params(read(config).spec, 8, targets).count
 
 
 def test_mixtral_experts_adapted_as_peft_converts_them() -> None:

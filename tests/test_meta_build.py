@@ -408,6 +408,12 @@ BEYOND = {
         | {"num_hidden_layers": 3, "num_attention_heads": 4, "intermediate_size": 1, "vocab_size": 101},
         "intermediate_size",
     ),
+    "zamba attention wider than its shared block's input": (
+        {"model_type": "zamba", "architectures": ["ZambaForCausalLM"], "num_hidden_layers": 8, "hidden_size": 32}
+        | {"num_attention_heads": 4, "num_key_value_heads": 4, "intermediate_size": 48, "vocab_size": 101}
+        | {"attention_hidden_size": 48},
+        "attention_hidden_size",
+    ),
     "dinov3 with a value bias unlike the query's": (
         {"model_type": "dinov3_vit", "architectures": ["DINOv3ViTModel"], "hidden_size": 32, "num_hidden_layers": 2}
         | {"num_attention_heads": 4, "intermediate_size": 48, "value_bias": False},

@@ -111,6 +111,24 @@ CANNOT_BUILD = {
     "iquestcoder with clip_qkv": (dict(model_type="iquestcoder", clip_qkv=8.0, **SMALL), "clip_qkv"),
     "iquestcoder with clip_qkv 0": (dict(model_type="iquestcoder", clip_qkv=0, **SMALL), "clip_qkv"),
     "gpt2 width null under its alias": (dict(model_type="gpt2", hidden_size=None, n_layer=2, n_head=4), "hidden_size"),
+    "zamba one hybrid layer tied": (dict(model_type="zamba", **{**SMALL, "num_hidden_layers": 4}), "num_hidden_layers"),
+    "zamba one named hybrid layer tied": (
+        dict(model_type="zamba", layers_block_type=["mamba", "hybrid", "mamba"], **SMALL),
+        "layers_block_type",
+    ),
+    "zamba of two layers without layers_block_type": (
+        dict(model_type="zamba", **{**SMALL, "num_hidden_layers": 2}),
+        "num_hidden_layers",
+    ),
+    "zamba layers_block_type shorter than the layers": (
+        dict(model_type="zamba", layers_block_type=["hybrid", "hybrid"], **SMALL),
+        "layers_block_type",
+    ),
+    "zamba mamba heads not dividing the width": (dict(model_type="zamba", n_mamba_heads=3, **SMALL), "n_mamba_heads"),
+    "zamba attn_layer_period 0": (
+        dict(model_type="zamba", attn_layer_period=0, tie_word_embeddings=False, **{**SMALL, "num_hidden_layers": 4}),
+        "attn_layer_period",
+    ),
     "nemotron_h unknown block": (
         dict(model_type="nemotron_h", hybrid_override_pattern="M*X", mamba_num_heads=4, mamba_head_dim=8, **SMALL),
         "hybrid_override_pattern",

@@ -17,6 +17,7 @@ Conventions (those of nanoGPT's ``transformer_sizing.ipynb`` and the PaLM paper,
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -173,6 +174,8 @@ def _ssm(spec: Spec, prefix: str, layers: int, expr: str, seq: int) -> Node:
         "6*seq*ssm_inner*ssm_state_size",
         note="selective scan: linear in the tokens",
     )
+    if spec.ssm_proj_tensors:  # Zamba's x_proj and dt_proj are tensors, no linear layers, but multiply all the same
+        spec = dataclasses.replace(spec, ssm_proj_tensors=False)
     return _recurrent(P.ssm(f"{prefix}/ssm", spec), layers, expr, seq, scan)
 
 

@@ -426,7 +426,8 @@ def ssm(prefix: str, spec: Spec) -> Node:
     """A Mamba (1) or Mamba-2 (2) mixer. Mamba: in_proj to x and z, a depthwise convolution over x, x_proj to the
     time step's rank and B and C, dt_proj back to the inner width, A_log (inner x state), D. Mamba-2: one in_proj
     to z, x, B, C (per group) and a time step per head, the convolution over x, B and C, dt_bias, A_log and D per
-    head, a gated RMSNorm over the inner width (unless ``ssm_norm`` is off). Both end in out_proj."""
+    head, a gated RMSNorm over the inner width (unless ``ssm_norm`` is off). Both end in out_proj. Zamba's x_proj and
+    dt_proj are parameter tensors split over its heads (``ssm_proj_tensors``), of the same sizes."""
     h, inner, n, k = spec.hidden_size, spec.ssm_inner, spec.ssm_state_size, spec.ssm_conv_kernel
     bias = spec.ssm_proj_bias
     out_bias = bias if spec.ssm_out_bias is None else spec.ssm_out_bias
@@ -439,6 +440,9 @@ def ssm(prefix: str, spec: Spec) -> Node:
             Node(f"{prefix}/A_log", inner * n, "ssm_inner*ssm_state_size", shape=f"({inner}, {n})"),
             Node(f"{prefix}/D", inner, "ssm_inner", shape=f"({inner},)"),
         ]
+        if spec.ssm_proj_tensors:  # no nn.Linear: LoRA and quantizers pass them by (their matmuls: flops._ssm)
+            note = "a parameter tensor, one slice per head: no linear layer"
+            middle[:2] = [part._replace(matrix=None, note=note) for part in middle[:2]]
         if spec.ssm_inner_norms:
             middle.append(norm(f"{prefix}/dt_B_C_norms", spec, r + 2 * n, "(ssm_dt_rank + 2*ssm_state_size)"))
         in_out, in_expr = 2 * inner, "2*ssm_inner"

@@ -223,6 +223,9 @@ class Spec:
     ssm_norm: bool = True  # Mamba-2: the gated RMSNorm over the inner width (Falcon-H1 can leave it out)
     ssm_beside_attention: bool = False  # Falcon-H1: the ssm_layers run beside attention on the same input
     ssm_inner_norms: bool = False  # Jamba: RMSNorms on the time step (dt rank), B and C (state) inside the mixer
+    # Zamba: Mamba's x_proj and dt_proj held as parameter tensors (a slice per head), not linear layers: the same
+    # weights and matmuls, but LoRA adapts neither and quantizers keep them in 16 bits
+    ssm_proj_tensors: bool = False
     # Short convolutions (LFM2) in short_conv_layers of the layers, instead of attention: in_proj to three widths
     # (two gates and the input), a depthwise causal convolution of short_conv_kernel taps, out_proj
     short_conv_layers: int = 0

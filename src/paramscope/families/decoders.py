@@ -1291,6 +1291,38 @@ ZAMBA2 = LLAMA.but(
     fixed=dict(ssm_version=2, norms_per_layer=1, mlp_gated=True, fused=("gate_up",), attention_bias=False),
     hooks=(hooks.mamba2_inner, hooks.zamba2_layers),
 )
+ZAMBA = LLAMA.but(
+    model_type="zamba",
+    class_prefix="Zamba",
+    source=f"{TF}/zamba/modeling_zamba.py",
+    keys=dict(
+        head_dim=("head_dim", "attention_head_dim"),  # ZambaConfig maps head_dim onto attention_head_dim: it wins
+        attention_bias=None,
+        mlp_bias=None,
+        ssm_state_size=("mamba_d_state",),
+        ssm_conv_kernel=("mamba_d_conv",),
+        ssm_conv_bias=("mamba_conv_bias",),
+        ssm_proj_bias=("mamba_proj_bias",),
+    ),
+    # a Mamba mixer (and its norm) in every layer, x_proj and dt_proj split over n_mamba_heads; one shared attention
+    # and MLP block, its attention reading [hidden, embeddings] (2 x hidden_size wide), no position embedding
+    derive=dict(
+        ssm_layers=EVERY_LAYER,
+        head_dim=Rule(
+            "2*hidden_size // num_attention_heads", lambda d: 2 * d["hidden_size"] // max(d["num_attention_heads"], 1)
+        ),
+    ),
+    fixed=dict(
+        ssm_version=1,
+        ssm_proj_tensors=True,
+        shared_blocks=1,
+        norms_per_layer=1,
+        attention_bias=False,
+        mlp_bias=False,
+        position_embedding="none",
+    ),
+    hooks=(hooks.zamba_layers,),
+)
 GRANITEMOEHYBRID = LLAMA.but(
     model_type="granitemoehybrid",
     class_prefix="GraniteMoeHybrid",
@@ -1644,6 +1676,7 @@ ROWS = (
     LFM3,
     LFM2_MOE,
     BAMBA,
+    ZAMBA,
     ZAMBA2,
     JAMBA,
 )

@@ -847,6 +847,63 @@ def zamba2_layers(c: Cfg, d: Values) -> None:
         d["shared_adapters"] = sum(sum(1 for i in range(uses) if i % blocks == j % blocks) for j in range(uses))
 
 
+def zamba_layers(c: Cfg, d: Values) -> None:
+    """Zamba (v1): every layer a Mamba mixer of mamba_expand × hidden_size (time-step rank ``"auto"``: ceil(hidden_size
+    / 16)), its x_proj and dt_proj split over n_mamba_heads, which must divide that width (Mamba's sizes all the same);
+    the layers ``layers_block_type`` names "hybrid" first run the one shared attention and MLP block, each through a
+    linear layer of its own. Without the list, ZambaConfig names 3 + (num_hidden_layers - 3) layers: two Mamba layers,
+    a hybrid one, then layer 3 + i is hybrid when i % attn_layer_period == attn_layer_offset. The class ties the
+    block's copies in the hybrid layers together only when tie_word_embeddings is true (as Zamba2's), and then refuses
+    a single hybrid layer (its tie finds no other copy)."""
+    n, h = d["num_hidden_layers"], d["hidden_size"]
+    d["ssm_inner"] = _expand_width(c, "mamba_expand", h)
+    d["ssm_dt_rank"] = _time_step_rank(c, "mamba_dt_rank", h)
+    heads = c.int("n_mamba_heads", default=2)
+    if heads < 1 or d["ssm_inner"] % heads:
+        raise SpecError(
+            "n_mamba_heads", f"{heads} heads must divide the mixers' width ({d['ssm_inner']:,}), as ZambaConfig checks"
+        )
+    width = c.int("attention_hidden_size")  # null or 0: 2 × hidden_size, as the class derives it
+    if width:
+        if width < 0:
+            raise SpecError("attention_hidden_size", f"must not be negative (got {width})")
+        if width != 2 * h:
+            raise BeyondRow(
+                "attention_hidden_size",
+                f"{width:,} is not 2 × hidden_size ({2 * h:,}), the width of the [hidden state, embeddings] the shared "
+                "block reads (transformers builds it, though no forward pass can run)",
+            )
+    if not d.get("head_dim"):  # attention_head_dim null or 0: derived (2 × hidden_size // num_attention_heads)
+        d["head_dim"] = None
+    key = c.stated("layer_types", "layers_block_type")  # transformers' alias layer_types wins over the attribute
+    types = c.get("layer_types", "layers_block_type")
+    if types is None:
+        key = "num_hidden_layers"
+        if n < 3:
+            raise SpecError(key, f"ZambaConfig names at least 3 layers without layers_block_type (got {n})")
+        period, offset = c.int("attn_layer_period", default=6), c.int("attn_layer_offset", default=4)
+        if period == 0 and n > 3:
+            raise SpecError("attn_layer_period", "must not be 0: ZambaConfig takes the layer index modulo it")
+        uses = 1 + sum(1 for i in range(n - 3) if i % period == offset)
+    else:
+        key = key or "layers_block_type"
+        if not isinstance(types, list) or len(types) != n:
+            raise SpecError(key, f"must name each of the {n} layers (num_hidden_layers)")
+        if any(t not in ("mamba", "linear_attention", "hybrid") for t in types):
+            raise SpecError(key, 'expected "mamba" (or "linear_attention") or "hybrid" for each layer')
+        uses = types.count("hybrid")
+    tied = bool(d.get("tie_word_embeddings"))
+    if tied and uses == 1:
+        raise SpecError(
+            key,
+            "one hybrid layer with tie_word_embeddings true: transformers refuses to build it (it ties the shared "
+            "block's copies and finds no other): name none or two and more, or untie the embeddings",
+        )
+    d["shared_block_uses"] = uses
+    d["mixer_only_layers"] = n - uses  # the MLP is the shared block's: only the hybrid layers run one
+    d["shared_blocks"] = min(1, uses) if tied else uses  # untied, each hybrid layer keeps its own copy
+
+
 def jamba_layers(c: Cfg, d: Values) -> None:
     """Jamba: layer i attends when i % attn_layer_period == attn_layer_offset (else a Mamba mixer), and holds
     experts when i % expert_layer_period == expert_layer_offset and num_experts > 1 (else a dense MLP). The
