@@ -1285,13 +1285,14 @@ ALLOCATOR_SHARE = 0.1
 
 def _allocator(peak: Node, room: int | None) -> Node:
     """The margin over the peak, at most the ``room`` the GPU has left above the peak and the runtime (None: no
-    bound, as in a serving engine's budget)."""
+    bound, as in a serving engine's budget; negative: the run does not fit, and the margin is shown whole)."""
     share = int(peak.count * ALLOCATOR_SHARE)
     formula = f"{ALLOCATOR_SHARE:g}*peak"
+    bounded = room is not None and 0 <= room  # a run that does not fit keeps the whole margin: nothing is squeezed
     return Node(
         "allocator",
-        share if room is None else max(min(share, room), 0),
-        formula if room is None else f"min({formula}, capacity - peak - runtime)",
+        min(share, room) if bounded else share,
+        f"min({formula}, capacity - peak - runtime)" if bounded else formula,
         note="PyTorch's caching allocator reserves more than it allocates (freed blocks it keeps, split and rounded: "
         "0.5-39 % of the peak measured on an H100 and an H200), and returns them before it runs out: near the GPU's "
         "capacity the margin shrinks to what is left; nvidia-smi sees the reserved bytes",
