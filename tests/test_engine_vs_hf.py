@@ -859,6 +859,15 @@ CASES = {
     "qwen3_5-vision-empty-position-table": dict(model_type="qwen3_5_vision", depth=1, num_position_embeddings=0),
     "llama4-vision": dict(model_type="llama4_vision_model", projector_input_dim=20, projector_output_dim=20, **VISION),
     "llama4-vision-defaults": dict(model_type="llama4_vision_model"),
+    "mllama-vision": dict(model_type="mllama_vision_model", num_global_layers=2, **VISION),
+    "mllama-vision-no-global-layers-own-ratios": dict(
+        model_type="mllama_vision_model",
+        num_global_layers=0,
+        max_num_tiles=2,
+        supported_aspect_ratios=[[1, 1], [1, 2], [2, 1]],
+        **VISION,
+    ),
+    "mllama-vision-defaults": dict(model_type="mllama_vision_model"),
     "gemma4-vision": dict(
         model_type="gemma4_vision",
         hidden_size=32,
@@ -1459,6 +1468,23 @@ CASES = {
         GEMMA4, num_hidden_layers=7, layer_types=None, global_head_dim=8, use_bidirectional_attention="all"
     ),
     "qwen2_vl_text-base": dict(model_type="qwen2_vl_text", **SMALL),
+    "mllama-text-cross-layers": dict(
+        model_type="mllama_text_model", cross_attention_layers=[0, 2], pad_token_id=0, **SMALL
+    ),
+    "mllama-text-base-default-cross-layers": dict(
+        model_type="mllama_text_model",
+        architectures=["MllamaTextModel"],
+        pad_token_id=100,
+        **{**SMALL, "num_hidden_layers": 9},
+    ),
+    "mllama-text-indices-beyond-the-stack": dict(
+        model_type="mllama_text_model",
+        cross_attention_layers=[1, 1, 7],
+        pad_token_id=0,
+        tie_word_embeddings=True,
+        **SMALL,
+    ),
+    "mllama-text-defaults": dict(model_type="mllama_text_model"),
     "glm4v_text-base-qkv-bias": dict(model_type="glm4v_text", **SMALL),
     "internlm3-qkv-bias-bias": dict(model_type="internlm3", head_dim=8, qkv_bias=True, bias=True, **SMALL),
     "internlm3": dict(model_type="internlm3", head_dim=12, pad_token_id=0, **SMALL),
@@ -2281,6 +2307,11 @@ STRATEGIES = {
     ),
     "glm4v_text": _decoder("glm4v_text"),
     "qwen2_vl_text": _decoder("qwen2_vl_text"),
+    "mllama_text_model": st.builds(
+        lambda cfg, cross: cfg | {"cross_attention_layers": cross},
+        _decoder("mllama_text_model"),
+        st.lists(st.integers(0, 5), max_size=4),
+    ),
     "internlm3": _decoder("internlm3", head_dim=4, qkv_bias=True, bias=True),
     "granite_swa": _decoder("granite_swa"),
     "flex_olmo": _decoder("flex_olmo", num_experts=3, num_experts_per_tok=2),
@@ -2427,6 +2458,14 @@ STRATEGIES = {
             ("idefics3_vision", [{}]),
             ("smolvlm_vision", [{}]),
             ("llama4_vision_model", [{"projector_input_dim": 12, "projector_output_dim": 12}]),
+            (
+                "mllama_vision_model",
+                [
+                    {"num_global_layers": 0},
+                    {"num_global_layers": 2},
+                    {"num_global_layers": 1, "max_num_tiles": 2, "supported_aspect_ratios": [[1, 1], [1, 2], [2, 1]]},
+                ],
+            ),
             (  # one KV head: the class default (12) divides few head counts
                 "gemma4_vision",
                 [{"position_embedding_size": 7, "num_key_value_heads": 1}, {"num_key_value_heads": 1, "head_dim": 6}],

@@ -41,6 +41,7 @@ CANNOT_BUILD = {
     "nemotron without KV heads": (dict(model_type="nemotron", **SMALL), "num_key_value_heads"),
     "hunyuan MoE without head_dim": (dict(model_type="hunyuan_v1_moe", num_experts=4, moe_topk=2, **SMALL), "head_dim"),
     "ministral without head_dim": (dict(model_type="ministral", **SMALL), "head_dim"),
+    "mllama text without a row for its padding token": (dict(model_type="mllama_text_model", **SMALL), "vocab_size"),
     "internlm3 with qkv_bias apart from bias": (dict(model_type="internlm3", qkv_bias=True, **SMALL), "qkv_bias"),
     "deepseek_v4 without a window": (dict(model_type="deepseek_v4", sliding_window=None, **SMALL), "sliding_window"),
     "deepseek_v4 without output groups": (dict(model_type="deepseek_v4", o_groups=0, **SMALL), "o_groups"),

@@ -82,6 +82,10 @@ SMALL: dict[str, dict[str, Any]] = {
         vision_config=dict(_VISION, hidden_size=32, intermediate_size=48, image_size=28, patch_size=14)
         | dict(projector_input_dim=20, projector_output_dim=20, vision_output_dim=40),
     ),
+    "mllama": dict(
+        text_config=_TEXT_KV | dict(num_hidden_layers=3, cross_attention_layers=[1], pad_token_id=0),
+        vision_config=dict(_VISION, image_size=28, patch_size=14, num_global_layers=1, vision_output_dim=40),
+    ),
     "gemma4": dict(
         text_config=_TEXT_KV
         | dict(hidden_size=64, head_dim=16, global_head_dim=32, hidden_size_per_layer_input=8, pad_token_id=0)
@@ -189,6 +193,20 @@ def test_a_small_whole_equals_transformers_tower_by_tower(model_type: str) -> No
     for node in tree.walk():
         if node.path.startswith(("vision/", "audio/", "language_model/", "text/")) and not node.children and node.count:
             assert "_config." in node.formula, node.path
+
+
+@pytest.mark.parametrize("model_type", sorted(SMALL))
+def test_each_tower_control_shows_what_its_key_holds(model_type: str) -> None:
+    """A whole model's tower controls each show what their nested key holds as transformers reads the config (an edit
+    writes that key): Mllama's vision layers, counted as the local layers the key states plus the gated global ones,
+    get no control."""
+    from paramscope.app.controls import tower_controls
+
+    config = {"model_type": model_type, **SMALL[model_type]}
+    read = hf.AutoConfig.for_model(**copy.deepcopy(config))
+    shown = {nested: value for _, _, nested, value in tower_controls(Model.from_config(config))}
+    held = {nested: getattr(getattr(read, nested.split(".")[0]), nested.split(".")[1]) for nested in shown}
+    assert held == shown
 
 
 @pytest.mark.parametrize("top", [True, False])

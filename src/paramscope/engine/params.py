@@ -725,6 +725,18 @@ def layer_stack(prefix: str, spec: Spec, layers: int, layers_expr: str, cross: b
         parts.append(repeated(hyper_connections(prefix, spec), copies, layers_expr))
     if spec.recurrent_units:
         parts.append(repeated(recurrent(f"{prefix}/recurrent", spec), copies, layers_expr))
+    if spec.cross_attn_layers and not cross:  # their q/k/v/o are the attention's, counted over every layer
+        hd = spec.head_size
+        note = "the layers that attend to the vision tower: q/k norms and two tanh gates beside q/k/v/o"
+        extras = Node(
+            f"{prefix}/cross_attention_extras", 2 * hd + 2, "2*head_dim + 2", shape=f"2×RMSNorm({hd}) + 2", note=note
+        )
+        parts.append(repeated(extras, spec.cross_attn_layers, "cross_attn_layers"))
+    if spec.gated_layers and not cross:
+        note = "tanh gates on the attention and the MLP of the gated layers"
+        parts.append(
+            Node(f"{prefix}/gates", 2 * spec.gated_layers, "2*gated_layers", shape=f"{spec.gated_layers}×2", note=note)
+        )
     if spec.layer_scales:
         h = spec.hidden_size
         scales = Node(f"{prefix}/layer_scale", 2 * h, "2*hidden_size", shape=f"2×{h}", note="two learned scales")
@@ -828,6 +840,28 @@ def _image_input(spec: Spec) -> list[Node]:
         out.append(Node("embedding/registers", n * h, "register_tokens*hidden_size", shape=f"{n}×{h}", note=note))
     if spec.mask_token:
         out.append(Node("embedding/mask", h, "hidden_size", shape=f"{h}", note="stands in for masked patches"))
+    if spec.max_num_tiles:  # Mllama: tables per supported aspect ratio (+ 1: none), each with a tanh gate
+        rows, t, pos = spec.tile_ratios + 1, spec.max_num_tiles, spec.max_position_embeddings
+        note = "per aspect ratio, a position for every patch (and the class token) of every tile; the gate it shares"
+        out.append(
+            Node(
+                "embedding/tile_position",
+                rows * t * pos * h + 1,
+                "(tile_ratios + 1)*max_num_tiles*max_position_embeddings*hidden_size + 1",
+                shape=f"{rows}×{t * pos * h} + 1",
+                note=note + " with the position table",
+            )
+        )
+        note = "before and after the local layers, an embedding per aspect ratio of each tile, and its gate"
+        out.append(
+            Node(
+                "embedding/tile",
+                2 * (rows * t * h + 1),
+                "2*((tile_ratios + 1)*max_num_tiles*hidden_size + 1)",
+                shape=f"2×({rows}×{t * h} + 1)",
+                note=note,
+            )
+        )
     return out
 
 
@@ -909,7 +943,13 @@ def _count(spec: Spec) -> Node:
 
     # ---- embeddings
     emb: list[Node] = []
-    if v:
+    if v and spec.extra_token_rows:
+        x = spec.extra_token_rows
+        note = f"{x:,} rows beyond vocab_size (the LM head keeps vocab_size)"
+        emb.append(
+            Node("embedding/token", (v + x) * e, f"(vocab_size + {x})*{e_expr}", shape=f"{v + x}×{e}", note=note)
+        )
+    elif v:
         emb.append(Node("embedding/token", v * e, f"vocab_size*{e_expr}", shape=f"{v}×{e}"))
     if spec.image_size:
         emb += _image_input(spec)

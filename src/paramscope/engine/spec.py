@@ -121,6 +121,12 @@ LIMITS = {
     "wide_mlp_layers": 100_000,
     "csa_layers": 100_000,
     "hca_layers": 100_000,
+    "cross_attn_layers": 100_000,
+    "gated_layers": 100_000,
+    # Mllama: extra token rows (8), tiles per image (4) and aspect ratios (8)
+    "extra_token_rows": 1_000_000,
+    "max_num_tiles": 1_024,
+    "tile_ratios": 65_536,
     # per-layer counts (every released model has at most 4 norms or 2 key/value projections a layer)
     "norms_per_layer": 16,
     "moe_norms": 16,
@@ -415,6 +421,17 @@ class Spec:
     # projection of the embeddings to the same width; each layer gates its slice in and projects it back
     per_layer_input: int = 0
     per_layer_vocab: int = 0
+    # Mllama's language model: cross_attn_layers of its layers attend to the vision tower's states, each with q/k norms
+    # over head_dim and two tanh gates (attention, MLP) beside q/k/v/o (counted with the attention), its MLP and norms;
+    # its token table holds extra_token_rows rows beyond vocab_size (the head keeps vocab_size)
+    cross_attn_layers: int = 0
+    extra_token_rows: int = 0
+    # Mllama's vision tower: images cut into up to max_num_tiles tiles, tables of tile positions per supported aspect
+    # ratio (tile_ratios rows, + 1 for none): a gated one per patch and tile, two gated ones per tile; the last
+    # gated_layers layers (its global transformer) hold two tanh gates each
+    max_num_tiles: int = 0
+    tile_ratios: int = 0
+    gated_layers: int = 0
     # bookkeeping
     extra: tuple[tuple[str, str], ...] = field(default=(), compare=False, repr=False)
 
@@ -698,7 +715,15 @@ def _check_layer_groups(spec: Spec) -> None:
     """Counts of layers of one kind stay within the stack; the compressed layers have their rates, one key/value head
     a window and output groups; a layer has 0, 1 or 2 key/value projections."""
     layers = spec.num_hidden_layers
-    for name in ("csa_layers", "hca_layers", "kv_shared_layers", "kv_shared_sliding", "wide_mlp_layers"):
+    for name in (
+        "csa_layers",
+        "hca_layers",
+        "kv_shared_layers",
+        "kv_shared_sliding",
+        "wide_mlp_layers",
+        "cross_attn_layers",
+        "gated_layers",
+    ):
         if getattr(spec, name) > layers:
             raise SpecError(name, f"{getattr(spec, name):,} is more than the {layers:,} layers")
     if spec.csa_layers + spec.hca_layers > layers:

@@ -1018,6 +1018,18 @@ LLAMA4_TEXT = LLAMA.but(
     fixed=dict(lora_moe="router", num_shared_experts=1),  # every MoE layer adds a shared expert of the same width
     hooks=(hooks.llama4_layers,),
 )
+MLLAMA_TEXT = LLAMA.but(
+    model_type="mllama_text_model",
+    class_prefix="MllamaText",
+    source=f"{TF}/mllama/modeling_mllama.py",
+    class_names=dict(causal_lm="MllamaForCausalLM"),
+    keys=dict(head_dim=None, attention_bias=None, mlp_bias=None),
+    # Llama 3.2 Vision's language model: Llama's layers (head_dim always hidden_size // heads, no biases), the layers
+    # cross_attention_layers lists attending to the vision tower (q/k norms per head, tanh gates on attention and MLP);
+    # a token table of vocab_size + 8 rows; the head (vocab_size rows) is never tied: the classes declare no tying
+    fixed=dict(extra_token_rows=8, tie_word_embeddings=False),
+    hooks=(hooks.mllama_cross_layers,),
+)
 ERNIE4_5_MOE = ERNIE4_5.but(
     model_type="ernie4_5_moe",
     class_prefix="Ernie4_5_Moe",
@@ -1570,6 +1582,7 @@ ROWS = (
     QWEN2,
     QWEN2_5_VL_TEXT,
     QWEN2_VL_TEXT,
+    MLLAMA_TEXT,
     QWEN3_VL_TEXT,
     QWEN3_VL_MOE_TEXT,
     QWEN3,

@@ -440,6 +440,24 @@ LLAMA4_VISION = VIT.but(
     hooks=(),
     extra_heads=(),
 )
+MLLAMA_VISION = VIT.but(
+    model_type="mllama_vision_model",
+    class_prefix="MllamaVision",
+    source=f"{TF}/mllama/modeling_mllama.py",
+    keys=dict(
+        attention_bias=None,
+        num_attention_heads=("attention_heads", "num_attention_heads"),
+        max_num_tiles=("max_num_tiles",),
+    ),
+    # Llama 3.2 Vision's tower: a patch convolution without a bias, a class embedding, a gated position table with a
+    # table per aspect ratio of every tile's positions, gated tile embeddings before and after the local layers,
+    # LayerNorms before (layernorm_pre) and after (layernorm_post) the local transformer, bias-free q/k/v/o, an MLP
+    # with biases; the global transformer's layers (num_global_layers) add two tanh gates each. Its output, the last
+    # state and the intermediate layers' concatenated, is vision_output_dim wide: the whole model's projector reads it
+    fixed=dict(attention_bias=False, attention_out_bias=False, patch_bias=False, embedding_norm=True),
+    hooks=(hooks.mllama_vision,),
+    extra_heads=(),
+)
 QWEN3_5_VISION = VIT.but(
     model_type="qwen3_5_vision",
     class_prefix="Qwen3_5Vision",
@@ -624,6 +642,7 @@ ROWS = (
     SMOLVLM_VISION,
     PIXTRAL,
     LLAMA4_VISION,
+    MLLAMA_VISION,
     GEMMA4_VISION,
     QWEN3_5_VISION,
     QWEN3_5_MOE_VISION,

@@ -383,6 +383,44 @@ def cross_attention_beyond(c: Cfg, d: Values) -> None:
         raise BeyondRow("add_cross_attention", "cross-attention in every layer (a decoder for an encoder-decoder)")
 
 
+#: MllamaTextConfig's cross-attention layers when the file leaves ``cross_attention_layers`` out (or null).
+MLLAMA_CROSS_LAYERS = [3, 8, 13, 18, 23, 28, 33, 38]
+#: MllamaVisionConfig's aspect ratios when the file leaves ``supported_aspect_ratios`` out (for 4 tiles).
+MLLAMA_ASPECT_RATIOS = [[1, 1], [1, 2], [1, 3], [1, 4], [2, 1], [2, 2], [3, 1], [4, 1]]
+
+
+def mllama_cross_layers(c: Cfg, d: Values) -> None:
+    """Mllama's language model: the layers ``cross_attention_layers`` lists (an index the stack does not have
+    names none) attend to the vision tower's states, each with q/k norms and two tanh gates."""
+    listed = c.get("cross_attention_layers")
+    indices = as_indices("cross_attention_layers", MLLAMA_CROSS_LAYERS if listed is None else listed)
+    d["cross_attn_layers"] = sum(1 for i in indices if 0 <= i < d["num_hidden_layers"])
+
+
+def mllama_vision(c: Cfg, d: Values) -> None:
+    """Mllama's vision tower: the local transformer's ``num_hidden_layers`` and the global transformer's
+    ``num_global_layers`` (two tanh gates each) are one stack of layers built alike; the tile tables have a row per
+    supported aspect ratio and one more (``supported_aspect_ratios``; its default needs ``max_num_tiles`` 4, as
+    MllamaVisionConfig checks)."""
+    ratios = c.get("supported_aspect_ratios")
+    if ratios is None:
+        ratios = MLLAMA_ASPECT_RATIOS
+        if d["max_num_tiles"] != 4:
+            raise SpecError("max_num_tiles", "must be 4 with the default supported_aspect_ratios (state them)")
+    if not isinstance(ratios, list) or not all(isinstance(r, list) for r in ratios):
+        raise SpecError("supported_aspect_ratios", "expected a list of [width, height] tile counts")
+    if len(ratios) > 65_536:
+        raise SpecError("supported_aspect_ratios", f"{len(ratios):,} ratios is more than the supported 65,536")
+    d["tile_ratios"] = len(ratios)
+    if d["max_num_tiles"] < 1:
+        raise SpecError("max_num_tiles", f"must be at least 1 (got {d['max_num_tiles']})")
+    gated = c.int("num_global_layers", default=8)
+    if not 0 <= gated <= 100_000:
+        raise SpecError("num_global_layers", f"must be between 0 and 100,000 (got {gated:,})")
+    d["gated_layers"] = gated
+    d["num_hidden_layers"] += gated
+
+
 def iquestcoder_options(c: Cfg, d: Values) -> None:
     """IQuestCoder: IQuestCoderConfig refuses ``use_sliding_window`` and ``clip_qkv`` (no released checkpoint uses
     them)."""

@@ -301,6 +301,8 @@ class Family:
 
 def _check_padding_row(cfg: Cfg, values: Mapping[str, Any]) -> None:
     pad, vocab = cfg.get("pad_token_id"), values.get("vocab_size")
+    if isinstance(vocab, int) and isinstance(extra := values.get("extra_token_rows"), int):
+        vocab += extra  # Mllama's table: vocab_size + 8 rows
     if isinstance(pad, int) and not isinstance(pad, bool) and isinstance(vocab, int) and 0 <= vocab <= pad:
         key = cfg.stated("pad_token_id") or "pad_token_id (the class default)"
         raise SpecError(

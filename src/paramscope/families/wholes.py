@@ -193,6 +193,16 @@ def _llama4(parts: Parts) -> list[Node]:
     return [linear("projector/linear_1", out, "vision_config.vision_output_dim", t, t_expr, False)]
 
 
+def _mllama(parts: Parts) -> list[Node]:
+    """Mllama: one linear layer with a bias from the vision tower's output (its last state and the intermediate
+    layers' side by side, ``vision_output_dim`` wide) into the language model's width."""
+    t, t_expr = parts.text()
+    out = as_int("vision_config.vision_output_dim", parts.tower_key("vision_config", "vision_output_dim"))
+    if not 0 < out <= MAX_WIDTH:
+        raise SpecError("vision_config.vision_output_dim", f"must be between 1 and {MAX_WIDTH:,}, got {out:,}")
+    return [linear("projector/multi_modal_projector", out, "vision_config.vision_output_dim", t, t_expr, True)]
+
+
 def _gemma4(parts: Parts) -> list[Node]:
     if "vision_config" not in parts.subs:  # the class leaves the vision tower out when the file does
         return []
@@ -259,6 +269,7 @@ WHOLES: dict[str, Whole] = {
         _row("aya_vision", "AyaVisionForConditionalGeneration", _aya_vision),
         _row("internvl", "InternVLForConditionalGeneration", _internvl),
         _row("llama4", "Llama4ForConditionalGeneration", _llama4, language="causal_lm"),
+        _row("mllama", "MllamaForConditionalGeneration", _mllama),
         _row("qwen2_vl", "Qwen2VLForConditionalGeneration", _in_tower),
         _row("qwen2_5_vl", "Qwen2_5_VLForConditionalGeneration", _in_tower),
         _row("qwen3_vl", "Qwen3VLForConditionalGeneration", _in_tower),
