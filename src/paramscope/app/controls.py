@@ -10,6 +10,7 @@ import streamlit as st
 
 from paramscope.app import ui_costs
 from paramscope.app.text import quoted
+from paramscope.app.widgets import note_moved, put_back
 from paramscope.engine.spec import LIMITS, Spec, SpecError
 from paramscope.families import hf_defaults
 from paramscope.io import link
@@ -44,17 +45,7 @@ def clear_controls() -> None:
 
 def moved(*keys: str) -> None:
     """Note that the person moved these controls (their widget keys): the next run edits the model with them."""
-    st.session_state.setdefault(MOVED, set()).update(keys)
-
-
-def _unmoved_back(values: dict[str, object]) -> set[str]:
-    """The widget keys the person moved; every other control of ``values`` (widget key -> the model's value) that
-    shows something else is put back to the model's value."""
-    touched = st.session_state.get(MOVED, set())
-    for key, value in values.items():
-        if key not in touched and key in st.session_state and st.session_state[key] != value:
-            st.session_state[key] = value
-    return touched
+    note_moved(MOVED, *keys)
 
 
 def apply_controls() -> tuple[str, str]:
@@ -69,7 +60,7 @@ def apply_controls() -> tuple[str, str]:
     if not model.has_formulas:  # counted by transformers: no controls
         return "", ""
     shown = {name: control_value(model, name) for name in CONTROL_FIELDS}
-    touched = _unmoved_back({WIDGET + name: value for name, value in shown.items()})
+    touched = put_back(MOVED, {WIDGET + name: value for name, value in shown.items()})
     edits = {
         name: st.session_state[WIDGET + name]
         for name, value in shown.items()
@@ -129,7 +120,7 @@ def tower_controls(model: Model) -> list[tuple[str, str, str, int]]:
 def _apply_tower_controls(model: Model) -> tuple[str, str]:
     """A whole model's moved tower controls as one edit of its nested keys; the error and key when it is refused."""
     controls = tower_controls(model)
-    touched = _unmoved_back({widget: value for widget, _, _, value in controls})
+    touched = put_back(MOVED, {widget: value for widget, _, _, value in controls})
     edits = {
         nested: int(st.session_state[widget])
         for widget, _, nested, value in controls
@@ -156,7 +147,7 @@ def whole_controls() -> None:
         st.number_input(
             label,
             min_value=0,
-            value=st.session_state[widget],  # what a fresh widget in the browser starts from (see _shown)
+            value=st.session_state[widget],  # what a fresh widget in the browser starts from (see _current)
             step=1,
             key=widget,
             on_change=moved,
@@ -539,17 +530,13 @@ def _label(text: str, name: str) -> str:
     return f"{text} · {name}"
 
 
-def _shown(key: str) -> Any:
-    """A control's value as the widget's own default: the browser starts a widget it re-creates (after a rerun that
-    did not draw it) from that default and sends it back as a move, so the default must be what the model holds, not
-    the widget's (a toggle off: bench/many_users.py --mixed ended sessions untied). Streamlit keys these widgets by
-    ``key`` alone, so the default changing does not make a new widget. The whole-number boxes keep an empty default:
-    Streamlit reads a box the person empties as its default, and an emptied box deletes the key."""
-    return st.session_state[key]
-
-
-def _current(name: str) -> object:
-    """Put the model's value into a control that has none yet (first run, new preset, re-shown control)."""
+def _current(name: str) -> Any:
+    """Put the model's value into a control that has none yet (first run, new preset, re-shown control), and return
+    what the control holds. Each control passes it as its widget's own default: the browser starts a widget it
+    re-creates (after a rerun that did not draw it) from that default and sends it back as a move, so the default must
+    be what the model holds (a toggle off: bench/many_users.py --mixed ended sessions untied). Streamlit keys these
+    widgets by ``key`` alone, so the default changing makes no new widget. The whole-number boxes keep an empty
+    default: Streamlit reads a box the person empties as its default, and an emptied box deletes the key."""
     key = WIDGET + name
     if key not in st.session_state:
         st.session_state[key] = control_value(st.session_state.model, name)
@@ -697,10 +684,9 @@ def optional(
 
 
 def switch(name: str, text: str, help: str, show: Spot, *, disabled: bool = False) -> None:
-    _current(name)
     st.toggle(
         _label(text, name),
-        value=_shown(WIDGET + name),
+        value=_current(name),
         key=WIDGET + name,
         on_change=moved,
         args=(WIDGET + name,),
@@ -711,11 +697,11 @@ def switch(name: str, text: str, help: str, show: Spot, *, disabled: bool = Fals
 
 
 def choice(name: str, text: str, options: list[str], names: dict[str, str], help: str, show: Spot) -> None:
-    _current(name)
+    value = _current(name)
     st.selectbox(
         _label(text, name),
         options,
-        index=options.index(_shown(WIDGET + name)) if _shown(WIDGET + name) in options else 0,
+        index=options.index(value) if value in options else 0,
         key=WIDGET + name,
         on_change=moved,
         args=(WIDGET + name,),

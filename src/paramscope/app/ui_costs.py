@@ -20,6 +20,7 @@ import streamlit as st
 from paramscope.app import charts_costs as C
 from paramscope.app.charts import PLOTLY_CONFIG
 from paramscope.app.text import quoted
+from paramscope.app.widgets import note_moved, put_back
 from paramscope.engine import flops as F
 from paramscope.engine import hardware
 from paramscope.engine.hardware import GB, GiB
@@ -33,6 +34,7 @@ from paramscope.engine.memory import (
     gpus_needed,
     max_fit,
     memory,
+    needed,
     needed_bytes,
     parts,
     peak_phase,
@@ -109,41 +111,30 @@ def _seed(settings: RunSettings) -> None:
     shown = state.get(_SHOWN, ())
     for f in dataclasses.fields(RunSettings):
         if changed or f.name not in shown or KEY + f.name not in state:
-            value = getattr(settings, f.name)
-            state[KEY + f.name] = round(value * 100, 1) if f.name == "mfu" else value
+            state[KEY + f.name] = _widget_value(settings, f.name)
 
 
-def _run_moved(key: str) -> None:
-    """Note that the person moved this run-settings widget: the next run takes its value."""
-    st.session_state.setdefault(_RUN_MOVED, set()).add(key)
+def _widget_value(settings: RunSettings, name: str) -> object:
+    """What a setting's widget shows: the value, the MFU in percent."""
+    value = getattr(settings, name)
+    return round(value * 100, 1) if name == "mfu" else value
 
 
 def _widget(name: str, options: tuple | list | None = None) -> dict[str, Any]:
     """A run-settings widget's key, the callback that notes the person moved it, and as its default the value it
     holds (the ``index`` of it among ``options`` for a list): the browser starts a widget it re-creates from that
-    default and sends it back as a move (the model's controls do the same, controls._shown)."""
+    default and sends it back as a move (the model's controls do the same, controls._current)."""
     current = st.session_state[KEY + name]
     default = {"value": current} if options is None else {"index": list(options).index(current)}
-    return {"key": KEY + name, "on_change": _run_moved, "args": (KEY + name,), **default}
-
-
-def _unmoved_run_back(settings: RunSettings) -> None:
-    """Put every run-settings widget the person did not move back to the settings' value: under load the browser can
-    hand a rerun a widget at its default (the first mode, an emptied box), which must not become the run's setting
-    (bench/many_users.py --mixed saw sessions reset to the first options). The model's controls do the same."""
-    state = st.session_state
-    moved = state.get(_RUN_MOVED, set())
-    for f in dataclasses.fields(RunSettings):
-        key, value = KEY + f.name, getattr(settings, f.name)
-        value = round(value * 100, 1) if f.name == "mfu" else value
-        if key not in moved and key in state and state[key] != value:
-            state[key] = value
+    return {"key": KEY + name, "on_change": note_moved, "args": (_RUN_MOVED, KEY + name), **default}
 
 
 def render_run_controls(settings: RunSettings) -> RunSettings:
-    """The run-settings widgets (keys ``run_<field>``); returns the settings they now hold."""
+    """The run-settings widgets (keys ``run_<field>``); returns the settings they now hold. A widget the person did
+    not move is put back to the settings' value first: under load the browser can hand a rerun a widget at its
+    default (the first mode, an emptied box; bench/many_users.py --mixed saw sessions reset to the first options)."""
     _seed(settings)
-    _unmoved_run_back(settings)
+    put_back(_RUN_MOVED, {KEY + f.name: _widget_value(settings, f.name) for f in dataclasses.fields(RunSettings)})
     state = st.session_state
     got: dict[str, object] = {}
     got["mode"] = mode = st.radio(
@@ -338,8 +329,8 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
     gpu = hardware.get(settings.gpu)
     seq = resolved_seq(settings, spec.max_position_embeddings)
     total = out["total"]
-    needed = total - out["allocator"]  # what must fit: the allocator returns its margin before it runs out
-    fits = needed <= gpu.capacity
+    need = needed(tree)
+    fits = need <= gpu.capacity
     qlora = settings.mode == "finetune" and settings.quant == "nf4"
     what = {"inference": "inference", "training": "training", "finetune": "LoRA fine-tuning"}[settings.mode]
     st.subheader(f"Memory per GPU for {'QLoRA fine-tuning' if qlora else what}", anchor=False)
@@ -398,8 +389,8 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
     cols = st.columns(3)
     cols[0].metric(
         "Peak + runtime per GPU",
-        f"{needed / GB:,.2f} GB",
-        help=f"{needed / GiB:,.3f} GiB = {needed:,} bytes: what must fit. With the caching allocator's margin, what "
+        f"{need / GB:,.2f} GB",
+        help=f"{need / GiB:,.3f} GiB = {need:,} bytes: what must fit. With the caching allocator's margin, what "
         f"nvidia-smi would show: {total / GB:,.2f} GB (the allocator returns that margin before it runs out).",
     )
     cols[1].metric(
@@ -483,7 +474,7 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
             [
                 {"precision": d, "weights": f"{v['weights'] / GB:,.2f} GB", "KV cache": f"{v['kv_cache'] / GB:,.2f} GB",
                  "total": f"{v['total'] / GB:,.2f} GB",
-                 "fits": "yes" if v["total"] - v["allocator"] <= gpu.capacity else "no"}
+                 "fits": "yes" if v["needed"] <= gpu.capacity else "no"}
                 for d, v in every_precision(spec, settings).items()
             ]
         )  # fmt: skip
@@ -643,22 +634,22 @@ def _speed(spec: Spec, settings: RunSettings, gpu: hardware.Accelerator, prompt:
     run = dataclasses.replace(settings, mode="inference", dtype=dtype, tp=1, pp=1, ep=1)
     layout = ""
     if needed_bytes(spec, run) > gpu.capacity:
-        needed = gpus_needed(spec, run, gpu.capacity)
-        if needed is None:
+        spread = gpus_needed(spec, run, gpu.capacity)
+        if spread is None:
             st.warning(
                 f"This run does not fit on up to 4,096 × {gpu.name}: the speeds below are one GPU's roofline as if it "
                 "fitted.",
                 icon=":material/warning:",
             )
         else:
-            tp = needed.tp
+            tp = spread.tp
             gpu = dataclasses.replace(gpu, bf16_flops=gpu.bf16_flops * tp, bandwidth=gpu.bandwidth * tp)
             layout = (
-                f"It needs {needed.gpus:,} GPUs ({needed.how}): tensor parallelism over {tp} multiplies the FLOP/s "
+                f"It needs {spread.gpus:,} GPUs ({spread.how}): tensor parallelism over {tp} multiplies the FLOP/s "
                 f"and bandwidth by {tp} (its all-reduces not counted); pipeline stages run one after another for a "
                 "sequence, no faster. "
             )
-    count = "one" if not layout else f"{needed.gpus:,} ×"
+    count = "one" if not layout else f"{spread.gpus:,} ×"
     st.subheader(f"Inference speed on {count} {gpu.name}", anchor=False)
     left, right = st.columns(2)
     new = left.number_input("New tokens per sequence", 1, 1_000_000, 256, key=KEY + "speed_new")

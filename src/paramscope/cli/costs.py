@@ -21,6 +21,7 @@ from paramscope.engine.memory import (
     gpus_needed,
     max_fit,
     memory,
+    needed,
     needed_bytes,
     parts,
     phases,
@@ -288,9 +289,9 @@ def run_memory(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.
     tree = memory(spec, s)
     out = parts(tree)
     gpu = hardware.get(s.gpu)
-    fits = out["total"] - out["allocator"] <= gpu.capacity
+    fits = needed(tree) <= gpu.capacity
     best = max_fit(spec, s, gpu.capacity, "seq")
-    needed = None if fits else gpus_needed(spec, s, gpu.capacity)
+    spread = None if fits else gpus_needed(spec, s, gpu.capacity)
     seq = resolved_seq(s, spec.max_position_embeddings)
     resolved = {
         "mode": s.mode,
@@ -327,8 +328,8 @@ def run_memory(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.
             "max_seq_that_fits": best,
             "every_precision": every_precision(spec, s) if s.mode == "inference" else None,
             "gpus_needed": None
-            if needed is None
-            else {"gpus": needed.gpus, "how": needed.how, "per_gpu": needed.per_gpu},
+            if spread is None
+            else {"gpus": spread.gpus, "how": spread.how, "per_gpu": spread.per_gpu},
             "breakdown": _rows(tree),
             "ignored_keys": list(ignored),
         }
@@ -372,8 +373,8 @@ def run_memory(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.
             f"serving: {cap['kv_tokens']:,} tokens of KV cache fit, {cap['sequences']:,} sequences of {seq:,} tokens "
             "at once (vLLM's profile: gpu_memory_utilization × capacity − weights − the largest forward pass)"
         )
-    if needed is not None:
-        print(f"GPUs needed: {needed.gpus:,}, with {needed.how} ({needed.per_gpu / GB:,.2f} GB per GPU)")
+    if spread is not None:
+        print(f"GPUs needed: {spread.gpus:,}, with {spread.how} ({spread.per_gpu / GB:,.2f} GB per GPU)")
     if best is None:
         print("largest context that fits: none (even 1 token is too much)")
     else:
@@ -529,12 +530,12 @@ def run_fit(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.Nam
     s = _memory_settings(args)
     gpu = hardware.get(s.gpu)
     one = needed_bytes(spec, dataclasses.replace(s, gpus=1))
-    needed = (
+    spread = (
         GpusNeeded(gpus=1, how="one GPU holds it all", per_gpu=one)
         if one <= gpu.capacity
         else gpus_needed(spec, s, gpu.capacity)
     )
-    gpus, how, per_gpu = (needed.gpus, needed.how, needed.per_gpu) if needed else (0, "", 0)
+    gpus, how, per_gpu = (spread.gpus, spread.how, spread.per_gpu) if spread else (0, "", 0)
     if args.json:
         doc = {
             "model": label,
@@ -542,7 +543,7 @@ def run_fit(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.Nam
             "mode": s.mode,
             "gpus": gpus or None,
             "layout": how or None,
-            **{k: getattr(needed, k) if needed else None for k in ("tp", "pp", "ep", "dp")},
+            **{k: getattr(spread, k) if spread else None for k in ("tp", "pp", "ep", "dp")},
             "per_gpu_bytes": per_gpu or None,
             "headroom_bytes": gpu.capacity - per_gpu if gpus else None,
         }

@@ -1355,11 +1355,16 @@ def parts(tree: Node) -> dict[str, int]:
     return out
 
 
-def needed_bytes(spec: Spec, settings: RunSettings) -> int:
-    """What must fit on one GPU: the peak phase and the runtime. The allocator's margin is left out: the caching
-    allocator returns its cached blocks before it reports out of memory (measured near an H100's capacity)."""
-    tree = memory(spec, settings)
+def needed(tree: Node) -> int:
+    """What must fit on one GPU of a :func:`memory` tree: the peak phase and the runtime. The allocator's margin is
+    left out: the caching allocator returns its cached blocks before it reports out of memory (measured near an
+    H100's capacity)."""
     return tree.count - tree.get("allocator")
+
+
+def needed_bytes(spec: Spec, settings: RunSettings) -> int:
+    """:func:`needed` of the run's memory tree."""
+    return needed(memory(spec, settings))
 
 
 def sweep(spec: Spec, settings: RunSettings, field: str, values: list[int]) -> list[dict[str, int]]:
@@ -1481,11 +1486,12 @@ PRECISIONS = ("fp32", "bf16", "fp8", "int8", "int4")
 
 
 def every_precision(spec: Spec, settings: RunSettings) -> dict[str, dict[str, int]]:
-    """Inference weights and KV cache (the cache in bf16, fp32 for fp32 weights) per GPU at each precision, and the
-    total with the runtime line."""
+    """Inference weights and KV cache (the cache in bf16, fp32 for fp32 weights) per GPU at each precision, the
+    total with the runtime line, and what is :func:`needed`."""
     out: dict[str, dict[str, int]] = {}
     for dtype in PRECISIONS:
         kv = "fp32" if dtype == "fp32" else "bf16"
         tree = memory(spec, dataclasses.replace(settings, mode="inference", dtype=dtype, kv_dtype=kv))
-        out[dtype] = {p: tree.get(p) for p in ("weights", "kv_cache", "allocator", "runtime")} | {"total": tree.count}
+        row = {p: tree.get(p) for p in ("weights", "kv_cache", "runtime")}
+        out[dtype] = row | {"total": tree.count, "needed": needed(tree)}
     return out
