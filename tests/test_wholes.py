@@ -199,7 +199,7 @@ def test_a_small_whole_equals_transformers_tower_by_tower(model_type: str) -> No
 def test_each_tower_control_shows_what_its_key_holds(model_type: str) -> None:
     """A whole model's tower controls each show what their nested key holds as transformers reads the config (an edit
     writes that key): Mllama's vision layers, counted as the local layers the key states plus the gated global ones,
-    get no control."""
+    are no key's field and get no control."""
     from paramscope.app.controls import tower_controls
 
     config = {"model_type": model_type, **SMALL[model_type]}
@@ -301,3 +301,17 @@ def test_a_link_names_a_bad_nested_key_and_keeps_the_rest() -> None:
         "vision_config.bogus: not a field of this model; ignored",
         "text_config.num_hidden_layers: expected a whole number or auto, got 'x'; kept the preset's value",
     ] == messages
+
+
+def test_mllama_vision_layers_edit_the_local_layers_only() -> None:
+    """Mllama's vision tower counts the local layers ``num_hidden_layers`` states plus the gated global ones: an edit
+    of the sum is refused naming the field, and the nested key edits the local layers as transformers reads them."""
+    from paramscope.engine.spec import SpecError
+
+    config = {"model_type": "mllama", **copy.deepcopy(SMALL["mllama"])}
+    vision = Model.from_config(config["vision_config"] | {"model_type": "mllama_vision_model"})
+    with pytest.raises(SpecError, match="num_hidden_layers"):
+        vision.edit(num_hidden_layers=vision.spec.num_hidden_layers + 1)
+    edited = Model.from_config(config).edit(**{"vision_config.num_hidden_layers": 3})
+    config["vision_config"]["num_hidden_layers"] = 3
+    assert _hf_total(config) == edited.summary.total

@@ -12,7 +12,6 @@ from paramscope.app import ui_costs
 from paramscope.app.text import quoted
 from paramscope.app.widgets import note_moved, put_back
 from paramscope.engine.spec import LIMITS, Spec, SpecError
-from paramscope.families import hf_defaults
 from paramscope.io import link
 from paramscope.model import Model
 
@@ -103,14 +102,10 @@ def tower_controls(model: Model) -> list[tuple[str, str, str, int]]:
     """(widget key, label, nested config key, value) of each tower size a whole model's controls edit."""
     out = []
     for role, tower in model.towers:
-        defaults = hf_defaults().get(tower.family.model_type, {})
         for name in TOWER_FIELDS:
             key = tower.family.key_for(name, tower.config)
             value = getattr(tower.spec, name)
-            # a field that is not its key's value (Mllama's vision layers: the local ones stated, the gated global
-            # ones added) gets no control: an edit writes the key
-            held = tower.config.get(key, defaults.get(key)) if key is not None else None
-            if key is not None and value and held in (None, value):
+            if key is not None and value:
                 out.append(
                     (f"{WIDGET}{tower.origin}.{key}", f"{role.capitalize()}: {key}", f"{tower.origin}.{key}", value)
                 )

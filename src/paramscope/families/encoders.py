@@ -448,6 +448,9 @@ MLLAMA_VISION = VIT.but(
         attention_bias=None,
         num_attention_heads=("attention_heads", "num_attention_heads"),
         max_num_tiles=("max_num_tiles",),
+        # the stack counts the local layers the key states and the gated global ones (hooks.mllama_vision): no field
+        # is the key, so no control writes the sum into it
+        num_hidden_layers=None,
     ),
     # Llama 3.2 Vision's tower: a patch convolution without a bias, a class embedding, a gated position table with a
     # table per aspect ratio of every tile's positions, gated tile embeddings before and after the local layers,

@@ -414,11 +414,13 @@ def mllama_vision(c: Cfg, d: Values) -> None:
     d["tile_ratios"] = len(ratios)
     if d["max_num_tiles"] < 1:
         raise SpecError("max_num_tiles", f"must be at least 1 (got {d['max_num_tiles']})")
-    gated = c.int("num_global_layers", default=8)
-    if not 0 <= gated <= 100_000:
-        raise SpecError("num_global_layers", f"must be between 0 and 100,000 (got {gated:,})")
-    d["gated_layers"] = gated
-    d["num_hidden_layers"] += gated
+    layers = {}
+    for key, default in (("num_hidden_layers", 32), ("num_global_layers", 8)):
+        layers[key] = c.int(key, default=default)
+        if not 0 <= layers[key] <= 100_000:
+            raise SpecError(key, f"must be between 0 and 100,000 (got {layers[key]:,})")
+    d["gated_layers"] = layers["num_global_layers"]
+    d["num_hidden_layers"] = layers["num_hidden_layers"] + layers["num_global_layers"]
 
 
 def iquestcoder_options(c: Cfg, d: Values) -> None:
