@@ -33,6 +33,8 @@ from paramscope.io import presets
         ("layers/linear_attention/conv1d", "recurrent"),
         ("layers/short_conv/conv", "recurrent"),
         ("layers/time_mixing/key", "recurrent"),
+        ("layers/mlstm/qkv_o", "recurrent"),
+        ("layers/mlstm/norm", "recurrent"),
         ("layers/norm", "norms"),
         ("final_norm", "norms"),
         ("encoder/final_norm", "norms"),

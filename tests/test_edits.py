@@ -113,3 +113,24 @@ def test_random_edits_match_transformers(name: str, edit: dict) -> None:
     """Random edits of several keys at once (small layer counts keep the builds quick) match transformers."""
     edit.setdefault("num_hidden_layers", 2)
     check_edit(name, edit)
+
+
+#: xLSTM as xLSTMConfig writes it back: its width and depth under both names (embedding_dim, num_blocks); and the depth
+#: as num_blocks alone, beside the class's num_hidden_layers default of 32.
+XLSTM_BOTH = {"model_type": "xlstm", "vocab_size": 101, "hidden_size": 64, "embedding_dim": 64, "num_heads": 4}
+XLSTM_BOTH |= {"num_hidden_layers": 2, "num_blocks": 2}
+XLSTM_BLOCKS = {"model_type": "xlstm", "vocab_size": 101, "hidden_size": 32, "num_heads": 2, "num_blocks": 32}
+
+
+@pytest.mark.parametrize("config", [XLSTM_BOTH, XLSTM_BLOCKS], ids=["both-names", "num-blocks-alone"])
+@pytest.mark.parametrize(
+    "edit", [{"num_hidden_layers": 3}, {"hidden_size": 128}, {"mlp_bias": True}, {"mlstm_heads": 1}], ids=str
+)
+def test_xlstm_edits_write_both_names(config: dict, edit: dict) -> None:
+    """An edit of xLSTM's width or depth writes both names the class reads apart (a layer count written to
+    num_hidden_layers alone would leave num_blocks, which decides the blocks built), use_bias moves every bias with
+    the MLP's, num_heads the heads: each edited file counts what transformers builds from it."""
+    from paramscope.model import Model
+
+    model = Model.from_config(config).edit(**edit)
+    assert (True, hf_build(model.config)[1]) == (model.has_formulas, summarize(model.spec).total)

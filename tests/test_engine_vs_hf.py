@@ -261,6 +261,10 @@ ZAMBA = dict(
     n_mamba_heads=4,
 )
 
+#: xLSTM: an mLSTM cell and a gated feed-forward block in every layer, small (q/k 32 and v 64 wide: the layers' widths
+#: equal the config's rounded qk_dim and v_dim, so transformers' cache runs too).
+XLSTM = dict(model_type="xlstm", vocab_size=101, hidden_size=64, num_hidden_layers=3, num_heads=4)
+
 #: LongCat-Flash: two (MLA, dense MLP) pairs and one MoE block with zero-computation slots per layer, small.
 LONGCAT = dict(
     model_type="longcat_flash",
@@ -718,6 +722,23 @@ CASES = {
         ZAMBA, architectures=["ZambaModel"], num_hidden_layers=8, tie_word_embeddings=False
     ),
     "zamba-7b-defaults": dict(model_type="zamba"),
+    "xlstm-small": dict(XLSTM),
+    "xlstm-fused-with-biases": dict(XLSTM, weight_mode="fused", use_bias=True),
+    "xlstm-factors-and-ffn-multiple": dict(
+        XLSTM, qk_dim_factor=0.25, v_dim_factor=0.75, ffn_proj_factor=1.3, ffn_round_up_to_multiple_of=16
+    ),
+    # int(96 x 0.5) = 48 and int(96 x 1.0) = 96, where the config's qk_dim and v_dim round up to 64 and 128
+    "xlstm-layers-narrower-than-the-rounded-widths": dict(XLSTM, hidden_size=96, num_heads=2, use_bias=True),
+    # a negative multiple rounds down in transformers' arithmetic; the head stays untied whatever the flag says
+    "xlstm-negative-ffn-multiple-tie-flag-ignored": dict(
+        XLSTM, ffn_round_up_to_multiple_of=-16, tie_word_embeddings=True
+    ),
+    "xlstm-width-and-depth-under-both-names": dict(XLSTM, embedding_dim=64, num_blocks=3),
+    # num_blocks alone (the xLSTM package's name for the depth), equal to the class's num_hidden_layers default (32)
+    "xlstm-depth-as-num-blocks-alone": {k: v for k, v in XLSTM.items() if k != "num_hidden_layers"}
+    | {"num_blocks": 32, "hidden_size": 32, "num_heads": 2},
+    "xlstm-base-model": dict(XLSTM, architectures=["xLSTMModel"], weight_mode="fused"),
+    "xlstm-7b-defaults": dict(model_type="xlstm"),
     "zamba2-one-block": dict(ZAMBA2, num_mem_blocks=1),
     "zamba2-two-blocks-attention-adapters": dict(ZAMBA2, num_mem_blocks=2, use_shared_attention_adapter=True),
     "zamba2-more-blocks-than-uses-gqa-untied": dict(
@@ -2583,6 +2604,30 @@ STRATEGIES = {
         st.lists(st.sampled_from(["mamba", "hybrid"]), min_size=4, max_size=4),
         st.integers(1, 3),
         st.booleans(),
+    ),
+    # widths whole multiples of the heads (h = 4 x heads x m, factors of quarters), a feed-forward width of its own
+    "xlstm": st.builds(
+        lambda heads, m, layers, vocab, factors, ffn, switches: dict(
+            model_type="xlstm",
+            hidden_size=4 * heads * m,
+            num_heads=heads,
+            num_hidden_layers=layers,
+            vocab_size=vocab,
+            qk_dim_factor=factors[0],
+            v_dim_factor=factors[1],
+            ffn_proj_factor=ffn[0],
+            ffn_round_up_to_multiple_of=ffn[1],
+            use_bias=switches[0],
+            weight_mode="fused" if switches[1] else "single",
+            tie_word_embeddings=switches[2],
+        ),
+        st.integers(1, 4),
+        st.integers(1, 4),
+        st.integers(1, 3),
+        st.integers(1, 300),
+        st.tuples(*[st.sampled_from([0.25, 0.5, 0.75, 1.0, 1.5])] * 2),
+        st.tuples(st.floats(0.5, 4.0).map(lambda f: round(f, 3)), st.sampled_from([1, 8, 16, 64])),
+        st.tuples(st.booleans(), st.booleans(), st.booleans()),
     ),
     "zamba": st.builds(
         lambda cfg, kinds, expand, heads, rank, biases: (

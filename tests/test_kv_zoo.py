@@ -192,6 +192,8 @@ CACHES = {
         num_dense_layers=1,
     ),
     "rwkv": dict(model_type="rwkv", num_hidden_layers=2, attention_hidden_size=32),
+    # xLSTM: per layer and head a 32 x 64 matrix memory, a normalizer of 32 and a stabilizer, in the model's precision
+    "xlstm": dict(model_type="xlstm", num_hidden_layers=2, hidden_size=128, num_heads=2),
     # Zamba: keys and values in the hybrid layers only, a Mamba state (per head) in every layer
     "zamba": dict(
         model_type="zamba",
@@ -315,7 +317,8 @@ def test_cache_is_what_transformers_keeps(name: str, tokens: int) -> None:
     """The cache of a hybrid (or of JetMoE) after a forward pass of ``tokens`` tokens is what transformers actually
     allocates: run the real class (tiny, bf16, random weights, CPU) with ``use_cache`` and sum the bytes of every
     tensor its cache holds: keys and values of the attention layers, the convolution window and the fp32 recurrent
-    state of the linear-attention and state-space layers, lightning attention's state in the model's precision."""
+    state of the linear-attention and state-space layers, lightning attention's and the mLSTM's state in the model's
+    precision."""
     torch = pytest.importorskip("torch")
     transformers = pytest.importorskip("transformers")
     config = {k: v for k, v in {**HYBRID_SIZES, **CACHES[name]}.items() if v is not None}  # None: leave the key out

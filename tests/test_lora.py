@@ -175,6 +175,23 @@ def test_zamba_adapters_match_peft(targets: str, tied: bool) -> None:
     assert peft_trainable(config, 8, targets) == lora_params(read(config).spec, 8, targets).count
 
 
+@pytest.mark.parametrize("weight_mode", ["single", "fused"])
+@pytest.mark.parametrize("use_bias", [False, True])
+def test_xlstm_adapters_match_peft(weight_mode: str, use_bias: bool) -> None:
+    """xLSTM under all-linear: each mLSTM projection (q, k, v, the output gate, the input and forget gates, out_proj;
+    in weight_mode "fused" qkv_opreact and ifgate_preact, one module each) and the feed-forward block's (gate and up
+    one proj_up_gate_z when fused) are adapted, as PEFT builds them; attn finds no attention module and is refused by
+    PEFT and by ParamScope."""
+    from test_engine_vs_hf import XLSTM
+
+    config = dict(XLSTM, weight_mode=weight_mode, use_bias=use_bias)
+    assert peft_trainable(config, 8, "all-linear") == lora_params(read(config).spec, 8, "all-linear").count
+    with pytest.raises(ValueError, match="target_modules"):
+        peft_trainable(config, 8, "attn")
+    with pytest.raises(ValueError, match="lora targets"):
+        lora_params(read(config).spec, 8, "attn")
+
+
 def test_mixtral_experts_adapted_as_peft_converts_them() -> None:
     """Mixtral 8x7B, all-linear at rank 16, written out by hand per layer: q and o 16 × (4,096 + 4,096), k and v
     16 × (4,096 + 1,024), the router 16 × (4,096 + 8), the 8 experts' gate_up_proj at twice the rank

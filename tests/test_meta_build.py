@@ -414,6 +414,31 @@ BEYOND = {
         | {"attention_hidden_size": 48},
         "attention_hidden_size",
     ),
+    "xlstm with a token table narrower than its blocks": (
+        {"model_type": "xlstm", "architectures": ["xLSTMForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2}
+        | {"num_heads": 4, "vocab_size": 101, "embedding_dim": 32},
+        "embedding_dim",
+    ),
+    "xlstm with more blocks than num_hidden_layers": (
+        {"model_type": "xlstm", "architectures": ["xLSTMForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2}
+        | {"num_heads": 4, "vocab_size": 101, "num_blocks": 3},
+        "num_blocks",
+    ),
+    "xlstm with heads that do not divide its widths": (
+        {"model_type": "xlstm", "architectures": ["xLSTMForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2}
+        | {"num_heads": 3, "vocab_size": 101},
+        "num_heads",
+    ),
+    "xlstm with queries and keys of width 0": (
+        {"model_type": "xlstm", "architectures": ["xLSTMModel"], "hidden_size": 64, "num_hidden_layers": 2}
+        | {"num_heads": 4, "vocab_size": 101, "qk_dim_factor": 0.0},
+        "qk_dim_factor",
+    ),
+    "xlstm with a feed-forward block of width 0": (
+        {"model_type": "xlstm", "architectures": ["xLSTMForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2}
+        | {"num_heads": 4, "vocab_size": 101, "ffn_proj_factor": 0.0, "use_bias": True},
+        "ffn_proj_factor",
+    ),
     "dinov3 with a value bias unlike the query's": (
         {"model_type": "dinov3_vit", "architectures": ["DINOv3ViTModel"], "hidden_size": 32, "num_hidden_layers": 2}
         | {"num_attention_heads": 4, "intermediate_size": 48, "value_bias": False},

@@ -10,6 +10,7 @@ from transformers import Gemma2Config
 
 from paramscope import read
 from paramscope.engine.spec import SpecError
+from paramscope.model import Model
 
 
 @pytest.mark.parametrize("layers", [1, 2, 3, 7, 26, 42])
@@ -36,6 +37,7 @@ def test_gemma2_layer_types_are_honoured(types: list[str], window: int | None, s
 
 
 SMALL = dict(vocab_size=101, hidden_size=32, num_hidden_layers=3, num_attention_heads=4, intermediate_size=48)
+XLSTM_SMALL = dict(vocab_size=101, hidden_size=64, num_hidden_layers=2)
 #: Configs the transformers class cannot build, and the key the reader names when it refuses them.
 CANNOT_BUILD = {
     "nemotron without KV heads": (dict(model_type="nemotron", **SMALL), "num_key_value_heads"),
@@ -130,6 +132,32 @@ CANNOT_BUILD = {
         dict(model_type="zamba", attn_layer_period=0, tie_word_embeddings=False, **{**SMALL, "num_hidden_layers": 4}),
         "attn_layer_period",
     ),
+    "xlstm without heads": (dict(model_type="xlstm", num_heads=0, **XLSTM_SMALL), "num_heads"),
+    "xlstm with negative heads": (dict(model_type="xlstm", num_heads=-2, **XLSTM_SMALL), "num_heads"),
+    "xlstm with a negative query width": (
+        dict(model_type="xlstm", num_heads=4, qk_dim_factor=-0.5, **XLSTM_SMALL),
+        "qk_dim_factor",
+    ),
+    "xlstm with a negative value width": (
+        dict(model_type="xlstm", num_heads=4, v_dim_factor=-1.0, **XLSTM_SMALL),
+        "v_dim_factor",
+    ),
+    "xlstm with a negative feed-forward width": (
+        dict(model_type="xlstm", num_heads=4, ffn_proj_factor=-1.0, **XLSTM_SMALL),
+        "ffn_proj_factor",
+    ),
+    "xlstm rounding to a multiple of 0": (
+        dict(model_type="xlstm", num_heads=4, ffn_round_up_to_multiple_of=0, **XLSTM_SMALL),
+        "ffn_round_up_to_multiple_of",
+    ),
+    "xlstm with a whole-number factor": (
+        dict(model_type="xlstm", num_heads=4, qk_dim_factor=1, **XLSTM_SMALL),
+        "qk_dim_factor",
+    ),
+    "xlstm with a weight mode of its own": (
+        dict(model_type="xlstm", num_heads=4, weight_mode="split", **XLSTM_SMALL),
+        "weight_mode",
+    ),
     "nemotron_h unknown block": (
         dict(model_type="nemotron_h", hybrid_override_pattern="M*X", mamba_num_heads=4, mamba_head_dim=8, **SMALL),
         "hybrid_override_pattern",
@@ -187,6 +215,33 @@ def test_mpt_expansion_ratio_is_ignored_as_transformers_ignores_it() -> None:
 
     model = from_config({"model_type": "mpt", "d_model": 32, "n_layers": 2, "n_heads": 4, "expansion_ratio": 2})
     assert (128, True) == (model.spec.intermediate_size, any("expansion_ratio 2 is ignored" in n for n in model.notes))
+
+
+def test_xlstm_notes_what_its_classes_ignore_and_the_cache_that_cannot_run() -> None:
+    """xLSTM: transformers builds lm_head apart from the token table although the file says tie_word_embeddings, and
+    a forward pass with its own cache fails where the layers are int(96 × 0.5) = 48 wide but xLSTMConfig's qk_dim (64,
+    rounded up) sizes the cache; the model says both, and counts what transformers builds."""
+    import torch
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    config = {"model_type": "xlstm", "vocab_size": 101, "hidden_size": 96, "num_hidden_layers": 2, "num_heads": 2}
+    config["tie_word_embeddings"] = True
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        hf_config = AutoConfig.for_model(**config)
+        torch.manual_seed(0)
+        hf = AutoModelForCausalLM.from_config(hf_config).eval()
+    tied = hf.lm_head.weight is hf.get_input_embeddings().weight
+    with pytest.raises(ValueError), torch.no_grad():  # the cache's matrix memory is 64 wide, the layers' 48
+        hf(torch.arange(1, 4).unsqueeze(0), use_cache=True)
+    model = Model.from_config(config)
+    notes = " ".join(model.notes)
+    assert (False, sum(p.numel() for p in hf.parameters()), True, True) == (
+        tied,
+        model.summary.total,
+        "tie_word_embeddings is ignored" in notes,
+        "qk_dim 48" in notes and "qk_dim 64" in notes,
+    )
 
 
 @pytest.mark.parametrize("arch", ["OpenAIGPTDoubleHeadsModel", "GPT2DoubleHeadsModel"])

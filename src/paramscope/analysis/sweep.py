@@ -81,6 +81,7 @@ def _layers(spec: Spec, n: int) -> Spec:
         changes["sliding_window_layers"] = min(n, round(n * spec.sliding_window_layers / old))
     # the other mixers (and Zamba2's shared-block uses) keep their share of the layers
     shares = ("linear_attention_layers", "lightning_layers", "short_conv_layers", "time_mixing_layers", "ssm_layers")
+    shares += ("mlstm_layers",)
     for name in (*shares, "shared_block_uses", "mixer_only_layers", "ffn_only_layers"):
         if getattr(spec, name) and old:
             changes[name] = min(n, round(n * getattr(spec, name) / old))
@@ -116,6 +117,9 @@ def _width(spec: Spec, d: int) -> Spec:
     changes["intermediate_size"] = scaled(spec.ffn_size)
     for name in ("moe_intermediate_size", "shared_expert_intermediate_size"):
         changes[name] = scaled(getattr(spec, name))
+    for name in ("mlstm_qk_dim", "mlstm_v_dim"):  # xLSTM: widths in a ratio to the width, whole heads
+        if getattr(spec, name):
+            changes[name] = spec.mlstm_heads * max(1, round(getattr(spec, name) * ratio / spec.mlstm_heads))
     return spec.replace(**changes)
 
 

@@ -190,6 +190,8 @@ def model_controls(error: str, culprit: str) -> None:
         section("Linear attention", linear_attention_controls, view, show, uses=True)
     if view.short_conv_layers:
         section("Short convolutions (LFM2)", short_conv_controls, view, show, uses=True)
+    if view.mlstm_layers:
+        section("mLSTM (xLSTM)", mlstm_controls, view, show, uses=True)
     section("Recurrent units", recurrent_controls, view, show, uses=view.recurrent_units > 0)
     show.rest()
 
@@ -335,6 +337,12 @@ def short_conv_controls(view: Spec, show: Spot) -> None:
     number("short_conv_kernel", "Convolution width", "Taps of the depthwise causal convolution.", show)
 
 
+def mlstm_controls(view: Spec, show: Spot) -> None:
+    number("mlstm_heads", "Heads", "Heads of an mLSTM cell; each keeps a key dim × value dim matrix memory.", show)
+    number("mlstm_qk_dim", "Query/key width", "All heads' queries (and keys) together.", show)
+    number("mlstm_v_dim", "Value width", "All heads' values (and output gate) together.", show)
+
+
 def recurrent_controls(view: Spec, show: Spot) -> None:
     number(
         "recurrent_units",
@@ -439,6 +447,7 @@ SECTIONS: dict[str, tuple[str, ...]] = {
     "Linear attention": ("linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim",
                          "linear_value_head_dim"),
     "Short convolutions (LFM2)": ("short_conv_kernel",),
+    "mLSTM (xLSTM)": ("mlstm_heads", "mlstm_qk_dim", "mlstm_v_dim"),
     "Recurrent units": ("recurrent_units",),
 }  # fmt: skip
 OPEN_AT_FIRST = ("Size",)

@@ -93,6 +93,7 @@ COMPONENTS = MappingProxyType(
             Component("layers/short_conv", "recurrent", "Short convolution", "#c9b037"),
             Component("layers/time_mixing", "recurrent", "Time mixing (RWKV)", "#d9b44a"),
             Component("layers/lightning", "recurrent", "Lightning attention", "#e0b300"),
+            Component("layers/mlstm", "recurrent", "mLSTM cells (xLSTM)", "#c8a52e"),
             Component("layers/recurrent", "recurrent", "Recurrent units", "#eeca3b"),
             Component("layers/shared_block", "other", "Shared transformer blocks", "#f8a14d"),
             Component("layers/shared_block/attention", "attention", "Shared attention", "#f58518"),

@@ -198,6 +198,19 @@ def _lightning(spec: Spec, prefix: str, layers: int, expr: str, seq: int) -> Nod
     return _recurrent(P.lightning(f"{prefix}/lightning", spec), layers, expr, seq, state)
 
 
+def _mlstm(spec: Spec, prefix: str, layers: int, expr: str, seq: int) -> Node:
+    """xLSTM's mLSTM layers, in the recurrent form: per token and head, k·vᵀ added to the matrix memory (key head dim
+    x value head dim) and q read against it, 2 products at 2 FLOPs each (the normalizer's and the gates' few FLOPs per
+    channel, and the chunkwise kernel's intra-chunk products, are not counted)."""
+    state = Node(
+        f"{prefix}/mlstm/state",
+        4 * spec.mlstm_qk_dim * spec.mlstm_v_dim // spec.mlstm_heads * seq,
+        "4*seq*mlstm_qk_dim*mlstm_v_dim/mlstm_heads",
+        note="matrix memory: linear in the tokens",
+    )
+    return _recurrent(P.mlstm(f"{prefix}/mlstm", spec), layers, expr, seq, state)
+
+
 def _time_mixing(spec: Spec, prefix: str, layers: int, expr: str, seq: int) -> Node:
     """RWKV's time mixing; its WKV recurrence per token and channel: decay, bonus, weighted sums of numerator and
     denominator and the division, about 8 FLOPs."""
@@ -218,6 +231,8 @@ def _stack(spec: Spec, prefix: str, layers: int, layers_expr: str, seq: int, cau
         parts.append(_time_mixing(spec, prefix, kinds.time_mixing, kinds.expr("time_mixing"), seq))
     if kinds.lightning:
         parts.append(_lightning(spec, prefix, kinds.lightning, kinds.expr("lightning"), seq))
+    if kinds.mlstm:
+        parts.append(_mlstm(spec, prefix, kinds.mlstm, kinds.expr("mlstm"), seq))
     if spec.shared_blocks:  # each use of a Zamba2 shared block: its own linear layer and one set of adapters
         own = [P.block_linear(f"{prefix}/shared_block_linear", spec)]
         own += P.block_adapters(f"{prefix}/shared_block_adapters", spec).children

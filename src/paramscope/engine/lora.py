@@ -153,4 +153,6 @@ def lora_params(spec: Spec, rank: int, targets: str = "all-linear") -> Node:
         formula = " + ".join(f"r*({i} + {o})" for i, o in modules)
         repeat, name = _adapted_copies(leaf, spec)
         parts.append(Node(f"lora/{leaf.path}", per_copy * repeat, formula, repeat=repeat, repeat_name=name))
+    if targets == "attn" and not parts:  # xLSTM's mLSTM cells: PEFT finds no module for attn, and refuses
+        raise ValueError("lora targets: this model has no attention projections (PEFT finds no module): use all-linear")
     return group("lora", parts)

@@ -230,6 +230,8 @@ def kv_cache(
                 heads_of["kv_cache/self"] = g.spec.kv_heads
             if g.spec.kv_projections and g.sliding:
                 heads_of["kv_cache/sliding"] = g.spec.kv_heads
+        if spec.mlstm_layers:  # an mLSTM's state splits by its own heads
+            heads_of["kv_cache/mlstm_state"] = spec.mlstm_heads
         one = spec.is_mla or spec.shared_kv_head  # one latent, or one key/value head: not split by heads
         kids = []
         for k in whole.children:
@@ -241,7 +243,8 @@ def kv_cache(
         return Node("kv_cache", sum(k.count for k in kids), f"{whole.formula}, {how}", kids, note=how)
     bits = BITS[kv_dtype]
     b = f"{bits / 8:g}"
-    if not spec.has_attention and not spec.ssm_layers and not spec.time_mixing_layers or _encoder_only(spec):
+    stateful = spec.ssm_layers or spec.time_mixing_layers or spec.mlstm_layers
+    if not spec.has_attention and not stateful or _encoder_only(spec):
         why = "no attention" if not spec.has_attention else "encoder-only: nothing is generated, nothing cached"
         return Node("kv_cache", 0, "0", note=why)
     if spec.shared_kv_head:
@@ -395,7 +398,8 @@ def _recurrent_states(kinds: Stack, spec: Spec, batch: int, bits: int) -> list[N
     """What linear-attention (Gated DeltaNet), state-space (Mamba), short-convolution (LFM2) and time-mixing (RWKV)
     layers keep per sequence instead of a cache that grows: the convolution's last ``kernel`` inputs (or the last
     token) in the cache's precision, and the recurrent state in fp32 (as transformers keeps it, whatever the
-    model's precision). Constants in the tokens."""
+    model's precision; lightning attention's and the mLSTM's in the cache's precision, as their classes keep them).
+    Constants in the tokens."""
     out: list[Node] = []
     for state in _states(kinds, spec, bits):
         n = getattr(kinds, state.kind)
@@ -456,6 +460,20 @@ def _states(kinds: Stack, spec: Spec, bits: int) -> list[_State]:
                 shape=f"{heads}×{d}×{d}",
                 what="lightning attention: one head_dim x head_dim matrix per head (the sum of k·vᵀ), kept in the "
                 "model's precision",
+            )
+        )
+    if kinds.mlstm:
+        n, qk, v = spec.mlstm_heads, spec.mlstm_qk_dim, spec.mlstm_v_dim
+        dk, dv = qk // n, v // n
+        out.append(
+            _State(
+                kind="mlstm",
+                path="mlstm_state",
+                nbytes=_nbytes(n * (dk * dv + dk + 1), bits),
+                formula=f"(mlstm_qk_dim*mlstm_v_dim/mlstm_heads + mlstm_qk_dim + mlstm_heads)*{b}",
+                shape=f"{n}×({dk}×{dv} + {dk} + 1)",
+                what="mLSTM: per head a key head dim x value head dim matrix memory, a normalizer of key head dim and "
+                "a stabilizer, kept in the model's precision",
             )
         )
     if kinds.short_conv:
@@ -654,6 +672,13 @@ def _state_terms(spec: Spec, e: int, kind: str) -> list[tuple[str, int, str]]:
             ("projections", 4 * e * inner, f"4*{e}*{expr}"),
             ("mixer", 2 * e * inner, f"2*{e}*{expr}"),
         ]
+    if kind == "mlstm":  # q, k, v, the output gate and the two gates; the cell's output and its normed, gated copy
+        qk, v, n = spec.mlstm_qk_dim, spec.mlstm_v_dim, spec.mlstm_heads
+        return [
+            ("input", e * h, f"{e}*hidden_size"),
+            ("projections", e * (2 * qk + 2 * v + 2 * n), f"{e}*(2*mlstm_qk_dim + 2*mlstm_v_dim + 2*mlstm_heads)"),
+            ("mixer", 2 * e * v, f"2*{e}*mlstm_v_dim"),
+        ]
     if kind == "time_mixing":
         a = spec.time_mixing_size
         return [
@@ -769,7 +794,7 @@ def _stack(
         if cross:
             catt = _attention_terms(spec, e, seq, store_scores, dropout, cross=True, skip_input=eager)
             parts.append(repeated(_Act(tuple(catt)).node(f"{prefix}/cross_attention", tokens, tp, sp), layers, expr))
-    for kind in ("linear_attention", "ssm", "short_conv", "time_mixing", "lightning"):
+    for kind in ("linear_attention", "ssm", "short_conv", "time_mixing", "lightning", "mlstm"):
         if getattr(kinds, kind):
             terms = _state_terms(spec, e, kind)
             node = _Act(tuple(terms)).node(f"{prefix}/{kind}", tokens, tp, sp)

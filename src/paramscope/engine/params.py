@@ -54,13 +54,15 @@ def norm(
     path: str, spec: Spec, width: int, expr: str, copies: int = 1, copies_expr: str = "", bias: bool | None = None
 ) -> Node:
     """``copies`` norms of ``width``: LayerNorm has a weight and (optionally, ``bias`` or else the spec's
-    ``norm_bias``) a bias, RMSNorm a weight."""
+    ``norm_bias``) a bias, RMSNorm a weight, and a bias only where ``bias`` asks for one (xLSTM's layer norms)."""
     layer = spec.norm_type == "layernorm"
-    per = 2 if layer and (spec.norm_bias if bias is None else bias) else 1
+    per = 2 if (spec.norm_bias if bias is None else bias) and (layer or bias) else 1
     formula = f"{copies_expr}*{expr}" if copies != 1 else expr
     if per == 2:
         formula = f"2*{formula}" if copies == 1 else f"{copies_expr}*2*{expr}"
     shape = f"{copies}×{'LayerNorm' if layer else 'RMSNorm'}({width})"
+    if per == 2 and not layer:
+        shape += " with a bias"
     return tuple_new(Node, (path, copies * per * width, formula, (), 1, "", shape, "", None))
 
 
@@ -515,6 +517,38 @@ def lightning(prefix: str, spec: Spec) -> Node:
     )
 
 
+def mlstm(prefix: str, spec: Spec) -> Node:
+    """xLSTM's mLSTM cell: queries and keys (mlstm_qk_dim wide), values and a sigmoid output gate (mlstm_v_dim) from
+    the layer input, an input and a forget gate per head (always with a bias), a LayerNorm over each value head, and
+    out_proj back to hidden_size; the projections and the head norm carry biases with ``mlstm_bias``. With "qkv_o" in
+    ``fused`` (weight_mode "fused"), q, k, v and the output gate are one linear layer and the two gates another: the
+    same weights."""
+    h, n, qk, v, bias = spec.hidden_size, spec.mlstm_heads, spec.mlstm_qk_dim, spec.mlstm_v_dim, spec.mlstm_bias
+    if "qkv_o" in spec.fused:
+        parts = [
+            linear(f"{prefix}/qkv_o", h, "hidden_size", 2 * qk + 2 * v, "2*mlstm_qk_dim + 2*mlstm_v_dim", bias),
+            linear(f"{prefix}/if_gates", h, "hidden_size", 2 * n, "2*mlstm_heads", True),
+        ]
+    else:
+        parts = [
+            linear(f"{prefix}/q", h, "hidden_size", qk, "mlstm_qk_dim", bias),
+            linear(f"{prefix}/k", h, "hidden_size", qk, "mlstm_qk_dim", bias),
+            linear(f"{prefix}/v", h, "hidden_size", v, "mlstm_v_dim", bias),
+            linear(f"{prefix}/o_gate", h, "hidden_size", v, "mlstm_v_dim", bias),
+            linear(f"{prefix}/i_gate", h, "hidden_size", n, "mlstm_heads", True),
+            linear(f"{prefix}/f_gate", h, "hidden_size", n, "mlstm_heads", True),
+        ]
+    note = "a LayerNorm over each value head" + (", weight and bias" if bias else ", weight only")
+    head_norm = Node(
+        f"{prefix}/norm",
+        (2 if bias else 1) * v,
+        "2*mlstm_v_dim" if bias else "mlstm_v_dim",
+        shape=f"{n}×LayerNorm({v // n})",
+        note=note,
+    )
+    return group(prefix, [*parts, head_norm, linear(f"{prefix}/out", v, "mlstm_v_dim", h, "hidden_size", bias)])
+
+
 def _indexer(prefix: str, spec: Spec) -> Node:
     """DeepSeek-V3.2's lightning indexer: queries from the q latent, one shared key, a LayerNorm (weight and
     bias) on it, and a weight per head; it picks the tokens each query attends to."""
@@ -686,6 +720,7 @@ MIXERS = {
     "short_conv": short_conv,
     "time_mixing": time_mixing,
     "lightning": lightning,
+    "mlstm": mlstm,
 }
 
 
@@ -754,8 +789,9 @@ def layer_stack(prefix: str, spec: Spec, layers: int, layers_expr: str, cross: b
         if copies > 1:
             parts.append(repeated(attn_norm, copies - 1, f"({layers_expr} - 1)"))
     elif n_norms:
+        bias = True if spec.rms_norm_bias and spec.norm_type == "rmsnorm" else None  # xLSTM's (its final norm: none)
         parts.append(
-            repeated(norm(f"{prefix}/norm", spec, h, "hidden_size", n_norms, str(n_norms)), copies, layers_expr)
+            repeated(norm(f"{prefix}/norm", spec, h, "hidden_size", n_norms, str(n_norms), bias), copies, layers_expr)
         )
     note = ""
     if spec.num_hidden_groups is not None and not cross:

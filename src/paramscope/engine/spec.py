@@ -73,6 +73,10 @@ LIMITS = {
     "short_conv_kernel": 4_096,
     "time_mixing_layers": 100_000,
     "lightning_layers": 100_000,
+    "mlstm_layers": 100_000,
+    "mlstm_heads": 65_536,
+    "mlstm_qk_dim": 16_777_216,
+    "mlstm_v_dim": 16_777_216,
     "time_mixing_size": 1_048_576,
     "relative_table": 100_000_000,
     "encoder_conv_kernel": 4_096,
@@ -192,7 +196,8 @@ class Spec:
     logit_softcap: bool = False  # Gemma 2: tanh soft-capping of the final logits (memory: the tanh's output is kept)
     encoder_only: bool = False  # a bidirectional encoder (BERT and kin): nothing is generated, no KV cache
     fused: tuple[str, ...] = ()  # projections built as one linear layer: qkv (c_attn), gate_up, in_qkvz, in_ba,
-    # in_qkv (a Gated DeltaNet's q, k and v as one, its output gate z apart)
+    # in_qkv (a Gated DeltaNet's q, k and v as one, its output gate z apart), qkv_o (an mLSTM's q, k, v and output
+    # gate as one, its input and forget gates as another)
     # multi-head latent attention (DeepSeek-V2); all None for ordinary attention
     q_lora_rank: int | None = None
     kv_lora_rank: int | None = None
@@ -245,6 +250,16 @@ class Spec:
     # over the attention heads (qkv_proj, an output gate, an RMSNorm over heads*head_dim, out_proj) that keeps a
     # heads x head_dim x head_dim state per sequence
     lightning_layers: int = 0
+    # mLSTM cells (xLSTM) in mlstm_layers of the layers instead of attention: queries and keys mlstm_qk_dim wide, values
+    # and an output gate mlstm_v_dim wide, an input and a forget gate per head (always biased), a LayerNorm over each
+    # value head, out_proj; biases on the rest with mlstm_bias. Each of mlstm_heads heads keeps a matrix memory (key
+    # head dim x value head dim), a normalizer (key head dim) and a stabilizer per sequence ("qkv_o" in ``fused``: q,
+    # k, v and the output gate one linear layer, the two gates another)
+    mlstm_layers: int = 0
+    mlstm_heads: int = 0
+    mlstm_qk_dim: int = 0
+    mlstm_v_dim: int = 0
+    mlstm_bias: bool = False
     channel_mixing: bool = False  # the feed-forward block is RWKV's channel mixing: key, value and a receptance gate
     # Layers without one of the two blocks (Nemotron-H: a layer is a Mamba mixer, an attention, an MLP or experts)
     ffn_only_layers: int = 0  # layers with a feed-forward block and no mixer (neither attention nor a state)
@@ -257,7 +272,8 @@ class Spec:
     act_params: int = 0  # learned scalars of the MLP's activation, per MLP (Apertus' xIELU: alpha_p, alpha_n)
     # norms
     norm_type: str = "layernorm"  # layernorm | rmsnorm
-    norm_bias: bool = True  # LayerNorm with a bias vector (RMSNorm never has one)
+    norm_bias: bool = True  # LayerNorm with a bias vector (RMSNorm never has one, but see rms_norm_bias)
+    rms_norm_bias: bool = False  # xLSTM: the layers' RMSNorms keep a bias vector too (use_bias; the final norm never)
     norms_per_layer: int = 2
     final_norm: bool = True
     # positions and embeddings
@@ -524,7 +540,7 @@ class Spec:
             return Stack(layers, layers_expr, attention, sliding, mlp=mlp, moe=moe, sublayers=self.sublayers)
         dense = layers - self.mixer_only_layers - (0 if self.moe_beside_mlp else moe) if self.ffn_size else 0
         others = self.linear_attention_layers + self.short_conv_layers + self.time_mixing_layers + self.lightning_layers
-        others += 0 if self.ssm_beside_attention else self.ssm_layers
+        others += self.mlstm_layers + (0 if self.ssm_beside_attention else self.ssm_layers)
         attention = mixers - others if self.has_attention else 0
         if self.shared_blocks:  # Zamba2: the shared transformer runs in its hybrid layers, beside every layer's Mamba
             attention = self.shared_block_uses
@@ -538,6 +554,7 @@ class Spec:
             short_conv=self.short_conv_layers,
             time_mixing=self.time_mixing_layers,
             lightning=self.lightning_layers,
+            mlstm=self.mlstm_layers,
             mlp=dense,
             moe=moe,
             first_k_dense=bool(self.first_k_dense_replace) and not self.mlp_only_layers and not self.mixer_only_layers,
@@ -612,6 +629,7 @@ _COUNT_NAMES = {
     "short_conv": "short_conv_layers",
     "time_mixing": "time_mixing_layers",
     "lightning": "lightning_layers",
+    "mlstm": "mlstm_layers",
     "mlp": "dense_layers",
     "moe": "num_moe_layers",
 }
@@ -619,8 +637,8 @@ _COUNT_NAMES = {
 
 class Stack(NamedTuple):
     """How many layers of one stack hold each kind of mixer (attention, linear attention, state space, short
-    convolution, RWKV's time mixing) and of feed-forward block (a dense MLP, experts); :meth:`expr` names each count
-    for the formulas."""
+    convolution, RWKV's time mixing, lightning attention, xLSTM's mLSTM) and of feed-forward block (a dense MLP,
+    experts); :meth:`expr` names each count for the formulas."""
 
     layers: int
     layers_expr: str
@@ -631,6 +649,7 @@ class Stack(NamedTuple):
     short_conv: int = 0
     time_mixing: int = 0
     lightning: int = 0
+    mlstm: int = 0
     mlp: int = 0
     moe: int = 0
     first_k_dense: bool = False  # the dense layers are exactly the first first_k_dense_replace
@@ -824,13 +843,21 @@ def validate(spec: Spec) -> Spec:
                 f"{spec.linear_num_value_heads} is not a multiple of linear_num_key_heads {spec.linear_num_key_heads}",
             )
     others = spec.ssm_layers + spec.linear_attention_layers + spec.short_conv_layers + spec.time_mixing_layers
-    others += spec.lightning_layers
+    others += spec.lightning_layers + spec.mlstm_layers
     if others + spec.ffn_only_layers > spec.num_hidden_layers:
         raise SpecError(
             "ssm_layers",
-            "state-space, linear-attention, lightning, convolution, time-mixing and MLP-only layers exceed "
+            "state-space, linear-attention, lightning, mLSTM, convolution, time-mixing and MLP-only layers exceed "
             "num_hidden_layers",
         )
+    if spec.mlstm_layers:
+        heads = spec.mlstm_heads
+        if heads < 1:
+            raise SpecError("mlstm_heads", "must be at least 1 with mLSTM layers")
+        for name in ("mlstm_qk_dim", "mlstm_v_dim"):
+            width = getattr(spec, name)
+            if width < 1 or width % heads:
+                raise SpecError(name, f"{width:,} is not a positive multiple of mlstm_heads ({heads:,})")
     if spec.encoder_conv_kernel and (spec.encoder_conv_groups < 1 or spec.hidden_size % spec.encoder_conv_groups):
         raise SpecError("encoder_conv_groups", f"must divide hidden_size {spec.hidden_size:,}")
     if spec.time_mixing_layers and spec.time_mixing_size < 1:

@@ -1195,6 +1195,50 @@ RWKV = Family(
     fixed=dict(has_attention=False, channel_mixing=True, embedding_norm=True, position_embedding="none"),
     padding_row=False,
 )
+#: xLSTM's float arithmetic for its feed-forward width (transformers' round_up_to_next_multiple_of).
+XLSTM_FFN = "round_up(hidden_size*ffn_proj_factor, ffn_round_up_to_multiple_of)"
+XLSTM = Family(
+    model_type="xlstm",
+    class_prefix="xLSTM",
+    source=f"{TF}/xlstm/modeling_xlstm.py",
+    keys=dict(
+        vocab_size=("vocab_size",),
+        hidden_size=("hidden_size",),
+        num_hidden_layers=("num_hidden_layers",),
+        mlstm_heads=("num_heads",),
+        # use_bias: the mLSTM's projections and head norm, the feed-forward block and the layers' RMSNorms
+        mlstm_bias=("use_bias",),
+        mlp_bias=("use_bias",),
+        rms_norm_bias=("use_bias",),
+    ),
+    # the widths are set by hooks.xlstm_sizes from the config's float factors (no Spec field); the rules say how
+    derive=dict(
+        mlstm_layers=EVERY_LAYER,
+        mlstm_qk_dim=Rule("int(hidden_size*qk_dim_factor)", lambda d: d["mlstm_qk_dim"]),
+        mlstm_v_dim=Rule("int(hidden_size*v_dim_factor)", lambda d: d["mlstm_v_dim"]),
+        intermediate_size=Rule(XLSTM_FFN, lambda d: d["intermediate_size"]),
+    ),
+    # an mLSTM cell and a gated (SiLU) feed-forward block per layer, an RMSNorm before each, no positions; the head is
+    # never tied (xLSTMForCausalLM declares no tied weights) and the final norm always built (add_out_norm unread);
+    # the logits are soft-capped (tanh, output_logit_soft_cap)
+    fixed=dict(
+        has_attention=False,
+        mlp_gated=True,
+        hidden_act="silu",
+        norm_type="rmsnorm",
+        norm_bias=False,
+        norms_per_layer=2,
+        final_norm=True,
+        position_embedding="none",
+        tie_word_embeddings=False,
+        logit_softcap=True,
+    ),
+    hooks=(hooks.xlstm_sizes,),
+    # the class reads hidden_size and embedding_dim, num_hidden_layers and num_blocks apart: an edit writes both
+    linked=dict(hidden_size=("embedding_dim",), num_hidden_layers=("num_blocks",)),
+    padding_row=False,
+    notes=(hooks.xlstm_notes,),
+)
 MAMBA = Family(
     model_type="mamba",
     class_prefix="Mamba",
@@ -1685,6 +1729,7 @@ ROWS = (
     FALCON_H1,
     NEMOTRON_H,
     RWKV,
+    XLSTM,
     LFM2,
     LFM3,
     LFM2_MOE,

@@ -5,11 +5,12 @@ A hook takes the reader (``Cfg``) and the values read so far, and sets Spec fiel
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from paramscope.engine.spec import Spec, SpecError
+from paramscope.engine.spec import LIMITS, Spec, SpecError
 from paramscope.engine.tree import Node
 from paramscope.families.schema import BeyondRow, Cfg, Hook, as_indices, as_int
 
@@ -944,6 +945,90 @@ def zamba_layers(c: Cfg, d: Values) -> None:
     d["shared_blocks"] = min(1, uses) if tied else uses  # untied, each hybrid layer keeps its own copy
 
 
+def _factor(c: Cfg, key: str, default: float) -> float:
+    """A float key of a strict config class (xLSTMConfig's ``qk_dim_factor``): a JSON number with a decimal point, as
+    the class refuses ``1`` or ``true``; finite."""
+    value = c.get(key, default=default)
+    if type(value) is not float:
+        shown = json.dumps(value)[:40] if isinstance(value, int | str) or value is None else type(value).__name__
+        raise SpecError(key, f"expected a number with a decimal point, got {shown} (xLSTMConfig refuses it)")
+    if not math.isfinite(value):
+        raise SpecError(key, f"expected a finite number, got {value}")
+    return value
+
+
+def _xlstm_width(h: int, factor: float, key: str) -> int:
+    """``int(hidden_size * factor)``, as xLSTMLayer sizes its q/k and v projections; refused where transformers
+    cannot build the layer (a negative width)."""
+    width = h * factor
+    if not math.isfinite(width) or width > LIMITS["mlstm_v_dim"]:
+        raise SpecError(key, f"hidden_size × {key} is larger than the supported maximum {LIMITS['mlstm_v_dim']:,}")
+    if int(width) < 0:
+        raise SpecError(key, f"gives a negative width ({int(width):,}): transformers cannot build the layer")
+    return int(width)
+
+
+def xlstm_round_up(x: float, multiple: int) -> int:
+    """transformers' ``round_up_to_next_multiple_of`` (configuration_xlstm.py), the same float arithmetic."""
+    return int(((x + multiple - 1) // multiple) * multiple)
+
+
+def xlstm_sizes(c: Cfg, d: Values) -> None:
+    """xLSTM: every layer an mLSTM cell and a gated feed-forward block. The cell's q and k are int(hidden_size ×
+    qk_dim_factor) wide and its v and output gate int(hidden_size × v_dim_factor) (the layer's own width, not the
+    config's qk_dim, rounded up to 64), split over num_heads; the feed-forward block is round_up(hidden_size ×
+    ffn_proj_factor, ffn_round_up_to_multiple_of) wide, in transformers' float arithmetic. Refused where the classes
+    cannot build it (no heads, a negative width, a multiple of 0); counted by transformers where they build what no
+    forward pass can run (heads that do not divide a width, a width of 0, a token table of embedding_dim beside blocks
+    of hidden_size) or a stack whose num_blocks disagrees with num_hidden_layers (the blocks follow the one, the cache
+    and the initialisation the other)."""
+    h, heads = d["hidden_size"], d["mlstm_heads"]
+    if heads < 1:
+        raise SpecError("num_heads", f"must be at least 1 (got {heads}): xLSTMLayer divides its widths by it")
+    qk = _xlstm_width(h, _factor(c, "qk_dim_factor", 0.5), "qk_dim_factor")
+    v = _xlstm_width(h, _factor(c, "v_dim_factor", 1.0), "v_dim_factor")
+    multiple = c.int("ffn_round_up_to_multiple_of", default=64)
+    if multiple == 0:
+        raise SpecError("ffn_round_up_to_multiple_of", "must not be 0: xLSTMFeedForward divides by it")
+    if abs(multiple) > LIMITS["intermediate_size"]:
+        raise SpecError("ffn_round_up_to_multiple_of", f"larger than the supported {LIMITS['intermediate_size']:,}")
+    x = h * _factor(c, "ffn_proj_factor", 2.667)
+    if not math.isfinite(x) or abs(x) > LIMITS["intermediate_size"]:
+        raise SpecError("ffn_proj_factor", f"hidden_size × ffn_proj_factor is beyond {LIMITS['intermediate_size']:,}")
+    ffn = xlstm_round_up(x, multiple)
+    if ffn < 0:
+        raise SpecError("ffn_proj_factor", f"gives a negative width ({ffn:,}): transformers cannot build the layer")
+    mode = c.get("weight_mode", default="single")
+    if mode not in ("single", "fused"):
+        shown = json.dumps(mode)[:40] if isinstance(mode, int | float | str) else type(mode).__name__
+        raise SpecError("weight_mode", f'expected "single" or "fused", got {shown} (xLSTMConfig refuses it)')
+    other_names = {key: c.int(key) for key in ("embedding_dim", "num_blocks")}  # null: the class takes the other
+    if (other_names["embedding_dim"] or 0) < 0:
+        raise SpecError("embedding_dim", "must not be negative: transformers cannot build the token table")
+    # what the classes build but no row describes: counted by transformers
+    if ffn == 0:
+        raise BeyondRow("ffn_proj_factor", "gives a feed-forward block of width 0, which no row describes")
+    for width, key in ((qk, "qk_dim_factor"), (v, "v_dim_factor")):
+        if not width:
+            raise BeyondRow(key, "gives a width of 0: transformers builds it, though no forward pass can run")
+        if width % heads:
+            raise BeyondRow(
+                "num_heads",
+                f"{heads} heads do not divide int(hidden_size × {key}) = {width:,}: transformers builds it, though no "
+                "forward pass can run",
+            )
+    for key, name, what in (
+        ("embedding_dim", "hidden_size", "the token table is embedding_dim wide, the blocks hidden_size"),
+        ("num_blocks", "num_hidden_layers", "num_blocks blocks are built, the cache and initialisation read the other"),
+    ):
+        stated = other_names[key]
+        if stated is not None and stated != d[name]:
+            default = "" if c.stated(name) else ", the class default"
+            raise BeyondRow(key, f"{stated:,} differs from {name} ({d[name]:,}{default}): {what}")
+    d.update(mlstm_qk_dim=qk, mlstm_v_dim=v, intermediate_size=ffn)
+    d["fused"] = ("qkv_o", "gate_up") if mode == "fused" else ()
+
+
 def jamba_layers(c: Cfg, d: Values) -> None:
     """Jamba: layer i attends when i % attn_layer_period == attn_layer_offset (else a Mamba mixer), and holds
     experts when i % expert_layer_period == expert_layer_offset and num_experts > 1 (else a dense MLP). The
@@ -1416,3 +1501,27 @@ def router_bias_buffers(config: Mapping[str, Any], spec: Spec, tree: Node) -> st
         f"e_score_correction_bias: {n:,} router biases ({slots} per MoE layer) are buffers in transformers,"
         " stored in the checkpoint but not parameters"
     )
+
+
+def xlstm_notes(config: Mapping[str, Any], spec: Spec, tree: Node) -> str | None:
+    """xLSTM: what its classes ignore (tie_word_embeddings, add_out_norm), and an mLSTM width that the config's own
+    qk_dim / v_dim (rounded up to 64, what sizes transformers' xLSTMCache) disagrees with."""
+    notes = []
+    if config.get("tie_word_embeddings") is True:
+        notes.append("tie_word_embeddings is ignored: xLSTMForCausalLM ties no weights, its lm_head is counted apart")
+    if config.get("add_out_norm") is False:
+        notes.append("add_out_norm is ignored: xLSTMModel always builds out_norm (counted)")
+    widths, rounded = [], []
+    for key, default, width in (("qk_dim_factor", 0.5, spec.mlstm_qk_dim), ("v_dim_factor", 1.0, spec.mlstm_v_dim)):
+        up = xlstm_round_up(spec.hidden_size * config.get(key, default), 64)
+        if up != width:
+            name = key.removesuffix("_factor")
+            widths.append(f"{name} {width:,}")
+            rounded.append(f"{name} {up:,}")
+    if widths:
+        notes.append(
+            f"the mLSTM layers are built at int(hidden_size × factor) ({', '.join(widths)}), xLSTMConfig rounds up "
+            f"to 64 ({', '.join(rounded)}) and sizes transformers' xLSTMCache so: a forward pass with that cache "
+            "fails; the state is counted at the layers' widths"
+        )
+    return "; ".join(notes) or None

@@ -68,7 +68,7 @@ DROPPED_KEYS = frozenset(
 #: Rotary bases can be large integers in real configs (e.g. 500000000), gradient clipping thresholds large floats
 #: (Gemma 3n's audio config: 1e10); they size nothing.
 _UNBOUNDED_SUFFIXES = ("theta", "clipping")
-_CLASS_NAME = re.compile(r"^[A-Z][A-Za-z0-9]*$")
+_CLASS_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")  # xLSTM's classes begin in lower case
 NO_FORMULA = ""  # the formula of every node: "counted by transformers, no formulas"
 
 
