@@ -134,3 +134,29 @@ def test_xlstm_edits_write_both_names(config: dict, edit: dict) -> None:
 
     model = Model.from_config(config).edit(**edit)
     assert (True, hf_build(model.config)[1]) == (model.has_formulas, summarize(model.spec).total)
+
+
+@pytest.mark.parametrize(
+    ("edit", "widths"),
+    [({"num_hidden_layers": 8}, [48] * 8), ({"num_hidden_layers": 8, "intermediate_size": 40}, 40)],
+)
+def test_gemma3n_lists_per_layer_follow_the_layer_count(edit: dict, widths: object) -> None:
+    """Gemma 3n's files list one MLP width, one layer type and one activation sparsity per layer (transformers refuses
+    a list of another length): an edit of the layer count repeats each list's pattern, an edited width is one width
+    for every layer; the edited file counts what transformers builds from it, and its link (the layer count and a
+    width stated once, the lists rebuilt from the count) reopens the same config without a warning."""
+    from test_engine_vs_hf import GEMMA3N
+
+    from paramscope.model import Model
+
+    config = GEMMA3N | {"intermediate_size": [48] * 6, "activation_sparsity_pattern": [0.95] * 2 + [0.0] * 4}
+    model = Model.from_config(config)
+    edited = model.edit(**edit)
+    assert widths == edited.config["intermediate_size"]
+    assert [0.95, 0.95, 0.0, 0.0, 0.0, 0.0, 0.95, 0.95] == edited.config["activation_sparsity_pattern"]
+    assert 8 == len(edited.config["layer_types"])
+    assert hf_build(edited.config)[1] == summarize(edited.spec).total
+    query = link.query_from_model(edited)
+    assert {k: link.format_value(v) for k, v in edit.items()} == query
+    again, warnings = link.edits_from_query(model, query, [])
+    assert (edited.config, []) == (again.config, warnings)

@@ -344,6 +344,26 @@ GEMMA4_SHARED_KV = dict(
     attention_k_eq_v=True, num_global_key_value_heads=1, num_kv_shared_layers=2, use_double_wide_mlp=True
 )
 
+#: Gemma 3n, small: sliding and full layers in turn, the last two reusing keys and values, per-layer inputs, three
+#: AltUp streams, LAuReL of rank 5.
+GEMMA3N = dict(
+    model_type="gemma3n_text",
+    vocab_size=101,
+    hidden_size=32,
+    intermediate_size=48,
+    num_hidden_layers=6,
+    num_attention_heads=4,
+    num_key_value_heads=2,
+    head_dim=8,
+    layer_types=["sliding_attention", "full_attention"] * 3,
+    hidden_size_per_layer_input=4,
+    vocab_size_per_layer_input=50,
+    altup_num_inputs=3,
+    laurel_rank=5,
+    num_kv_shared_layers=2,
+    pad_token_id=0,
+)
+
 #: A vision encoder (ViT, CLIP's and SigLIP's towers), small: 10 // 3 = 3 patches a side, 9 in all.
 VISION = dict(
     hidden_size=16, num_hidden_layers=2, num_attention_heads=4, intermediate_size=24, image_size=10, patch_size=3
@@ -1488,6 +1508,23 @@ CASES = {
     "gemma4_text-defaults-pattern": dict(
         GEMMA4, num_hidden_layers=7, layer_types=None, global_head_dim=8, use_bidirectional_attention="all"
     ),
+    "gemma3n_text-altup-laurel-shared-kv": dict(GEMMA3N),
+    "gemma3n_text-untied-biases-widths-per-layer": dict(
+        GEMMA3N,
+        tie_word_embeddings=False,
+        attention_bias=True,
+        intermediate_size=[40] * 6,
+        activation_sparsity_pattern=[0.95, 0.95, 0.0, 0.0, 0.0, 0.0],
+    ),
+    "gemma3n_text-one-stream-laurel-rank-0-no-sharing": dict(
+        GEMMA3N, altup_num_inputs=1, laurel_rank=0, num_kv_shared_layers=0, num_key_value_heads=4
+    ),
+    "gemma3n_text-default-pattern-sharing-full-layers": dict(
+        GEMMA3N, num_hidden_layers=10, layer_types=None, num_kv_shared_layers=5
+    ),
+    "gemma3n_text-base-model-untied": dict(GEMMA3N, architectures=["Gemma3nTextModel"], tie_word_embeddings=False),
+    "gemma3n_text-no-layers": dict(GEMMA3N, num_hidden_layers=0, layer_types=[], intermediate_size=[]),
+    "gemma3n_text-defaults": dict(model_type="gemma3n_text"),
     "qwen2_vl_text-base": dict(model_type="qwen2_vl_text", **SMALL),
     "mllama-text-cross-layers": dict(
         model_type="mllama_text_model", cross_attention_layers=[0, 2], pad_token_id=0, **SMALL
@@ -2267,6 +2304,22 @@ def _gpt_neo(cfg: dict, kinds: list[str]) -> dict:
     return cfg | {"num_layers": layers, "attention_types": [[kinds[:layers], 1]]}
 
 
+def _gemma3n(cfg: dict, kinds: list[str], shared: int, streams: int, rank: int, listed: bool) -> dict:
+    """A decoder config as Gemma 3n reads it: one layer type each, as many layers reusing keys and values as still
+    leave a layer of every type before them (at most ``shared``), the MLP widths listed per layer or not."""
+    n = cfg["num_hidden_layers"]
+    types = kinds[:n]
+    shared = max((k for k in range(min(shared, n - 1) + 1) if set(types[: n - k]) == set(types)), default=0)
+    width = cfg["intermediate_size"]
+    return cfg | {
+        "layer_types": types,
+        "num_kv_shared_layers": shared,
+        "altup_num_inputs": streams,
+        "laurel_rank": rank,
+        "intermediate_size": [width] * n if listed else width,
+    }
+
+
 #: DINOv2's sizes and switches (its MLP is mlp_ratio x the width, plain or SwiGLU).
 _DINOV2 = st.builds(
     lambda heads, layers, ratio, image, patch, switches: dict(
@@ -2325,6 +2378,15 @@ STRATEGIES = {
     ),
     "gemma4_text": _decoder(
         "gemma4_text", head_dim=4, global_head_dim=6, hidden_size_per_layer_input=2, vocab_size_per_layer_input=50
+    ),
+    "gemma3n_text": st.builds(
+        _gemma3n,
+        _decoder("gemma3n_text", head_dim=4, hidden_size_per_layer_input=2, vocab_size_per_layer_input=50),
+        st.lists(st.sampled_from(["sliding_attention", "full_attention"]), min_size=4, max_size=4),
+        st.integers(0, 3),
+        st.integers(1, 4),
+        st.integers(0, 6),
+        st.booleans(),
     ),
     "glm4v_text": _decoder("glm4v_text"),
     "qwen2_vl_text": _decoder("qwen2_vl_text"),

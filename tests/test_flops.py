@@ -347,3 +347,28 @@ def test_mimo_v2_flash_values_are_narrower_than_keys() -> None:
     attention = 4 * seq * seq * (2 * 4 * 12 + 2 * 4 * 8)
     expected = 2 * seq * (linear + experts_and_routers) + attention
     assert expected == forward(from_config(MIMO).spec, seq).count
+
+
+def test_gemma3n_forward_reads_every_linear_layer_and_the_altup_router_twice() -> None:
+    """Gemma 3n (AltUp's three streams, LAuReL, per-layer inputs, the last two layers reusing keys and values): the
+    forward pass is 2 x seq x the weights of every nn.Linear of Gemma3nForCausalLM built on the meta device (the tied
+    head included), each layer's AltUp router once more (it weighs the streams to predict them and again to correct
+    them), plus 2 x 2 x heads x head_dim per (query, key) pair: seq^2 pairs on full layers, seq x window on sliding
+    ones (bidirectional)."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    from test_engine_vs_hf import GEMMA3N
+
+    from paramscope import from_config
+    from paramscope.engine.flops import forward
+
+    config = {k: v for k, v in GEMMA3N.items() if k != "model_type"} | {"sliding_window": 5}
+    seq = 12
+    with torch.device("meta"):
+        model = transformers.Gemma3nForCausalLM(transformers.Gemma3nTextConfig(**config))
+    linear = sum(m.in_features * m.out_features for m in model.modules() if isinstance(m, torch.nn.Linear))
+    routers = sum(layer.altup.modality_router.weight.numel() for layer in model.model.layers)
+    pairs = [seq * (seq if kind == "full_attention" else 5) for kind in config["layer_types"]]
+    scores = sum(2 * 2 * 4 * 8 * p for p in pairs)
+    spec = from_config({"model_type": "gemma3n_text", **config}).spec
+    assert 2 * seq * (linear + routers) + scores == forward(spec, seq).count

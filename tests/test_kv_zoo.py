@@ -10,6 +10,7 @@ import pytest
 from test_engine_vs_hf import (
     BAMBA,
     DEEPSEEK_V4,
+    GEMMA3N,
     GEMMA4,
     GEMMA4_SHARED_KV,
     GRANITE_HYBRID,
@@ -104,6 +105,20 @@ def test_sliding_layers_follow_the_config_class(model_type: str, layers: int) ->
 
     config = {"model_type": model_type, "num_hidden_layers": layers, "sliding_window": 512, "pad_token_id": 0}
     hf = AutoConfig.for_model(model_type, **{k: v for k, v in config.items() if k != "model_type"})
+    expected = sum(1 for t in hf.layer_types if t == "sliding_attention")
+    written = {**config, "layer_types": list(hf.layer_types)}
+    assert (expected, expected) == tuple(from_config(c).spec.sliding_window_layers for c in (config, written))
+
+
+@pytest.mark.parametrize("layers", [1, 5, 6, 12, 13])
+def test_gemma3n_sliding_layers_follow_its_config_class(layers: int) -> None:
+    """Gemma 3n without layer_types: every fifth layer attends fully and the others slide, as Gemma3nTextConfig fills
+    the list in (its last layer is not forced full, unlike Gemma 4's), and the list as transformers writes it counts
+    the same. No layer reuses keys and values here: the class's default of 15 needs more layers than these."""
+    from transformers import AutoConfig
+
+    config = {"model_type": "gemma3n_text", "num_hidden_layers": layers, "num_kv_shared_layers": 0}
+    hf = AutoConfig.for_model("gemma3n_text", **{k: v for k, v in config.items() if k != "model_type"})
     expected = sum(1 for t in hf.layer_types if t == "sliding_attention")
     written = {**config, "layer_types": list(hf.layer_types)}
     assert (expected, expected) == tuple(from_config(c).spec.sliding_window_layers for c in (config, written))
@@ -222,6 +237,9 @@ CACHES = {
     # Gemma 4: full-attention layers twice as wide with one KV head (values from the keys' projection, still cached
     # apart), the last two layers reusing keys and values (nothing cached)
     "gemma4_text": dict(GEMMA4, sliding_window=32, **GEMMA4_SHARED_KV),
+    # Gemma 3n: the last two layers reuse the keys and values of the last sliding and the last full layer before them
+    # (nothing cached); AltUp's streams and LAuReL keep no state
+    "gemma3n_text": dict(GEMMA3N, sliding_window=32),
     # GLM-5 and Youtu-LLM cache the latent (kv_lora_rank + qk_rope_head_dim), GLM-5 its indexer's keys beside it
     "glm_moe_dsa": dict(
         LATENT,

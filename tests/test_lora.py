@@ -236,6 +236,18 @@ def test_gemma4_layers_of_their_own_widths_match_peft(case: str, targets: str) -
     assert peft_trainable(config, 8, targets) == lora_params(read(config).spec, 8, targets).count
 
 
+@pytest.mark.parametrize("case", ["gemma3n_text-altup-laurel-shared-kv", "gemma3n_text-untied-biases-widths-per-layer"])
+@pytest.mark.parametrize("targets", ["all-linear", "attn"])
+def test_gemma3n_altup_and_laurel_match_peft(case: str, targets: str) -> None:
+    """Gemma 3n under LoRA: AltUp's projections in and out, each layer's router and its prediction and correction
+    coefficients (small linear layers all), LAuReL's two projections and the per-layer input gates are adapted by
+    all-linear, none of them by attn; no k or v where a layer reuses them; as PEFT builds it."""
+    from test_engine_vs_hf import CASES
+
+    config = CASES[case]
+    assert peft_trainable(config, 8, targets) == lora_params(read(config).spec, 8, targets).count
+
+
 @pytest.mark.parametrize("targets", ["all-linear", "attn"])
 def test_deepseek_v4_compressors_are_attention_to_peft(targets: str) -> None:
     """DeepSeek-V4 under LoRA: the query bottleneck, the one key/value head, the grouped output (a linear layer per

@@ -357,6 +357,12 @@ def test_import_does_not_load_torch() -> None:
     assert "False False" == out.stdout.strip()
 
 
+#: Gemma 3n, small: sliding and full layers in turn, the last two reusing keys and values.
+GEMMA3N_SMALL = {"vocab_size": 101, "hidden_size": 32, "intermediate_size": 48, "num_hidden_layers": 6}
+GEMMA3N_SMALL |= {"num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8, "num_kv_shared_layers": 2}
+GEMMA3N_SMALL |= {"layer_types": ["sliding_attention", "full_attention"] * 3, "hidden_size_per_layer_input": 4}
+GEMMA3N_SMALL |= {"vocab_size_per_layer_input": 50, "altup_num_inputs": 3, "laurel_rank": 5, "pad_token_id": 0}
+
 #: Configs a row cannot describe, each with the key its reason names; transformers builds them (``architectures``
 #: names the class).
 BEYOND = {
@@ -443,6 +449,26 @@ BEYOND = {
         {"model_type": "dinov3_vit", "architectures": ["DINOv3ViTModel"], "hidden_size": 32, "num_hidden_layers": 2}
         | {"num_attention_heads": 4, "intermediate_size": 48, "value_bias": False},
         "value_bias",
+    ),
+    "gemma3n with layers of different MLP widths": (
+        {"model_type": "gemma3n_text", "architectures": ["Gemma3nForCausalLM"], **GEMMA3N_SMALL}
+        | {"intermediate_size": [48, 40] * 3},
+        "intermediate_size",
+    ),
+    "gemma3n with more layers sharing keys and values than it has": (
+        {"model_type": "gemma3n_text", "architectures": ["Gemma3nForCausalLM"], **GEMMA3N_SMALL}
+        | {"layer_types": None, "num_kv_shared_layers": 7},
+        "num_kv_shared_layers",
+    ),
+    "gemma3n without an AltUp stream": (
+        {"model_type": "gemma3n_text", "architectures": ["Gemma3nForCausalLM"], **GEMMA3N_SMALL}
+        | {"altup_num_inputs": 0},
+        "altup_num_inputs",
+    ),
+    "gemma3n with per-layer inputs of width 0": (
+        {"model_type": "gemma3n_text", "architectures": ["Gemma3nForCausalLM"], **GEMMA3N_SMALL}
+        | {"hidden_size_per_layer_input": 0},
+        "hidden_size_per_layer_input",
     ),
     "dinov3 with a key bias alone": (
         {"model_type": "dinov3_vit", "architectures": ["DINOv3ViTModel"], "hidden_size": 32, "num_hidden_layers": 2}

@@ -51,6 +51,31 @@ CANNOT_BUILD = {
         dict(model_type="gemma4_text", sliding_window=None, **SMALL),
         "sliding_window",
     ),
+    "gemma3n sharing keys and values of a type no earlier layer has": (
+        dict(model_type="gemma3n_text", layer_types=["sliding_attention"] * 2 + ["full_attention"], **SMALL)
+        | {"num_kv_shared_layers": 1},
+        "num_kv_shared_layers",
+    ),
+    "gemma3n with every layer sharing keys and values": (
+        dict(model_type="gemma3n_text", num_kv_shared_layers=3, **SMALL),
+        "num_kv_shared_layers",
+    ),
+    "gemma3n intermediate_size for other layers": (
+        dict(model_type="gemma3n_text", **{**SMALL, "intermediate_size": [48, 48]}),
+        "intermediate_size",
+    ),
+    "gemma3n activation_sparsity_pattern for other layers": (
+        dict(model_type="gemma3n_text", num_kv_shared_layers=0, activation_sparsity_pattern=[0.0] * 2, **SMALL),
+        "activation_sparsity_pattern",
+    ),
+    "gemma3n layer_types for more layers": (
+        dict(model_type="gemma3n_text", num_kv_shared_layers=0, layer_types=["full_attention"] * 4, **SMALL),
+        "layer_types",
+    ),
+    "gemma3n per-layer table without a row for its padding token": (
+        dict(model_type="gemma3n_text", num_kv_shared_layers=0, vocab_size_per_layer_input=0, **SMALL),
+        "vocab_size_per_layer_input",
+    ),
     "hunyuan MoE with experts per layer": (
         dict(model_type="hunyuan_v1_moe", num_experts=[4, 4, 4], moe_topk=2, head_dim=8, **SMALL),
         "num_experts",

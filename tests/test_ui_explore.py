@@ -333,6 +333,31 @@ def test_gemma4_layer_kinds_are_its_layers(case: str, kinds: list[str]) -> None:
     assert sorted(own.values()) == sorted(sum(n for _, n in parts) for _, _, parts in shown)
 
 
+def test_gemma3n_layer_kinds_are_its_layers() -> None:
+    """The layer chart shows each kind of Gemma 3n layer (sliding or full, with keys and values of its own or reusing
+    an earlier layer's) with what one such layer of Gemma3nForCausalLM holds on the meta device: attention, the MLP,
+    the per-layer input gate, AltUp, LAuReL and the norms."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    from test_engine_vs_hf import CASES
+
+    from paramscope import read
+    from paramscope.app.charts import layer_kinds
+
+    case = CASES["gemma3n_text-altup-laurel-shared-kv"]
+    config = {k: v for k, v in case.items() if k != "model_type"}
+    with torch.device("meta"):
+        model = transformers.Gemma3nForCausalLM(transformers.Gemma3nTextConfig(**config))
+    own = {}
+    for i, layer in enumerate(model.model.layers):  # the first layer of each kind (sliding/full, own/shared K,V)
+        key = (config["layer_types"][i], i >= config["num_hidden_layers"] - config["num_kv_shared_layers"])
+        own.setdefault(key, sum(p.numel() for p in layer.parameters()))
+    shown = layer_kinds(summarize(read(case).spec))
+    kinds = ["Sliding layer", "Full-attention layer", "Sliding, shared-KV layer", "Full-attention, shared-KV layer"]
+    assert kinds == [name for name, _, _ in shown]
+    assert sorted(own.values()) == sorted(sum(n for _, n in parts) for _, _, parts in shown)
+
+
 def test_deepseek_v4_layer_kinds_are_its_layers() -> None:
     """The layer chart shows DeepSeek-V4's plain sliding layer, its compressed sparse layer and its heavily compressed
     layer, each with what one such layer of DeepseekV4ForCausalLM holds on the meta device."""

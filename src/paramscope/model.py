@@ -235,19 +235,29 @@ class Model:
 
 
 #: Config keys holding one entry per layer (Gemma 3's and gpt-oss's attention pattern, SmolLM3's NoPE layers,
-#: Nemotron-H's blocks, also as one letter per layer): transformers refuses a list whose length is not the layer
-#: count, and Nemotron-H takes its depth from the list.
-PER_LAYER_LISTS = ("layer_types", "layers_block_type", "no_rope_layers", "hybrid_override_pattern", "attention_layers")
+#: Nemotron-H's blocks, also as one letter per layer, Gemma 3n's activation sparsity): transformers refuses a list
+#: whose length is not the layer count, and Nemotron-H takes its depth from the list.
+PER_LAYER_LISTS = (
+    "layer_types",
+    "layers_block_type",
+    "no_rope_layers",
+    "hybrid_override_pattern",
+    "attention_layers",
+    "activation_sparsity_pattern",
+)
 GROUPED_LAYER_TYPES = "attention_types"
 #: Every key an edit of the layer count rewrites (a link leaves them out: the layer-count edit rebuilds them).
 FOLLOW_LAYERS = (*PER_LAYER_LISTS, GROUPED_LAYER_TYPES)
+#: Sizes a config may state once or as one per layer (Gemma 3n's MLP widths): a list follows the layer count as the
+#: lists above do, while a size stated once is an edit of its own, which a link keeps.
+PER_LAYER_SIZES = ("intermediate_size",)
 
 
 def _follow_layer_count(config: dict[str, Any], old: int, new: int) -> None:
     """Per-layer lists follow an edit of the layer count, repeating their pattern (``[s, s, s, s, s, f]`` at 6 layers
     is ``[s, s, s, s, s, f, s, s]`` at 8), so that the edited config still builds; a list of (types, times) groups
     (``attention_types``) is written out as one group of the repeated pattern."""
-    for key in PER_LAYER_LISTS:
+    for key in (*PER_LAYER_LISTS, *PER_LAYER_SIZES):
         values = config.get(key)
         if isinstance(values, (list, str)) and values and len(values) == old and new >= 0:
             longer = [values[i % len(values)] for i in range(new)]
@@ -431,4 +441,4 @@ def field_of_key(family: Family, key: str) -> str:
     return next((name for name, keys in family.keys.items() if key in keys), key)
 
 
-__all__ = ["DELETED", "FOLLOW_LAYERS", "TOWER_LAYER_KEYS", "Model", "field_of_key"]
+__all__ = ["DELETED", "FOLLOW_LAYERS", "PER_LAYER_SIZES", "TOWER_LAYER_KEYS", "Model", "field_of_key"]

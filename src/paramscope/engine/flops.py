@@ -304,6 +304,18 @@ def _stack(spec: Spec, prefix: str, layers: int, layers_expr: str, seq: int, cau
         parts.append(
             group(block.path, [repeated(n, kinds.layers, kinds.layers_expr) for n in _matmuls(block, seq, "seq")])
         )
+    if spec.altup_num_inputs:  # Gemma 3n: the router runs twice a layer (to predict and to correct the streams)
+        kids = []
+        for n in _matmuls(P.altup(prefix, spec), seq, "seq"):
+            if n.path.endswith("/router"):
+                n = n._replace(count=2 * n.count, formula=f"2*{n.formula}", note="run twice: to predict and to correct")
+            kids.append(repeated(n, kinds.layers, kinds.layers_expr))
+        parts.append(group(f"{prefix}/altup", kids))
+    if spec.laurel_rank:  # Gemma 3n: LAuReL's two low-rank projections
+        block = P.laurel(prefix, spec)
+        parts.append(
+            group(block.path, [repeated(n, kinds.layers, kinds.layers_expr) for n in _matmuls(block, seq, "seq")])
+        )
     if spec.recurrent_units:
         h, r = spec.hidden_size, spec.recurrent_units
         one = Node(
@@ -329,8 +341,11 @@ def forward(spec: Spec, seq: int, causal: bool = False) -> Node:
         top.append(Node("embedding/projection", 2 * seq * e * h, "2*seq*embedding_size*hidden_size"))
     if spec.per_layer_input:  # Gemma 4: the embeddings projected to every layer's per-layer input
         w = spec.num_hidden_layers * spec.per_layer_input
-        formula = "2*seq*hidden_size*num_hidden_layers*per_layer_input"
+        formula = "2*seq*hidden_size*num_hidden_layers*hidden_size_per_layer_input"
         top.append(Node("embedding/per_layer_projection", 2 * seq * h * w, formula))
+    if spec.altup_num_inputs > 1:  # Gemma 3n: the embeddings projected into each other AltUp stream
+        n, formula = spec.altup_num_inputs - 1, "2*seq*(altup_num_inputs - 1)*hidden_size^2"
+        top.append(Node("embedding/altup_projections", 2 * seq * n * h * h, formula))
     if spec.image_size:  # every token but the class token is a patch
         pixels = spec.num_channels * spec.temporal_patch * spec.patch_size**2
         frames = "temporal_patch*" if spec.temporal_patch > 1 else ""
@@ -370,6 +385,9 @@ def forward(spec: Spec, seq: int, causal: bool = False) -> Node:
                 note="counted even when tied to the embedding: the matmul still runs",
             )
         )
+    if spec.altup_num_inputs > 1:  # Gemma 3n: each other AltUp stream projected back before the final norm
+        n, formula = spec.altup_num_inputs - 1, "2*seq*(altup_num_inputs - 1)*hidden_size^2"
+        head.append(Node("head/altup_unembed_projections", 2 * seq * n * h * h, formula))
     if spec.architecture == "image_classification" and spec.num_labels:
         head.append(
             Node("head/classifier", 2 * h * spec.num_labels, "2*hidden_size*num_labels", note="class token only")

@@ -214,18 +214,60 @@ def dense_mlps(prefix: str, spec: Spec, kinds: Stack) -> list[tuple[Node, int, s
 
 
 def per_layer_input(prefix: str, spec: Spec) -> Node:
-    """Gemma 4: each layer gates its slice of the per-layer inputs in (hidden_size to per_layer_input), projects it
-    back and normalises the sum."""
+    """Gemma 4 and Gemma 3n: each layer gates its slice of the per-layer inputs in (hidden_size to
+    hidden_size_per_layer_input), projects it back and normalises the sum."""
     h, p = spec.hidden_size, spec.per_layer_input
     path = f"{prefix}/per_layer_input"
     return group(
         path,
         [
-            linear(f"{path}/gate", h, "hidden_size", p, "per_layer_input", False),
-            linear(f"{path}/projection", p, "per_layer_input", h, "hidden_size", False),
+            linear(f"{path}/gate", h, "hidden_size", p, "hidden_size_per_layer_input", False),
+            linear(f"{path}/projection", p, "hidden_size_per_layer_input", h, "hidden_size", False),
             norm(f"{path}/norm", spec, h, "hidden_size"),
         ],
     )
+
+
+def altup(prefix: str, spec: Spec) -> Node:
+    """Gemma 3n's AltUp in one layer: the router (an RMSNorm, then hidden_size -> altup_num_inputs) that weighs the
+    streams, the prediction coefficients (altup_num_inputs -> altup_num_inputs^2: each stream from all of them) and
+    the correction coefficients (altup_num_inputs -> altup_num_inputs), and a scale per channel of the corrected
+    active stream."""
+    h, n = spec.hidden_size, spec.altup_num_inputs
+    path = f"{prefix}/altup"
+    note = "scales the corrected active stream, per channel"
+    return group(
+        path,
+        [
+            norm(f"{path}/router_norm", spec, h, "hidden_size"),
+            linear(f"{path}/router", h, "hidden_size", n, "altup_num_inputs", False),
+            linear(f"{path}/prediction_coefs", n, "altup_num_inputs", n * n, "altup_num_inputs^2", False),
+            linear(f"{path}/correction_coefs", n, "altup_num_inputs", n, "altup_num_inputs", False),
+            Node(f"{path}/output_scale", h, "hidden_size", shape=str(h), note=note),
+        ],
+    )
+
+
+def laurel(prefix: str, spec: Spec) -> Node:
+    """Gemma 3n's LAuReL (learned augmented residual layer) in one layer: hidden_size -> laurel_rank -> hidden_size
+    beside attention, then a norm."""
+    h, r = spec.hidden_size, spec.laurel_rank or 0
+    path = f"{prefix}/laurel"
+    return group(
+        path,
+        [
+            linear(f"{path}/left", h, "hidden_size", r, "laurel_rank", False),
+            linear(f"{path}/right", r, "laurel_rank", h, "hidden_size", False),
+            norm(f"{path}/norm", spec, h, "hidden_size"),
+        ],
+    )
+
+
+def altup_projections(path: str, spec: Spec) -> Node:
+    """Gemma 3n's AltUp projections between the one stream and the others (altup_num_inputs - 1 of them, each
+    hidden_size -> hidden_size): from the embeddings at the input, back before the final norm at the output."""
+    h, n = spec.hidden_size, spec.altup_num_inputs
+    return repeated(linear(path, h, "hidden_size", h, "hidden_size", False), max(n - 1, 0), "(altup_num_inputs - 1)")
 
 
 def group_attention(prefix: str, group: AttentionGroup) -> Node:
@@ -752,6 +794,10 @@ def layer_stack(prefix: str, spec: Spec, layers: int, layers_expr: str, cross: b
         parts.append(repeated(moe(f"{prefix}/moe", spec), kinds.moe, kinds.expr("moe")))
     if spec.per_layer_input:
         parts.append(repeated(per_layer_input(prefix, spec), copies, layers_expr))
+    if spec.altup_num_inputs:
+        parts.append(repeated(altup(prefix, spec), copies, layers_expr))
+    if spec.laurel_rank is not None:
+        parts.append(repeated(laurel(prefix, spec), copies, layers_expr))
     if spec.csa_layers:
         parts.append(repeated(compressor(f"{prefix}/csa_compressor", spec, True), spec.csa_layers, "csa_layers"))
     if spec.hca_layers:
@@ -994,20 +1040,22 @@ def _count(spec: Spec) -> Node:
     if spec.per_layer_input:
         w, w_expr, rows = (
             spec.num_hidden_layers * spec.per_layer_input,
-            "num_hidden_layers*per_layer_input",
+            "num_hidden_layers*hidden_size_per_layer_input",
             spec.per_layer_vocab,
         )
         emb += [
             Node(
                 "embedding/per_layer",
                 rows * w,
-                f"per_layer_vocab*{w_expr}",
+                f"vocab_size_per_layer_input*{w_expr}",
                 shape=f"{rows}×{w}",
-                note="per-layer inputs: a row per token, a per_layer_input slice for each layer",
+                note="per-layer inputs: a row per token, a hidden_size_per_layer_input slice for each layer",
             ),
             linear("embedding/per_layer_projection", h, "hidden_size", w, w_expr, False),
-            norm("embedding/per_layer_norm", spec, spec.per_layer_input, "per_layer_input"),
+            norm("embedding/per_layer_norm", spec, spec.per_layer_input, "hidden_size_per_layer_input"),
         ]
+    if spec.altup_num_inputs:
+        emb.append(altup_projections("embedding/altup_projections", spec))
     if not spec.is_encoder_decoder:
         emb += _positions("embedding", spec)
     t, t_expr = _table_width(spec)
@@ -1096,6 +1144,8 @@ def _count(spec: Spec) -> Node:
     if spec.pooled_projection:
         p = spec.pooled_projection
         head.append(linear("head/pooled_projection", h, "hidden_size", p, "pooled_projection", True))
+    if spec.altup_num_inputs:  # Gemma 3n: the other AltUp streams projected back before the final norm
+        head.append(altup_projections("head/altup_unembed_projections", spec))
     if spec.hc_mult:  # DeepSeek-V4: the streams mixed into one before the final norm
         n, h = spec.hc_mult, spec.hidden_size
         head.append(Node("head/hyper_head", n * n * h + n + 1, "hc_mult*hc_mult*hidden_size + hc_mult + 1"))

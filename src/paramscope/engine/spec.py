@@ -115,6 +115,7 @@ LIMITS = {
     "sliding_kv_heads": 65_536,
     "o_groups": 65_536,
     "per_layer_input": 1_048_576,  # Gemma 3n: hidden_size_per_layer_input 256
+    "laurel_rank": 1_048_576,  # Gemma 3n: 64
     "act_params": 1_048_576,
     # counts of layers: the limit of num_hidden_layers
     "first_k_dense_replace": 100_000,
@@ -137,6 +138,7 @@ LIMITS = {
     "kv_projections": 2,
     "ssm_version": 2,
     "hc_mult": 1_024,  # DeepSeek-V4's hyper-connections: 4 streams
+    "altup_num_inputs": 1_024,  # Gemma 3n's AltUp: 4 streams
     # tokens: the limit of max_position_embeddings
     "position_offset": 100_000_000,
     "scores_bytes": 64,
@@ -433,10 +435,18 @@ class Spec:
     hca_rate: int = 0
     index_topk: int = 0  # compressed sparse attention: the entries each query attends to, as the indexer picks them
     hc_mult: int = 0
-    # Gemma 4's per-layer inputs: a table of per_layer_vocab rows, num_hidden_layers x per_layer_input wide, and a
-    # projection of the embeddings to the same width; each layer gates its slice in and projects it back
+    # Gemma 4's and Gemma 3n's per-layer inputs: a table of per_layer_vocab rows, num_hidden_layers x per_layer_input
+    # wide, and a projection of the embeddings to the same width; each layer gates its slice in and projects it back
     per_layer_input: int = 0
     per_layer_vocab: int = 0
+    # Gemma 3n's AltUp: altup_num_inputs copies of the residual stream (the embeddings projected into each of the
+    # others at the input, each projected back before the final norm); every layer predicts them all from the active
+    # one and corrects them after its blocks: a router (hidden_size -> altup_num_inputs, after a norm), prediction and
+    # correction coefficients and an output scale per channel. 0: none
+    altup_num_inputs: int = 0
+    # Gemma 3n's LAuReL: a low-rank residual beside attention in every layer (hidden_size -> laurel_rank -> hidden_size,
+    # then a norm); None: none (0 keeps the norm, as transformers builds it)
+    laurel_rank: int | None = None
     # Mllama's language model: cross_attn_layers of its layers attend to the vision tower's states, each with q/k norms
     # over head_dim and two tanh gates (attention, MLP) beside q/k/v/o (counted with the attention), its MLP and norms;
     # its token table holds extra_token_rows rows beyond vocab_size (the head keeps vocab_size)

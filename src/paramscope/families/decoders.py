@@ -352,6 +352,24 @@ GEMMA4_TEXT = GEMMA3_TEXT.but(
     hooks=(hooks.sliding_window, hooks.gemma4_layers, hooks.logit_softcap),
     checks_width=False,
 )
+GEMMA3N_TEXT = GEMMA3_TEXT.but(
+    model_type="gemma3n_text",
+    class_prefix="Gemma3n",
+    source=f"{TF}/gemma3n/modeling_gemma3n.py",
+    class_names=dict(base="Gemma3nTextModel"),
+    keys=dict(
+        kv_shared_layers=("num_kv_shared_layers",),
+        per_layer_input=("hidden_size_per_layer_input",),
+        per_layer_vocab=("vocab_size_per_layer_input",),
+        altup_num_inputs=("altup_num_inputs",),
+        laurel_rank=("laurel_rank",),
+    ),
+    # Gemma 3's layers (q/k norms per head, a v norm without a weight, four norms) with Gemma 4's per-layer inputs and
+    # layers reusing keys and values, AltUp's streams and LAuReL; intermediate_size may list one width per layer
+    read_by_hooks=("intermediate_size",),
+    hooks=(hooks.sliding_window, hooks.gemma3n_layers, hooks.logit_softcap),
+    checks_width=True,
+)
 
 ERNIE4_5 = LLAMA.but(
     model_type="ernie4_5",
@@ -1657,6 +1675,7 @@ ROWS = (
     OLMO_HYBRID,
     GEMMA3_TEXT,
     GEMMA4_TEXT,
+    GEMMA3N_TEXT,
     MIXTRAL,
     MINIMAX,
     JETMOE,

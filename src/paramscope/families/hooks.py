@@ -136,6 +136,70 @@ def gemma4_layers(c: Cfg, d: Values) -> None:
         d["num_experts"] = 0
 
 
+def gemma3n_layers(c: Cfg, d: Values) -> None:
+    """Gemma 3n, as Gemma3nTextConfig fills it in and its classes build it: ``intermediate_size`` one width or one per
+    layer (layers of different widths are counted by transformers), ``layer_types`` of exactly num_hidden_layers
+    entries (every fifth layer full by default), ``activation_sparsity_pattern`` one value per layer (it sizes
+    nothing); the last ``num_kv_shared_layers`` reuse the keys and values of the last earlier layer of their type, as
+    ``kv_sharing_modes`` picks them; per-layer inputs, AltUp's streams and LAuReL in every layer. What the class builds
+    but no forward pass can run (no AltUp stream, per-layer inputs of width 0 that keep their norms, more layers
+    sharing keys and values than there are) is counted by transformers."""
+    n = d["num_hidden_layers"]
+    widths = c.get("intermediate_size")
+    if isinstance(widths, list):
+        if len(widths) != n:
+            raise SpecError(
+                "intermediate_size",
+                f"holds {len(widths):,} widths for {n:,} layers (Gemma3nTextConfig takes one, or one per layer)",
+            )
+        sizes = {as_int("intermediate_size", w) for w in widths}
+        if len(sizes) > 1:
+            raise BeyondRow("intermediate_size", "layers of different MLP widths")
+        d["intermediate_size"] = sizes.pop() if sizes else None
+    else:
+        d["intermediate_size"] = as_int("intermediate_size", widths) if widths is not None else None
+    sparsity = c.get("activation_sparsity_pattern")
+    if sparsity is not None and (
+        not isinstance(sparsity, list)
+        or len(sparsity) != n
+        or any(isinstance(x, bool) or not isinstance(x, int | float) for x in sparsity)
+    ):
+        raise SpecError("activation_sparsity_pattern", f"expected one number for each of the {n:,} layers")
+    stated = c.get("layer_types")
+    if stated is not None and (not isinstance(stated, list) or len(stated) != n):
+        raise SpecError("layer_types", f"expected one entry for each of the {n:,} layers (Gemma3nTextConfig)")
+    types = per_layer(c, n, ("sliding_attention", "full_attention"))
+    if types is None:
+        types = ["full_attention" if (i + 1) % 5 == 0 else "sliding_attention" for i in range(n)]
+    slide(d, types.count("sliding_attention"), "Gemma 3n")
+    shared = d["kv_shared_layers"]
+    if shared < 0:
+        raise SpecError("num_kv_shared_layers", "must not be negative")
+    if shared:
+        first = n - shared  # as kv_sharing_modes slices it, negative too
+        if set(types[0:first]) != set(types):
+            raise SpecError(
+                "num_kv_shared_layers",
+                "every layer type must come before the layers that share keys and values (Gemma3nTextConfig "
+                "refuses it)",
+            )
+        if shared > n and n:
+            raise BeyondRow("num_kv_shared_layers", f"{shared:,} layers sharing keys and values, of {n:,}")
+        d["kv_shared_layers"] = min(shared, n)
+        d["kv_shared_sliding"] = types[max(first, 0) :].count("sliding_attention")
+    if not d["per_layer_input"]:
+        raise BeyondRow("hidden_size_per_layer_input", "per-layer inputs of width 0, each layer keeping its norm")
+    pad, rows = c.get("pad_token_id"), d["per_layer_vocab"]
+    if isinstance(pad, int) and not isinstance(pad, bool) and isinstance(rows, int) and 0 <= rows <= pad:
+        raise SpecError(
+            "vocab_size_per_layer_input",
+            f"{rows:,} rows leave no row for the padding token (pad_token_id = {pad:,}); transformers refuses to "
+            "build it",
+        )
+    if d["altup_num_inputs"] < 1:
+        raise BeyondRow("altup_num_inputs", "no AltUp stream (each layer's AltUp keeps its norm and scale)")
+
+
 #: DeepSeek-V4's layer kinds, and the compress ratio of each in the legacy ``compress_ratios`` lists.
 V4_KINDS = {0: "sliding_attention", 4: "compressed_sparse_attention", 128: "heavily_compressed_attention"}
 

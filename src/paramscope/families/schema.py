@@ -182,6 +182,9 @@ class Family:
     nested: Mapping[str, str] = field(default_factory=dict)
     #: Heads beyond the language-model ones that the family's classes offer (ELECTRA: "discriminator").
     extra_heads: tuple[str, ...] = ()
+    #: Fields whose key may hold one value per layer where the class takes a list (Gemma 3n's ``intermediate_size``):
+    #: a hook reads them; the key still names the field for edits and origins.
+    read_by_hooks: tuple[str, ...] = ()
 
     @property
     def hf_type(self) -> str:
@@ -225,6 +228,8 @@ class Family:
         cfg = Cfg(data, hf_defaults().get(self.hf_type, {}))
         values: dict[str, Any] = {}
         for name, keys in self.keys.items():
+            if name in self.read_by_hooks:
+                continue
             value = cfg.get(*keys, default=self.defaults.get(name))
             values[name] = typed(name, cfg.stated(*keys) or keys[0], value) if value is not None else None
         values.update(self.fixed)

@@ -20,7 +20,7 @@ from typing import Any
 from paramscope.engine.spec import FIELDS, SpecError
 from paramscope.families import FAMILIES, hf_defaults
 from paramscope.io import presets
-from paramscope.model import DELETED, FOLLOW_LAYERS, TOWER_LAYER_KEYS, Model, field_of_key
+from paramscope.model import DELETED, FOLLOW_LAYERS, PER_LAYER_SIZES, TOWER_LAYER_KEYS, Model, field_of_key
 
 DEFAULT_PRESET = "gpt2"
 PRESET_KEY = "preset"
@@ -298,7 +298,8 @@ def query_from_model(model: Model) -> dict[str, str]:
     for key, value in sorted(edits.items()):
         tower, dot, name = key.partition(".")
         nested = dot and name in FOLLOW_LAYERS and any(f"{tower}.{k}" in edits for k in TOWER_LAYER_KEYS)
-        if (follow and key in FOLLOW_LAYERS) or nested:
+        rebuilt = key in FOLLOW_LAYERS or key in PER_LAYER_SIZES and isinstance(value, list)  # a size per layer
+        if (follow and rebuilt) or nested:
             continue  # rebuilt from the layer-count edit (of the model or of its tower), as Model.edit writes it
         out[link_key(model, key)] = format_value(value)
     return out
