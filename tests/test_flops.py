@@ -372,3 +372,32 @@ def test_gemma3n_forward_reads_every_linear_layer_and_the_altup_router_twice() -
     scores = sum(2 * 2 * 4 * 8 * p for p in pairs)
     spec = from_config({"model_type": "gemma3n_text", **config}).spec
     assert 2 * seq * (linear + routers) + scores == forward(spec, seq).count
+
+
+@pytest.mark.parametrize("seq", [10, 40])
+def test_gemma4_audio_forward_reads_its_window_and_relative_positions_once(seq: int) -> None:
+    """Gemma 4's audio tower (Gemma4AudioModel on the meta device, 2 layers 32 wide, 4 heads): 2 x seq x the weights of
+    every nn.Linear but relative_k_proj (the subsampling projection, two feed-forward blocks a layer, q/k/v/post, the
+    convolution module's two layers, output_proj), relative_k_proj once over the context_size // 2 + 1 relative
+    positions, 2 x seq x hidden x taps for the depthwise convolution, and per query 2 x heads x head_dim against each
+    relative position and, twice (scores and values), against each key of its window (chunk + left - 1 + right = 24
+    keys, at most seq); the subsampling convolutions are not counted."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    from test_engine_vs_hf import CASES
+
+    from paramscope import from_config
+
+    config = {k: v for k, v in CASES["gemma4-audio"].items() if k != "model_type"}
+    with torch.device("meta"):
+        model = transformers.Gemma4AudioModel(transformers.Gemma4AudioConfig(**config))
+    linears = {name: m for name, m in model.named_modules() if isinstance(m, torch.nn.Linear)}
+    relative = sum(m.in_features * m.out_features for n, m in linears.items() if n.endswith("relative_k_proj"))
+    per_token = sum(m.in_features * m.out_features for n, m in linears.items() if not n.endswith("relative_k_proj"))
+    attn = model.layers[0].self_attn
+    positions, window, width = attn.context_size // 2 + 1, attn.context_size, attn.num_heads * attn.head_dim
+    convs = sum(layer.lconv1d.depthwise_conv1d.weight.numel() for layer in model.layers)
+    layers = len(model.layers)
+    expected = 2 * seq * per_token + 2 * positions * relative + 2 * seq * convs
+    expected += layers * (2 * width * positions * seq + 2 * 2 * width * seq * min(seq, window))
+    assert (24, expected) == (window, forward(from_config({"model_type": "gemma4_audio", **config}).spec, seq).count)

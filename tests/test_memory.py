@@ -595,3 +595,18 @@ def test_gemma4_activations_keep_each_layer_kinds_own_widths() -> None:
     assert 1024 * 2 * (32 + 4) * 512 == full.find("activations/layers/full_attention/qkv").per_copy
     assert 1024 * 2 * 32 * 512 == full.find("activations/layers/full_attention/context").per_copy
     assert 1024 * 2 * (32 + 2 * 16) * 256 == sliding.find("activations/layers/attention/qkv").per_copy
+
+
+def test_gemma4_audio_keeps_the_scores_of_its_window_only() -> None:
+    """Gemma 4's audio tower computes its attention block by block (12 frames against a 24-frame context): training on
+    750 frames (bf16) keeps, per frame and layer, the fp32 and bf16 scores of 8 heads x 24 keys, not of every frame,
+    so beyond the window its layers' activations grow with the frames alone; it holds no KV cache."""
+    from paramscope import read
+
+    spec = read({"model_type": "gemma4_audio"}).spec
+    run = RunSettings(mode="training")
+    scores = activations(spec, run, 750).find("activations/layers/attention/scores")
+    assert (24, 12, 750 * (4 + 2) * 8 * 24) == (spec.sliding_window, scores.repeat, scores.per_copy)
+    layers = [activations(spec, run, seq).get("activations/layers") for seq in (375, 750)]
+    assert 2 * layers[0] == layers[1]
+    assert 0 == kv_cache(spec, 750, 1, "bf16").count

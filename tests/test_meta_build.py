@@ -445,6 +445,23 @@ BEYOND = {
         | {"num_heads": 4, "vocab_size": 101, "ffn_proj_factor": 0.0, "use_bias": True},
         "ffn_proj_factor",
     ),
+    # Gemma 4's audio tower where transformers builds what its forward cannot run: heads narrower than the width the
+    # output projection reads, a convolution of no taps, blocks of no frames
+    "gemma4 audio heads not dividing the width": (
+        {"model_type": "gemma4_audio", "architectures": ["Gemma4AudioModel"], "hidden_size": 16}
+        | {"num_hidden_layers": 2, "num_attention_heads": 3, "subsampling_conv_channels": [8, 4]},
+        "num_attention_heads",
+    ),
+    "gemma4 audio convolution of no taps": (
+        {"model_type": "gemma4_audio", "architectures": ["Gemma4AudioModel"], "hidden_size": 16}
+        | {"num_hidden_layers": 2, "num_attention_heads": 2, "conv_kernel_size": 0},
+        "conv_kernel_size",
+    ),
+    "gemma4 audio blocks of no frames": (
+        {"model_type": "gemma4_audio", "architectures": ["Gemma4AudioModel"], "hidden_size": 16}
+        | {"num_hidden_layers": 1, "num_attention_heads": 2, "attention_chunk_size": 0},
+        "attention_chunk_size",
+    ),
     "dinov3 with a value bias unlike the query's": (
         {"model_type": "dinov3_vit", "architectures": ["DINOv3ViTModel"], "hidden_size": 32, "num_hidden_layers": 2}
         | {"num_attention_heads": 4, "intermediate_size": 48, "value_bias": False},

@@ -207,6 +207,21 @@ def test_what_transformers_cannot_build_is_refused_naming_the_key(name: str) -> 
     assert key == refused.value.field
 
 
+@pytest.mark.parametrize("channels", [[128], [128, -1], [-2, 32]])
+def test_gemma4_audio_channels_transformers_cannot_build_are_refused(channels: list[int]) -> None:
+    """Gemma 4's audio tower with one subsampling channel count (it reads two) or a negative one: Gemma4AudioModel
+    cannot be built, and the reader refuses the config naming the key."""
+    import torch
+    from transformers import Gemma4AudioConfig, Gemma4AudioModel
+
+    with pytest.raises(Exception), warnings.catch_warnings(), torch.device("meta"):  # noqa: B017 - any failure will do
+        warnings.simplefilter("ignore")
+        Gemma4AudioModel(Gemma4AudioConfig(subsampling_conv_channels=channels))
+    with pytest.raises(SpecError) as refused:
+        read({"model_type": "gemma4_audio", "subsampling_conv_channels": channels})
+    assert "subsampling_conv_channels" == refused.value.field
+
+
 def test_unbalanced_t5gemma_is_refused_naming_the_decoder_key() -> None:
     """A T5Gemma whose decoder is narrower than its encoder (the 9B-2B checkpoints) has two widths, which one Spec
     cannot hold: the row refuses it naming the decoder's key (the model then falls back to transformers' count)."""

@@ -358,6 +358,24 @@ def test_gemma3n_layer_kinds_are_its_layers() -> None:
     assert sorted(own.values()) == sorted(sum(n for _, n in parts) for _, _, parts in shown)
 
 
+def test_gemma4_audio_layer_is_one_conformer_layer() -> None:
+    """The layer chart shows Gemma 4's audio tower as its 2 layers, each with what one Gemma4AudioLayer holds on the
+    meta device: both feed-forward blocks, the attention, the convolution module and the norms."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    from test_engine_vs_hf import CASES
+
+    from paramscope import read
+    from paramscope.app.charts import layer_kinds
+
+    config = {k: v for k, v in CASES["gemma4-audio"].items() if k != "model_type"}
+    with torch.device("meta"):
+        model = transformers.Gemma4AudioModel(transformers.Gemma4AudioConfig(**config))
+    own = sum(p.numel() for p in model.layers[0].parameters())
+    [(name, n, parts)] = layer_kinds(summarize(read(CASES["gemma4-audio"]).spec))
+    assert ("Layer", len(model.layers), own) == (name, n, sum(count for _, count in parts))
+
+
 def test_deepseek_v4_layer_kinds_are_its_layers() -> None:
     """The layer chart shows DeepSeek-V4's plain sliding layer, its compressed sparse layer and its heavily compressed
     layer, each with what one such layer of DeepseekV4ForCausalLM holds on the meta device."""

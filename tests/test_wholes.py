@@ -25,6 +25,9 @@ _QWEN_VISION = dict(depth=1, hidden_size=16, num_heads=2, intermediate_size=24, 
 _QWEN3_5_TEXT = _TEXT_KV | dict(num_hidden_layers=4, head_dim=8, linear_num_key_heads=2, linear_num_value_heads=4)
 _QWEN3_5_TEXT |= dict(linear_key_head_dim=6, linear_value_head_dim=5, linear_conv_kernel_dim=3)
 _MOE = dict(num_experts=4, num_experts_per_tok=2, moe_intermediate_size=16)
+_GEMMA4_AUDIO = dict(
+    hidden_size=16, num_hidden_layers=1, num_attention_heads=2, subsampling_conv_channels=[8, 4], output_proj_dims=24
+)
 
 #: A small whole config of every whole-model row: its text and vision sub-configs and top-level keys.
 SMALL: dict[str, dict[str, Any]] = {
@@ -91,6 +94,7 @@ SMALL: dict[str, dict[str, Any]] = {
         | dict(hidden_size=64, head_dim=16, global_head_dim=32, hidden_size_per_layer_input=8, pad_token_id=0)
         | dict(vocab_size_per_layer_input=100, layer_types=["sliding_attention", "full_attention"]),
         vision_config=dict(_VISION, hidden_size=32, num_key_value_heads=2, head_dim=16, position_embedding_size=20),
+        audio_config=_GEMMA4_AUDIO,
     ),
     "qwen2_vl": dict(
         text_config=_TEXT_KV,
@@ -209,6 +213,35 @@ def test_each_tower_control_shows_what_its_key_holds(model_type: str) -> None:
     assert held == shown
 
 
+@pytest.mark.parametrize(
+    "towers", [{"audio_config": {}}, {"audio_config": {}, "vision_config": {}}], ids=["audio", "audio-and-vision"]
+)
+def test_gemma4_with_its_audio_tower_at_class_defaults_equals_transformers(towers: dict[str, Any]) -> None:
+    """Gemma 4 with its audio tower (the class builds a tower only where the file states its config): the audio tower
+    at Gemma4AudioConfig's defaults (a 12-layer Conformer, 1,024 wide) and embed_audio into the language model, beside
+    the vision tower or not, counted with formulas to the parameter; the audio tower alone is its class's."""
+    import torch
+
+    config = {"model_type": "gemma4", **towers}
+    model = Model.from_config(config)
+    with torch.device("meta"):
+        audio = hf.Gemma4AudioModel(hf.Gemma4AudioConfig())
+    assert (_hf_total(config), sum(p.numel() for p in audio.parameters())) == (
+        model.summary.total,
+        dict(model.towers)["audio tower"].summary.total,
+    )
+    assert {"audio", "language_model", "projector"} <= {n.path for n in model.summary.tree.children}
+
+
+def test_a_whole_with_a_tower_its_row_cannot_describe_is_counted_by_transformers() -> None:
+    """A Gemma 4 whose audio heads do not divide the audio width (transformers builds it, its attention cannot run): no
+    formulas, the whole counted by transformers on the meta device, exactly."""
+    audio = SMALL["gemma4"]["audio_config"] | {"num_attention_heads": 3}
+    config = {"model_type": "gemma4", **SMALL["gemma4"], "audio_config": audio}
+    model = Model.from_config(config)
+    assert (False, _hf_total(config)) == (model.has_formulas, model.summary.total)
+
+
 @pytest.mark.parametrize("top", [True, False])
 @pytest.mark.parametrize("model_type", ["mistral3", "llava", "qwen2_5_vl", "internvl"])
 def test_the_head_is_tied_as_the_class_decides(model_type: str, top: bool) -> None:
@@ -222,8 +255,8 @@ def test_the_head_is_tied_as_the_class_decides(model_type: str, top: bool) -> No
 
 def test_a_whole_is_counted_where_torch_is_not_installed(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without torch (the package alone, as the CLI may be installed), a whole model is still counted exactly with
-    formulas; a tower no row reads (Gemma 4's audio tower) is refused in one line naming the nested key and the install
-    that counts it."""
+    formulas; a tower its row cannot describe (a Gemma 4 audio tower whose heads do not divide its width) is refused in
+    one line naming the nested key and the install that counts it."""
     from paramscope.engine.spec import SpecError
     from paramscope.families import meta_build
 
@@ -232,8 +265,9 @@ def test_a_whole_is_counted_where_torch_is_not_installed(monkeypatch: pytest.Mon
     config["vision_config"]["num_hidden_layers"] = 3  # not cached by an earlier test
     model = Model.from_config(config)
     assert ("towers", _hf_total(config)) == (model.counted_by, model.summary.total)
-    with pytest.raises(SpecError, match=r"^audio_config\.model_type: 'gemma4_audio' has no formula row, .*pip install"):
-        Model.from_config({"model_type": "gemma4", **SMALL["gemma4"], "audio_config": {}})
+    audio = SMALL["gemma4"]["audio_config"] | {"num_attention_heads": 5}  # not cached by the test below either
+    with pytest.raises(SpecError, match=r"^audio_config\.num_attention_heads: 5 does not divide .*pip install"):
+        Model.from_config({"model_type": "gemma4", **SMALL["gemma4"], "audio_config": audio})
 
 
 #: The tower sizes a random edit draws, by Spec field (written by each tower's own key, nested).

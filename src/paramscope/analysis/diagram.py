@@ -49,6 +49,11 @@ _NAMES = {
     "q_norm": "q norm",
     "k_norm": "k norm",
     "pooler": "pooler",
+    "relative_key": "relative position keys",
+    "query_scale": "query scale per channel",
+    "start": "projection into the GLU",
+    "end": "projection out",
+    "output_proj": "output projection",
 }
 _GROUPS = {
     "layers": "the layer stack",

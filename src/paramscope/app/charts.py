@@ -439,8 +439,13 @@ def layer_kinds(summary: Summary) -> list[tuple[str, int, list[tuple[str, int]]]
             if not parts:
                 continue
             n = n or next((c.repeat for c in parts if c.name in ("mlp", "moe")), parts[0].repeat)
+            per = {c.path: c.count // max(c.repeat, 1) for c in parts}
+            attention = next((c.repeat for c in parts if c.name == "attention"), 0)
+            if attention and n > attention and n % attention == 0:  # a Conformer: two MLPs in each of its layers
+                per.update({c.path: c.count // attention for c in parts if c.name == "mlp"})
+                n = attention
             name = f"{prefix}{kind}layer"
-            out.append((name[0].upper() + name[1:], n, [(c.path, c.count // max(c.repeat, 1)) for c in parts]))
+            out.append((name[0].upper() + name[1:], n, [(c.path, per[c.path]) for c in parts]))
     return out
 
 

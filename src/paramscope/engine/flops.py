@@ -218,6 +218,28 @@ def _time_mixing(spec: Spec, prefix: str, layers: int, expr: str, seq: int) -> N
     return _recurrent(P.time_mixing(f"{prefix}/time_mixing", spec), layers, expr, seq, wkv)
 
 
+def _relative_keys(spec: Spec, prefix: str, seq: int) -> list[Node]:
+    """A Conformer's relative position keys (Gemma 4's audio tower): the sinusoids of the window//2 + 1 relative
+    positions (of the sequence without a window) projected once, and every query against them."""
+    w = spec.sliding_window or seq
+    positions, heads, hd = w // 2 + 1, spec.num_attention_heads, spec.head_size
+    pos = "(sliding_window//2 + 1)" if spec.sliding_window else "(seq//2 + 1)"
+    return [
+        Node(
+            f"{prefix}/relative_key",
+            2 * positions * spec.hidden_size * heads * hd,
+            f"2*{pos}*hidden_size*num_attention_heads*head_dim",
+            note="the relative positions' keys, projected once",
+        ),
+        Node(
+            f"{prefix}/relative_scores",
+            2 * heads * hd * positions * seq,
+            f"2*seq*num_attention_heads*head_dim*{pos}",
+            note="each query against the relative positions' keys",
+        ),
+    ]
+
+
 def _stack(spec: Spec, prefix: str, layers: int, layers_expr: str, seq: int, causal: bool, cross: bool) -> Node:
     parts: list[Node] = []
     kinds = spec.stack(layers, layers_expr)
@@ -244,6 +266,9 @@ def _stack(spec: Spec, prefix: str, layers: int, layers_expr: str, seq: int, cau
         self_causal = causal  # the caller passes False for encoders: they are bidirectional
         for g in spec.attention_groups(kinds):  # Gemma 4: sliding and full layers of their own widths
             att = P.group_attention(prefix, g)
+            if spec.relative_key_proj:  # its keys are projected once for the positions, not for each token
+                att = att._replace(children=tuple(c for c in att.children if not c.path.endswith("/relative_key")))
+                kids += [repeated(n, g.layers, g.expr) for n in _relative_keys(g.spec, f"{prefix}/{g.path}", seq)]
             kids += [
                 repeated(n, g.layers, g.expr)
                 for n in _expert_matmuls(att, seq, spec.num_experts_per_tok, spec.attention_experts)
@@ -299,6 +324,13 @@ def _stack(spec: Spec, prefix: str, layers: int, layers_expr: str, seq: int, cau
                 note=f"router + {spec.num_experts_per_tok} of {spec.num_experts} experts per token",
             )
         )
+    if spec.conv_module_kernel and not cross:  # a Conformer's convolution module: two linear layers, a convolution
+        block = P.conv_module(f"{prefix}/conv_module", spec)
+        conv = block.find(f"{block.path}/conv")
+        one = _matmuls(block, seq, "seq")
+        if conv is not None:
+            one.append(Node(conv.path, 2 * conv.count * seq, f"2*seq*{P.paren(conv.formula)}"))
+        parts.append(group(block.path, [repeated(n, kinds.layers, kinds.layers_expr) for n in one]))
     if spec.per_layer_input:  # Gemma 4: each layer's gate and projection of its per-layer input
         block = P.per_layer_input(prefix, spec)
         parts.append(
@@ -358,6 +390,16 @@ def forward(spec: Spec, seq: int, causal: bool = False) -> Node:
                 note="the patch convolution: one matrix on each patch",
             )
         )
+    if spec.subsampling_channels or spec.subsampling_out_channels:  # Gemma 4's audio input
+        features = spec.subsampling_channels // 4 * spec.subsampling_out_channels
+        top.append(
+            Node(
+                "embedding/audio/projection",
+                2 * seq * features * h,
+                "2*seq*(subsampling_channels//4)*subsampling_out_channels*hidden_size",
+                note="the projection of each frame's features (the convolutions before it are not counted)",
+            )
+        )
     if spec.is_encoder_decoder:
         source = spec.source_positions or seq  # Whisper's encoder always reads its source_positions frames
         top.append(_stack(spec, "encoder/layers", spec.num_hidden_layers, "num_hidden_layers", source, False, False))
@@ -402,6 +444,11 @@ def forward(spec: Spec, seq: int, causal: bool = False) -> Node:
                 f"2*{copies}*(seq/merge_size^2)*(merge_size^4*hidden_size^2 + merge_size^2*hidden_size*merger_out)",
                 note="the merger" + (" and the DeepStack mergers" if spec.deepstack_mergers else ""),
             )
+        )
+    if spec.output_proj_dims:
+        out = spec.output_proj_dims
+        head.append(
+            Node("head/output_proj", 2 * seq * h * out, "2*seq*hidden_size*output_proj_dims", note="every frame")
         )
     if spec.pooled_projection:
         pooled = 2 * h * spec.pooled_projection

@@ -581,6 +581,22 @@ class _Act:
 _REPLICATED = frozenset({"input", "dropout_mask", "router"})
 
 
+def _keys_seen(spec: Spec, seq: int) -> int:
+    """The keys each query's scores are computed for: every key of the sequence, or, where the window is computed block
+    by block (``blocked_attention``), the window's only."""
+    return min(seq, spec.sliding_window) if spec.blocked_attention and spec.sliding_window else seq
+
+
+def _keys_expr(spec: Spec) -> str:
+    return "min(seq, sliding_window)" if spec.blocked_attention and spec.sliding_window else "seq"
+
+
+CONV_MODULE = (
+    "an estimate: the first linear layer's output, the GLU's, the convolution's and the activation's (its norms are "
+    "counted with the layer's)"
+)
+
+
 def _attention_terms(
     spec: Spec, e: int, kv_len: int, store_scores: bool, dropout: bool, cross: bool, skip_input: bool
 ) -> list[tuple[str, int, str]]:
@@ -608,7 +624,7 @@ def _attention_terms(
         kept, kept_expr = (4 + e, f"(4 + {e})") if spec.scores_bytes else (e, f"{e}")
         per = kept + (1 + e if dropout else 0)
         expr = f"({kept_expr} + 1 + {e})" if dropout else kept_expr
-        keys = "source_len" if cross else "seq"
+        keys = "source_len" if cross else _keys_expr(spec)
         out.append(("scores", per * heads * kv_len, f"{expr}*num_attention_heads*{keys}"))
     out.append(("context", e * ctx, f"{e}*{ctx_expr}"))
     if dropout:
@@ -786,7 +802,7 @@ def _stack(
     parts: list[Node] = []
     kinds = spec.stack(layers, expr)
     for g in spec.attention_groups(kinds):  # Gemma 4: each group at its own widths
-        att = _attention_terms(g.spec, e, seq, store_scores, dropout, cross=False, skip_input=eager)
+        att = _attention_terms(g.spec, e, _keys_seen(spec, seq), store_scores, dropout, cross=False, skip_input=eager)
         att += _eager_attention_terms(g.spec, e) if eager else []
         terms = tuple((name, b, rename(f, g.renames)) for name, b, f in att)
         parts.append(repeated(_Act(terms).node(f"{prefix}/{g.path}", tokens, tp, sp), g.layers, g.expr))
@@ -794,6 +810,16 @@ def _stack(
         if cross:
             catt = _attention_terms(spec, e, seq, store_scores, dropout, cross=True, skip_input=eager)
             parts.append(repeated(_Act(tuple(catt)).node(f"{prefix}/cross_attention", tokens, tp, sp), layers, expr))
+    if spec.conv_module_kernel and not cross:  # a Conformer's convolution module, in every layer
+        terms = [] if eager else [("input", e * h, f"{e}*hidden_size")]  # eager: the norm's output, counted there
+        terms += [
+            ("start", 2 * e * h, f"2*{e}*hidden_size"),
+            ("glu", e * h, f"{e}*hidden_size"),
+            ("conv", e * h, f"{e}*hidden_size"),
+            ("act", e * h, f"{e}*hidden_size"),
+        ]
+        node = _Act(tuple(terms)).node(f"{prefix}/conv_module", tokens, tp, sp)
+        parts.append(repeated(node._replace(note=CONV_MODULE), layers, expr))
     for kind in ("linear_attention", "ssm", "short_conv", "time_mixing", "lightning", "mlstm"):
         if getattr(kinds, kind):
             terms = _state_terms(spec, e, kind)
@@ -1052,12 +1078,12 @@ def _recomputed_scores(spec: Spec, settings: RunSettings, seq: int, layout: Layo
     if settings.recompute != "full" or not spec.scores_bytes or not spec.has_attention:
         return group("transient", [])
     b = spec.scores_bytes
-    scores = settings.batch * spec.num_attention_heads * seq * seq
+    scores = settings.batch * spec.num_attention_heads * seq * _keys_seen(spec, seq)
     tp = layout.tp
     node = Node(
         "transient/scores",
         -(-b * scores // tp),
-        f"{b}*batch*num_attention_heads*seq^2" + (f"/{tp}" if tp > 1 else ""),
+        f"{b}*batch*num_attention_heads*seq*{_keys_expr(spec)}" + (f"/{tp}" if tp > 1 else ""),
         note=f"the recomputed layer's attention scores, {b} bytes each as the class computes them",
     )
     return group("transient", [node])
@@ -1178,12 +1204,12 @@ def _layer_transient(spec: Spec, settings: RunSettings, tokens: int, seq: int, l
     ]
     if spec.scores_bytes and spec.has_attention:
         b = spec.scores_bytes
-        n = e * (4 * h + 2 * qkv) + b * spec.num_attention_heads * seq
+        n = e * (4 * h + 2 * qkv) + b * spec.num_attention_heads * _keys_seen(spec, seq)
         options.append(
             (
                 n,
-                f"{e}*(4*hidden_size + 2*{paren(qkv_expr)}) + {b}*num_attention_heads*seq",
-                f"the class's own attention: {b} bytes per score (measured)",
+                f"{e}*(4*hidden_size + 2*{paren(qkv_expr)}) + {b}*num_attention_heads*{_keys_expr(spec)}",
+                f"the class's own attention: {b} bytes per score",
             )
         )
     if spec.attention_sinks and spec.has_attention:

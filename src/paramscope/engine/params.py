@@ -110,6 +110,11 @@ def attention(prefix: str, spec: Spec) -> Node:
             parts.append(linear(f"{prefix}/{name}", h, "hidden_size", heads * hd, "num_attention_heads*head_dim", True))
     if spec.sub_norms:
         parts.append(norm(f"{prefix}/sub_norm", spec, h, "hidden_size"))
+    if spec.relative_key_proj:  # a Conformer's relative positions (Gemma 4's audio tower: relative_k_proj)
+        keys = linear(f"{prefix}/relative_key", h, "hidden_size", heads * hd, "num_attention_heads*head_dim", False)
+        parts.append(keys._replace(note="relative_k_proj: the sinusoids of the relative positions projected to keys"))
+        note = "per_dim_scale: a learned scale per query channel"
+        parts.append(Node(f"{prefix}/query_scale", hd, "head_dim", shape=f"{hd}", note=note))
     return group(prefix, parts)
 
 
@@ -525,6 +530,21 @@ def short_conv(prefix: str, spec: Spec) -> Node:
     )
 
 
+def conv_module(prefix: str, spec: Spec) -> Node:
+    """A Conformer's convolution module (Gemma 4's audio tower: lconv1d): a bias-free linear layer to 2 x hidden_size
+    halved by a GLU, a depthwise convolution of conv_module_kernel taps without a bias, a bias-free linear layer back
+    (its two norms are counted with the layer's)."""
+    h, k = spec.hidden_size, spec.conv_module_kernel
+    return group(
+        prefix,
+        [
+            linear(f"{prefix}/start", h, "hidden_size", 2 * h, "2*hidden_size", False),
+            depthwise_conv(f"{prefix}/conv", h, "hidden_size", k, "conv_module_kernel", bias=False),
+            linear(f"{prefix}/end", h, "hidden_size", h, "hidden_size", False),
+        ],
+    )
+
+
 def time_mixing(prefix: str, spec: Spec) -> Node:
     """RWKV's time mixing: key, value and receptance of time_mixing_size from the hidden state (each mixed with the
     previous token's by a learned vector), a decay and a bonus per channel, the output projection."""
@@ -792,6 +812,8 @@ def layer_stack(prefix: str, spec: Spec, layers: int, layers_expr: str, cross: b
         parts += [repeated(block, n, expr) for block, n, expr in dense_mlps(prefix, spec, kinds)]
     if kinds.moe:
         parts.append(repeated(moe(f"{prefix}/moe", spec), kinds.moe, kinds.expr("moe")))
+    if spec.conv_module_kernel and not cross:
+        parts.append(repeated(conv_module(f"{prefix}/conv_module", spec), copies, layers_expr))
     if spec.per_layer_input:
         parts.append(repeated(per_layer_input(prefix, spec), copies, layers_expr))
     if spec.altup_num_inputs:
@@ -894,6 +916,32 @@ def _audio_input(spec: Spec, prefix: str) -> list[Node]:
         Node(f"{prefix}/conv2", h * h * 3 + h, "hidden_size*hidden_size*3 + hidden_size", shape=f"{h}×{h}×3"),
     ]
     return [group(prefix, convs, note="mel frames in: two convolutions instead of a token table")]
+
+
+def _subsampling(spec: Spec, prefix: str) -> Node:
+    """Gemma 4's audio input: mel frames through two 3 x 3 convolutions of stride 2 without biases (one input channel
+    to subsampling_channels, then to subsampling_out_channels), each followed by a LayerNorm without a bias over its
+    channels, then a bias-free linear layer from (subsampling_channels // 4) x subsampling_out_channels features to
+    hidden_size."""
+    h, a, b = spec.hidden_size, spec.subsampling_channels, spec.subsampling_out_channels
+    return group(
+        prefix,
+        [
+            Node(f"{prefix}/conv1", 9 * a, "9*subsampling_channels", shape=f"1×{a}×3×3"),
+            Node(f"{prefix}/norm1", a, "subsampling_channels", shape=f"LayerNorm({a}), no bias"),
+            Node(f"{prefix}/conv2", 9 * a * b, "9*subsampling_channels*subsampling_out_channels", shape=f"{a}×{b}×3×3"),
+            Node(f"{prefix}/norm2", b, "subsampling_out_channels", shape=f"LayerNorm({b}), no bias"),
+            linear(
+                f"{prefix}/projection",
+                a // 4 * b,
+                "(subsampling_channels//4)*subsampling_out_channels",
+                h,
+                "hidden_size",
+                False,
+            ),
+        ],
+        note="mel frames in: two convolutions of stride 2 and a projection instead of a token table",
+    )
 
 
 def _image_input(spec: Spec) -> list[Node]:
@@ -1037,6 +1085,8 @@ def _count(spec: Spec) -> Node:
         emb += _image_input(spec)
     if spec.audio_mel_bins and not spec.is_encoder_decoder:
         emb += _audio_input(spec, "embedding/audio")
+    if spec.subsampling_channels or spec.subsampling_out_channels:
+        emb.append(_subsampling(spec, "embedding/audio"))
     if spec.per_layer_input:
         w, w_expr, rows = (
             spec.num_hidden_layers * spec.per_layer_input,
@@ -1146,6 +1196,8 @@ def _count(spec: Spec) -> Node:
         head.append(linear("head/pooled_projection", h, "hidden_size", p, "pooled_projection", True))
     if spec.altup_num_inputs:  # Gemma 3n: the other AltUp streams projected back before the final norm
         head.append(altup_projections("head/altup_unembed_projections", spec))
+    if spec.output_proj_dims:
+        head.append(linear("head/output_proj", h, "hidden_size", spec.output_proj_dims, "output_proj_dims", True))
     if spec.hc_mult:  # DeepSeek-V4: the streams mixed into one before the final norm
         n, h = spec.hc_mult, spec.hidden_size
         head.append(Node("head/hyper_head", n * n * h + n + 1, "hc_mult*hc_mult*hidden_size + hc_mult + 1"))

@@ -132,6 +132,12 @@ LIMITS = {
     "extra_token_rows": 1_000_000,
     "max_num_tiles": 1_024,
     "tile_ratios": 65_536,
+    # Gemma 4's audio tower: the convolution module's taps (5), the subsampling convolutions' channels (128, 32) and the
+    # output projection's width (1,536)
+    "conv_module_kernel": 4_096,
+    "subsampling_channels": 1_048_576,
+    "subsampling_out_channels": 1_048_576,
+    "output_proj_dims": 1_048_576,
     # per-layer counts (every released model has at most 4 norms or 2 key/value projections a layer)
     "norms_per_layer": 16,
     "moe_norms": 16,
@@ -458,6 +464,24 @@ class Spec:
     max_num_tiles: int = 0
     tile_ratios: int = 0
     gated_layers: int = 0
+    # Conformer layers (Gemma 4's audio tower, after USM): a second feed-forward block in every layer (macaron_ffn: one
+    # before the attention and one after the convolution module, each added at half weight, each between two norms), a
+    # convolution module (conv_module_kernel > 0: a bias-free linear layer to 2 x hidden_size halved by a GLU, a
+    # depthwise convolution of conv_module_kernel taps without a bias, a bias-free linear layer back), attention with
+    # relative position keys (relative_key_proj: sinusoids projected by a bias-free hidden_size -> heads x head_dim
+    # layer, and a learned scale per query channel); blocked_attention: the sliding window is computed block by block
+    # (blocks of queries against their context), so only the window's scores are computed and held, even eagerly
+    macaron_ffn: bool = False
+    conv_module_kernel: int = 0
+    relative_key_proj: bool = False
+    blocked_attention: bool = False
+    # Gemma 4's audio input: mel frames through two 3 x 3 convolutions of stride 2 without biases, to
+    # subsampling_channels then subsampling_out_channels channels, each followed by a LayerNorm without a bias, then a
+    # bias-free linear layer from (subsampling_channels // 4) x subsampling_out_channels to hidden_size; and its output:
+    # a linear layer with a bias from hidden_size to output_proj_dims on every frame
+    subsampling_channels: int = 0
+    subsampling_out_channels: int = 0
+    output_proj_dims: int = 0
     # bookkeeping
     extra: tuple[tuple[str, str], ...] = field(default=(), compare=False, repr=False)
 
@@ -535,13 +559,14 @@ class Spec:
         memory and FLOPs all read. Encoder-decoder stacks are uniform (attention and a dense MLP in each layer);
         a decoder's pattern (linear-attention, state-space, short-convolution, time-mixing, mixer-only and
         feed-forward-only layers, expert layers) applies when ``layers`` is the decoder's own depth."""
+        per = 2 if self.macaron_ffn else 1  # a Conformer's two feed-forward blocks a layer
         if self.is_encoder_decoder or layers != self.num_hidden_layers:
             attention = layers if self.has_attention else 0
-            mlp = layers if self.ffn_size else 0
+            mlp = per * layers if self.ffn_size else 0
             sliding = self._sliding(attention)
             if layers_expr == "num_hidden_layers" and self.encoder_sliding_window_layers is not None:
                 sliding = min(self.encoder_sliding_window_layers, attention)  # the encoder's own pattern (T5Gemma)
-            return Stack(layers, layers_expr, attention, sliding, mlp=mlp)
+            return Stack(layers, layers_expr, attention, sliding, mlp=mlp, mlps_per_layer=per)
         mixers = layers - self.ffn_only_layers
         moe = self.num_moe_layers
         if self.sublayers > 1:  # LongCat-Flash: attention and a dense MLP sublayers times per layer, one MoE block
@@ -565,8 +590,9 @@ class Spec:
             time_mixing=self.time_mixing_layers,
             lightning=self.lightning_layers,
             mlstm=self.mlstm_layers,
-            mlp=dense,
+            mlp=per * dense,
             moe=moe,
+            mlps_per_layer=per,
             first_k_dense=bool(self.first_k_dense_replace) and not self.mlp_only_layers and not self.mixer_only_layers,
         )
 
@@ -664,6 +690,7 @@ class Stack(NamedTuple):
     moe: int = 0
     first_k_dense: bool = False  # the dense layers are exactly the first first_k_dense_replace
     sublayers: int = 1  # blocks of one kind a layer holds more than once (LongCat-Flash: 2 attention, 2 MLPs)
+    mlps_per_layer: int = 1  # dense MLPs each layer holds (a Conformer's macaron feed-forward blocks: 2)
 
     def expr(self, kind: str) -> str:
         """The stack's own name when every layer holds ``kind``, else the kind's count by name."""
@@ -672,6 +699,8 @@ class Stack(NamedTuple):
             return self.layers_expr
         if self.sublayers > 1 and n == self.sublayers * self.layers:
             return f"{self.sublayers}*{self.layers_expr}"
+        if kind == "mlp" and self.mlps_per_layer > 1 and n == self.mlps_per_layer * self.layers:
+            return f"{self.mlps_per_layer}*{self.layers_expr}"
         if self.first_k_dense and kind == "moe":
             return f"({self.layers_expr} - first_k_dense_replace)"
         if self.first_k_dense and kind == "mlp":

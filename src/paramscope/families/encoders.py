@@ -1,5 +1,6 @@
-"""Encoders (BERT and kin), encoder-decoders (T5, BART, Whisper) and vision encoders (ViT, CLIP's, SigLIP's,
-Pixtral's and Llama 4's vision towers) and CLIP's and SigLIP's text towers: one row per ``model_type``."""
+"""Encoders (BERT and kin), encoder-decoders (T5, BART, Whisper), audio towers (Whisper's encoder alone, Gemma 4's
+Conformer), vision encoders (ViT, CLIP's, SigLIP's, Pixtral's and Llama 4's vision towers) and CLIP's and SigLIP's text
+towers: one row per ``model_type``."""
 
 from __future__ import annotations
 
@@ -429,6 +430,51 @@ GEMMA4_VISION = VIT.but(
     hooks=(hooks.gemma4_nominal_image,),
     extra_heads=(),
 )
+GEMMA4_AUDIO = Family(
+    model_type="gemma4_audio",
+    class_prefix="Gemma4Audio",
+    source=f"{TF}/gemma4/modeling_gemma4.py",
+    keys=dict(
+        hidden_size=("hidden_size",),
+        num_hidden_layers=("num_hidden_layers",),
+        num_attention_heads=("num_attention_heads",),
+        hidden_act=("hidden_act",),
+        conv_module_kernel=("conv_kernel_size",),
+        output_proj_dims=("output_proj_dims",),
+    ),
+    derive=dict(
+        intermediate_size=Rule("4*hidden_size", lambda d: 4 * d["hidden_size"], always=True),
+        # no position table (relative positions): the frames of the processor's longest clip are nominal
+        max_position_embeddings=Rule(
+            "750 (nominal: the processor's audio_seq_length, 30 s at 40 ms a frame)", lambda d: 750, always=True
+        ),
+    ),
+    # Gemma 4's audio tower, a Conformer (after USM): mel frames through two subsampling convolutions and a projection
+    # (hooks.gemma4_audio), then layers of a feed-forward block, attention over blocks of frames with relative
+    # position keys and a scale per query channel, a convolution module and a second feed-forward block (bias-free
+    # linear layers 4 x hidden_size wide, no gate), nine RMSNorms a layer (two around each feed-forward block and the
+    # attention, two in the convolution module, one at the end), no final norm, then a linear layer with a bias to
+    # output_proj_dims. Clipped linears hold buffers only. Its attention runs eagerly (chunked, soft-capped, fp32)
+    fixed=dict(
+        encoder_only=True,
+        vocab_size=0,
+        tie_word_embeddings=False,
+        attention_bias=False,
+        mlp_bias=False,
+        norm_type="rmsnorm",
+        norm_bias=False,
+        norms_per_layer=9,
+        final_norm=False,
+        position_embedding="none",
+        macaron_ffn=True,
+        relative_key_proj=True,
+        blocked_attention=True,
+        scores_bytes=16,  # eager only: fp32 score blocks and relative scores, their soft-capped sum, the fp32 softmax
+    ),
+    hooks=(hooks.gemma4_audio,),
+    default_arch="base",
+    padding_row=False,
+)
 LLAMA4_VISION = VIT.but(
     model_type="llama4_vision_model",
     class_prefix="Llama4Vision",
@@ -647,6 +693,7 @@ ROWS = (
     LLAMA4_VISION,
     MLLAMA_VISION,
     GEMMA4_VISION,
+    GEMMA4_AUDIO,
     QWEN3_5_VISION,
     QWEN3_5_MOE_VISION,
     QWEN2_5_VL_VISION,

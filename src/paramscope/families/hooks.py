@@ -397,6 +397,41 @@ def gemma4_nominal_image(c: Cfg, d: Values) -> None:
     d["image_size"] = 16 * k * (d["patch_size"] or 0)
 
 
+def gemma4_audio(c: Cfg, d: Values) -> None:
+    """Gemma 4's audio tower (Gemma4AudioConfig): the subsampling convolutions' channels are the first two of
+    ``subsampling_conv_channels`` (transformers reads no more, and cannot build fewer); the attention reads blocks of
+    ``attention_chunk_size`` frames against ``attention_context_left - 1`` frames before them and
+    ``attention_context_right`` after (the sliding window: chunk + left - 1 + right keys). What transformers builds but
+    cannot run, it counts: heads that do not divide the width (q, k and v narrower than the output projection reads),
+    a convolution of no taps, a window of no frames."""
+    key = "subsampling_conv_channels"
+    channels = c.get(key)
+    if not isinstance(channels, list) or len(channels) < 2:
+        raise SpecError(key, "expected a list of two channel counts (the two subsampling convolutions)")
+    first, second = (as_int(key, n) for n in channels[:2])
+    if first < 0 or second < 0:
+        raise SpecError(key, f"channel counts must not be negative (got {first}, {second})")
+    d["subsampling_channels"], d["subsampling_out_channels"] = first, second
+    heads, width = d["num_attention_heads"], d["hidden_size"]
+    if isinstance(heads, int) and heads > 0 and isinstance(width, int) and width % heads:
+        raise BeyondRow(
+            "num_attention_heads",
+            f"{heads} does not divide hidden_size {width:,}: transformers builds q, k and v {heads} × "
+            f"{width // heads} wide, which its output projection ({width:,} wide) cannot read",
+        )
+    if d["conv_module_kernel"] == 0:
+        raise BeyondRow("conv_kernel_size", "a convolution of no taps: transformers builds it but cannot run it")
+    names = ("attention_chunk_size", "attention_context_left", "attention_context_right")
+    chunk, left, right = (c.int(name, default=0) for name in names)
+    window = chunk + left - 1 + right
+    if chunk < 1 or window < 1:
+        raise BeyondRow(
+            "attention_chunk_size",
+            f"blocks of {chunk} frames against a context of {window} frames: transformers builds it but cannot run it",
+        )
+    d["sliding_window"] = window
+
+
 def siglip2_nominal_image(c: Cfg, d: Values) -> None:
     """SigLIP 2 takes images of any shape up to ``num_patches`` patches; the nominal image is the square grid its
     position table is resized from: int(sqrt(num_patches)) patches a side (16 x 16 at the default 256)."""

@@ -26,7 +26,7 @@ from paramscope.engine.params import linear, summarize
 from paramscope.engine.spec import SpecError
 from paramscope.engine.tree import Node, Summary, group
 from paramscope.families.meta_build import MetaResult
-from paramscope.families.schema import as_bool, as_int, hf_defaults
+from paramscope.families.schema import BeyondRow, as_bool, as_int, hf_defaults
 
 #: The tree prefix of each tower, by the config key that holds it.
 PREFIX = {"text_config": "language_model", "vision_config": "vision", "audio_config": "audio"}
@@ -204,10 +204,19 @@ def _mllama(parts: Parts) -> list[Node]:
 
 
 def _gemma4(parts: Parts) -> list[Node]:
-    if "vision_config" not in parts.subs:  # the class leaves the vision tower out when the file does
-        return []
-    (v, v_expr), (t, t_expr) = parts.vision(), parts.text()
-    return [linear("projector/embedding_projection", v, v_expr, t, t_expr, False)]
+    """Gemma 4: each tower's tokens into the language model's width through a bias-free linear layer (after an RMSNorm
+    without a scale: no parameters), from the vision tower's width (embed_vision) and from the audio tower's
+    ``output_proj_dims`` (embed_audio); the class leaves out each tower, and its embedder, the file leaves out."""
+    t, t_expr = parts.text()
+    out = []
+    if "vision_config" in parts.subs:
+        v, v_expr = parts.vision()
+        out.append(linear("projector/embed_vision", v, v_expr, t, t_expr, False))
+    if "audio_config" in parts.subs:
+        key = "audio_config.output_proj_dims"
+        a = as_int(key, parts.tower_key("audio_config", "output_proj_dims"))  # read by the tower's row already
+        out.append(linear("projector/embed_audio", a, key, t, t_expr, False))
+    return out
 
 
 def _clip(parts: Parts) -> list[Node]:
@@ -288,7 +297,8 @@ WHOLES: dict[str, Whole] = {
 
 
 class TowerWithoutRow(SpecError):
-    """A tower of a whole model that no family row reads (Gemma 4's audio tower): transformers counts the whole."""
+    """A tower of a whole model that no family row reads (a type the whole's class takes from the file), or that its
+    row cannot describe although transformers builds it (:class:`BeyondRow`): transformers counts the whole."""
 
 
 def _sub_configs(model_type: str, config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
@@ -357,6 +367,8 @@ def compose(config: Mapping[str, Any]) -> MetaResult:
             sub["architectures"] = [family.class_name(whole.language)]
         try:
             spec = read(sub).spec
+        except BeyondRow as exc:
+            raise TowerWithoutRow(f"{key}.{exc.field}", exc.message) from None
         except SpecError as exc:
             raise SpecError(f"{key}.{exc.field}", exc.message) from None
         summary = summarize(spec)
@@ -404,7 +416,13 @@ def compose(config: Mapping[str, Any]) -> MetaResult:
     )
     notes = (
         f"counted with formulas: {whole.class_name} is its towers' rows, "
-        + (f"its projector ({tree.get('projector'):,})" if projector else "its projector inside the vision tower")
+        + (
+            f"its projector ({tree.get('projector'):,})"
+            if projector
+            else "its projector inside the vision tower"
+            if "vision_config" in subs
+            else "no projector"
+        )
         + (", its LM head" if whole.language == "base" else ""),
         "embedding: the towers' tables (token, position, patch) and an untied LM head; active: all but the routed "
         "experts a token does not use",
