@@ -127,6 +127,9 @@ LIMITS = {
     "extra_token_rows": 1_000_000,
     "max_num_tiles": 1_024,
     "tile_ratios": 65_536,
+    # BLIP-2's Q-Former: cross-attention every n-th layer, its keys and values read the vision tower's width
+    "cross_attention_frequency": 100_000,
+    "encoder_hidden_size": 1_048_576,
     # per-layer counts (every released model has at most 4 norms or 2 key/value projections a layer)
     "norms_per_layer": 16,
     "moe_norms": 16,
@@ -432,6 +435,12 @@ class Spec:
     max_num_tiles: int = 0
     tile_ratios: int = 0
     gated_layers: int = 0
+    # BLIP-2's Q-Former: cross-attention (its own q/k/v/o with biases and a norm after it) in layer 0 and every
+    # cross_attention_frequency-th layer after it, its keys and values reading encoder_hidden_size wide states (0: the
+    # hidden size); text_mlp: a second MLP with its norm in every layer, for text tokens beside the queries' own
+    cross_attention_frequency: int = 0
+    encoder_hidden_size: int = 0
+    text_mlp: bool = False
     # bookkeeping
     extra: tuple[tuple[str, str], ...] = field(default=(), compare=False, repr=False)
 
@@ -481,6 +490,13 @@ class Spec:
     @property
     def is_encoder_decoder(self) -> bool:
         return self.num_decoder_layers > 0
+
+    @property
+    def sparse_cross_layers(self) -> int:
+        """Layers holding a cross-attention of their own (``cross_attention_frequency``): layer 0 and every n-th after
+        it, ceil(layers / n)."""
+        n = self.cross_attention_frequency
+        return -(-self.num_hidden_layers // n) if n else 0
 
     @property
     def patches(self) -> int:
