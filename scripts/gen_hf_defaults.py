@@ -142,7 +142,12 @@ for model_type in sorted(WHOLES):
         tie_from_text = bool(getattr(tied, "tie_word_embeddings", False))
     language_types = {}
     if WHOLES[model_type].language == "lm":  # BLIP-2: AutoModelForCausalLM for a causal LM, else AutoModelForSeq2SeqLM
-        rows = {row.model_type: row.hf_type for row in FAMILIES.values()}
+        # the types a row reads whose config has a hidden_size (language_projection's width: T5Gemma's has none)
+        rows = {
+            row.model_type: row.hf_type
+            for row in FAMILIES.values()
+            if row.hf_type in CONFIG_MAPPING and hasattr(_quiet(CONFIG_MAPPING[row.hf_type]), "hidden_size")
+        }
         for language, mapping in (
             ("causal_lm", MODEL_FOR_CAUSAL_LM_MAPPING_NAMES),
             ("seq2seq_lm", MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES),

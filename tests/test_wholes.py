@@ -380,14 +380,33 @@ def test_blip_2_equals_transformers(case: str) -> None:
     }
 
 
+_BART = dict(
+    model_type="bart", vocab_size=100, d_model=32, encoder_layers=2, decoder_layers=2, max_position_embeddings=64
+)
+_BART |= dict(encoder_attention_heads=4, decoder_attention_heads=4, encoder_ffn_dim=48, decoder_ffn_dim=48)
+
+
+def test_blip_2_over_bart_is_counted_by_transformers_saying_why() -> None:
+    """BLIP-2 over BART builds BartForCausalLM (transformers lists BART as a causal LM: its decoder alone), which the
+    BART row does not describe: the whole is counted by transformers on meta, a note naming the tower and the class."""
+    config = {"model_type": "blip-2", **copy.deepcopy(SMALL["blip-2"]), "text_config": dict(_BART)}
+    model = Model.from_config(config)
+    assert (model.counted_by, model.summary.total) == ("transformers", _hf_total(config))
+    assert "no formulas for the whole: text_config.model_type: 'bart' as BartForCausalLM has no formula row" in (
+        model.meta.notes
+    )
+
+
 def test_blip_2_refuses_a_language_model_transformers_cannot_build() -> None:
     """A BLIP-2 text config of a type transformers lists as neither a causal nor a sequence-to-sequence LM (CLIP's
-    text tower) is refused naming ``text_config.model_type``, as transformers cannot build it (AutoModelForSeq2SeqLM
-    refuses it)."""
+    text tower: AutoModelForSeq2SeqLM refuses it), or whose config has no hidden_size for the projection (T5Gemma),
+    is refused naming ``text_config.model_type``, as transformers cannot build it either."""
     from paramscope.engine.spec import SpecError
 
-    config = {"model_type": "blip-2", **SMALL["blip-2"], "text_config": dict(_TEXT, model_type="clip_text_model")}
-    with pytest.raises(ValueError):
-        _hf_total(config)
-    with pytest.raises(SpecError, match=r"^text_config\.model_type: 'clip_text_model' is neither"):
-        Model.from_config(config).summary  # noqa: B018
+    layers = dict(vocab_size=100, hidden_size=32, intermediate_size=48, num_hidden_layers=1, num_attention_heads=4)
+    for text in (dict(_TEXT, model_type="clip_text_model"), dict(model_type="t5gemma", encoder=layers, decoder=layers)):
+        config = {"model_type": "blip-2", **SMALL["blip-2"], "text_config": text}
+        with pytest.raises((ValueError, AttributeError)):
+            _hf_total(config)
+        with pytest.raises(SpecError, match=rf"^text_config\.model_type: '{text['model_type']}' is no language model"):
+            Model.from_config(config).summary  # noqa: B018

@@ -370,15 +370,16 @@ def _link(whole: Whole, subs: dict[str, dict[str, Any]]) -> None:
 
 def _language_class(model_type: str, kind: str) -> str:
     """How a whole of ``language="lm"`` (BLIP-2) builds its language model: ``AutoModelForCausalLM`` for a type
-    transformers lists as a causal LM, else ``AutoModelForSeq2SeqLM`` (generated: ``language_types``)."""
+    transformers lists as a causal LM, else ``AutoModelForSeq2SeqLM`` (generated: ``language_types``, the types whose
+    config has the ``hidden_size`` the projection reads)."""
     types = hf_wholes()[model_type].get("language_types", {})
     for language in ("causal_lm", "seq2seq_lm"):
         if kind in types.get(language, ()):
             return language
     raise SpecError(
         "text_config.model_type",
-        f"{kind[:60]!r} is neither a causal nor a sequence-to-sequence language model: "
-        f"{WHOLES[model_type].class_name} cannot build it",
+        f"{kind[:60]!r} is no language model {WHOLES[model_type].class_name} builds (a causal or "
+        "sequence-to-sequence LM whose config has a hidden_size)",
     )
 
 
@@ -428,6 +429,8 @@ def compose(config: Mapping[str, Any]) -> MetaResult:
             spec = read(sub).spec
         except SpecError as exc:
             raise SpecError(f"{key}.{exc.field}", exc.message) from None
+        if language == "causal_lm" and spec.is_encoder_decoder:  # BLIP-2 over BART: BartForCausalLM, its decoder
+            raise TowerWithoutRow(f"{key}.model_type", f"{kind[:60]!r} as {sub['architectures'][0]} has no formula row")
         summary = summarize(spec)
         summaries.append(summary)
         prefix = PREFIX[key] if key != "text_config" or language else TEXT_TOWER
