@@ -388,12 +388,19 @@ _BART |= dict(encoder_attention_heads=4, decoder_attention_heads=4, encoder_ffn_
 
 def test_blip_2_over_bart_is_counted_by_transformers_saying_why() -> None:
     """BLIP-2 over BART builds BartForCausalLM (transformers lists BART as a causal LM: its decoder alone), which the
-    BART row does not describe: the whole is counted by transformers on meta, a note naming the tower and the class."""
+    BART row does not describe: the whole is counted by transformers on meta, the first note naming the tower and the
+    class (the page shows it as the reason)."""
     config = {"model_type": "blip-2", **copy.deepcopy(SMALL["blip-2"]), "text_config": dict(_BART)}
     model = Model.from_config(config)
     assert (model.counted_by, model.summary.total) == ("transformers", _hf_total(config))
-    assert "no formulas for the whole: text_config.model_type: 'bart' as BartForCausalLM has no formula row" in (
-        model.meta.notes
+    assert (
+        "no formulas: text_config.architectures: BartForCausalLM (the decoder alone) has no formula row"
+        == (model.notes[0])
+    )
+    assert [role for role, _ in model.towers] == ["vision tower", "Q-Former"]  # the language model: transformers'
+    rest = model.summary.total - sum(tower.summary.total for _, tower in model.towers)
+    assert model.notes[-1] == (
+        f"the rest (projectors, scales, a head outside the language model, parts without formulas): {rest:,}"
     )
 
 

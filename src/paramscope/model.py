@@ -403,7 +403,7 @@ def _meta(config_json: str) -> MetaResult:
                     exc.field,
                     f"{exc.message}, and counting the whole model needs torch and transformers: run {INSTALL}",
                 ) from None
-            why = f"no formulas for the whole: {exc}"
+            why = f"no formulas: {exc}"  # first among the notes, as a row's reason is
     if not meta_build.available():
         beyond = _beyond_row(config_json) if config.get("model_type") in FAMILIES else None
         if beyond is not None:  # a type with a row, in a config the row cannot describe
@@ -426,7 +426,7 @@ def _meta(config_json: str) -> MetaResult:
                 "model_type", f"{exc.message}, nor has formulas here (`python -m paramscope types` lists them)"
             ) from None
         raise
-    return dataclasses.replace(built, notes=(*built.notes, why)) if why else built
+    return dataclasses.replace(built, notes=(why, *built.notes)) if why else built
 
 
 def field_of_key(family: Family, key: str) -> str:

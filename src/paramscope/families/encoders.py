@@ -200,7 +200,7 @@ BART = Family(
         position_embedding="learned",
         position_offset=2,
     ),
-    hooks=(hooks.same_encoder_decoder,),
+    hooks=(hooks.same_encoder_decoder, hooks.bart_decoder_alone),
     default_arch="seq2seq_lm",
 )
 

@@ -1370,6 +1370,13 @@ def same_encoder_decoder(c: Cfg, d: Values) -> None:
     d["share_stack_embeddings"] = d["tie_word_embeddings"]  # untied BART: each stack keeps its own table too
 
 
+def bart_decoder_alone(c: Cfg, d: Values) -> None:
+    """BartForCausalLM is BART's decoder alone (its cross-attention kept, no encoder), which the row does not describe:
+    transformers counts it (BLIP-2 builds a BART text config so, as AutoModelForCausalLM)."""
+    if d["architecture"] == "causal_lm":
+        raise BeyondRow("architectures", "BartForCausalLM (the decoder alone) has no formula row")
+
+
 def whisper(c: Cfg, d: Values) -> None:
     """Whisper: the encoder reads mel frames (no token table of its own: the one table is the decoder's, tied or not
     to the head), and only the encoder-decoder (WhisperForConditionalGeneration, WhisperModel) is modelled."""

@@ -26,7 +26,7 @@ from paramscope.engine.params import linear, summarize
 from paramscope.engine.spec import SpecError
 from paramscope.engine.tree import Node, Summary, group
 from paramscope.families.meta_build import MetaResult
-from paramscope.families.schema import as_bool, as_int, hf_defaults
+from paramscope.families.schema import BeyondRow, as_bool, as_int, hf_defaults
 
 #: The tree prefix of each tower, by the config key that holds it.
 PREFIX = {
@@ -427,6 +427,8 @@ def compose(config: Mapping[str, Any]) -> MetaResult:
             sub["architectures"] = [family.class_name(language)]
         try:
             spec = read(sub).spec
+        except BeyondRow as exc:  # a tower its row cannot describe, although transformers builds it
+            raise TowerWithoutRow(f"{key}.{exc.field}", exc.message) from None
         except SpecError as exc:
             raise SpecError(f"{key}.{exc.field}", exc.message) from None
         if language == "causal_lm" and spec.is_encoder_decoder:  # BLIP-2 over BART: BartForCausalLM, its decoder
