@@ -417,3 +417,24 @@ def test_blip_2_refuses_a_language_model_transformers_cannot_build() -> None:
             _hf_total(config)
         with pytest.raises(SpecError, match=rf"^text_config\.model_type: '{text['model_type']}' is no language model"):
             Model.from_config(config).summary  # noqa: B018
+
+
+def test_blip_2_q_former_keys_read_the_vision_width() -> None:
+    """The Q-Former's cross-attention keys read the vision tower's states: its formula names
+    ``vision_config.hidden_size`` (Blip2Config writes it into ``encoder_hidden_size``, 999 in the file is not read), its
+    count that width's, in the layers transformers gives a cross-attention (0 and 2 of 3 at frequency 2)."""
+    import torch
+
+    config = {"model_type": "blip-2", **copy.deepcopy(SMALL["blip-2"])}
+    rest = {k: v for k, v in copy.deepcopy(config).items() if k != "model_type"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with torch.device("meta"):
+            built = hf.Blip2ForConditionalGeneration(hf.Blip2Config(**rest))
+    keys = sum(p.numel() for n, p in built.named_parameters() if ".crossattention.attention.key." in n)
+    node = Model.from_config(config).summary.tree.find("qformer/layers/cross_attention/k")
+    assert node is not None
+    assert (node.count, node.formula) == (
+        keys,
+        "(vision_config.hidden_size + 1)*qformer_config.num_attention_heads*qformer_config.head_dim",
+    )

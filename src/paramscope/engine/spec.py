@@ -492,13 +492,6 @@ class Spec:
         return self.num_decoder_layers > 0
 
     @property
-    def sparse_cross_layers(self) -> int:
-        """Layers holding a cross-attention of their own (``cross_attention_frequency``): layer 0 and every n-th after
-        it, ceil(layers / n)."""
-        n = self.cross_attention_frequency
-        return -(-self.num_hidden_layers // n) if n else 0
-
-    @property
     def patches(self) -> int:
         """Patches per image (a vision encoder): the convolution of stride patch_size fits image // patch a side."""
         return (self.image_size // self.patch_size) ** 2 if self.image_size and self.patch_size else 0

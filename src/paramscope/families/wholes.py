@@ -397,6 +397,15 @@ def _nested(node: Node, key: str, prefix: str) -> Node:
     return node._replace(path=path, formula=formula, children=kids, repeat_name=repeat_name)
 
 
+def _relinked(node: Node, target: str, source: str) -> Node:
+    """A tower's tree with the nested key a whole config's class writes (``qformer_config.encoder_hidden_size``)
+    named in its leaves' formulas as the key its value comes from (``vision_config.hidden_size``)."""
+    kids = tuple(_relinked(kid, target, source) for kid in node.children)
+    name = re.compile(rf"(?<![\w.]){re.escape(target)}(?!\w)")
+    formula = node.formula if kids else name.sub(source, node.formula)
+    return node._replace(formula=formula, children=kids)
+
+
 def compose(config: Mapping[str, Any]) -> MetaResult:
     """The whole model's parameter tree and headline numbers from its towers' rows and its projector's formulas.
 
@@ -436,7 +445,11 @@ def compose(config: Mapping[str, Any]) -> MetaResult:
         summary = summarize(spec)
         summaries.append(summary)
         prefix = PREFIX[key] if key != "text_config" or language else TEXT_TOWER
-        children.append(_nested(summary.tree, key, prefix))
+        tree = _nested(summary.tree, key, prefix)
+        for target, source in whole.links:  # the key the whole writes reads as where its value comes from
+            if target.startswith(f"{key}."):
+                tree = _relinked(tree, target, source)
+        children.append(tree)
         width_key = family.key_for("hidden_size", sub) or "hidden_size"
         widths[key] = (spec.hidden_size, f"{key}.{width_key}")
         if key == "text_config":
