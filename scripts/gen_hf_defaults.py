@@ -18,6 +18,10 @@ import warnings
 import torch
 import transformers
 from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+from transformers.models.auto.modeling_auto import (
+    MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+    MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES,
+)
 
 from paramscope.families import FAMILIES
 from paramscope.families.wholes import WHOLES
@@ -136,7 +140,21 @@ for model_type in sorted(WHOLES):
             cls, text_config={"model_type": text["type"], "tie_word_embeddings": True}, tie_word_embeddings=False
         )
         tie_from_text = bool(getattr(tied, "tie_word_embeddings", False))
+    language_types = {}
+    if WHOLES[model_type].language == "lm":  # BLIP-2: AutoModelForCausalLM for a causal LM, else AutoModelForSeq2SeqLM
+        # the types a row reads whose config has a hidden_size (language_projection's width: T5Gemma's has none)
+        rows = {
+            row.model_type: row.hf_type
+            for row in FAMILIES.values()
+            if row.hf_type in CONFIG_MAPPING and hasattr(_quiet(CONFIG_MAPPING[row.hf_type]), "hidden_size")
+        }
+        for language, mapping in (
+            ("causal_lm", MODEL_FOR_CAUSAL_LM_MAPPING_NAMES),
+            ("seq2seq_lm", MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES),
+        ):
+            language_types[language] = sorted(t for t, hf_type in rows.items() if hf_type in mapping)
     wholes[model_type] = {
+        **({"language_types": language_types} if language_types else {}),
         "defaults": signature_defaults(cls),
         "subs": subs,
         "text_keys": sorted(set(text_keys)),

@@ -484,6 +484,26 @@ def test_tensor_groups(tensors: list[Tensor], groups: dict[str, str], layers: in
     assert (_sums(tensors, groups), cc.total) == (got, sum(got.values()))
 
 
+#: BLIP-2's checkpoint names (Salesforce/blip2-opt-2.7b's layout), by hand: the Q-Former, the query tokens and the
+#: projection are towers beside the vision model; the tied OPT head stored under language_model.
+BLIP_2_GROUPS = {
+    "vision_model.encoder.layers.38.self_attn.qkv.weight": "towers",
+    "qformer.encoder.layer.11.output_query.dense.weight": "towers",
+    "query_tokens": "towers",
+    "language_projection.weight": "towers",
+    "language_model.model.decoder.layers.31.fc1.weight": "other",
+    "language_model.lm_head.weight": "tied_lm_head",
+}
+
+
+def test_blip_2_tensor_groups() -> None:
+    """BLIP-2's Q-Former, query tokens and language projection are summed with the towers, not with the language
+    model's layers; its stored tied head apart."""
+    tensors = [(name, "F32", (2, 3)) for name in BLIP_2_GROUPS]
+    cc = _expected({"f.safetensors": tensors})
+    assert _sums(tensors, BLIP_2_GROUPS) == tensor_groups(cc, 32, tie_word_embeddings=True)
+
+
 def test_fixture_files_are_real_safetensors() -> None:
     """The safetensors library reads the fixture files back to the defined names, dtypes and shapes."""
     for tensors in [SINGLE, *SHARDED.values()]:

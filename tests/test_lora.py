@@ -257,3 +257,57 @@ def test_deepseek_v4_compressors_are_attention_to_peft(targets: str) -> None:
 
     config = CASES["deepseek_v4-layer-kinds-hyper-connections"]
     assert peft_trainable(config, 8, targets) == lora_params(read(config).spec, 8, targets).count
+
+
+@pytest.mark.parametrize("targets", ["all-linear", "attn"])
+@pytest.mark.parametrize(
+    "case",
+    ["blip_2-vision", "blip_2-qformer-cross-every-third-layer", "blip_2-qformer-text-input-cross-every-layer"],
+)
+def test_blip_2_towers_match_peft(case: str, targets: str) -> None:
+    """BLIP-2's towers under LoRA: the vision tower's fused qkv is one linear layer to PEFT; the Q-Former's query, key
+    and value are three, its cross-attention's keys and values read the encoder's width, and the text tokens' MLP
+    is adapted beside the queries' under all-linear, as PEFT builds them."""
+    from test_engine_vs_hf import CASES
+
+    config = CASES[case]
+    assert peft_trainable(config, 4, targets) == lora_params(read(config).spec, 4, targets).count
+
+
+@pytest.mark.parametrize("targets", ["all-linear", "attn"])
+@pytest.mark.parametrize("text", ["opt", "t5"])
+def test_blip_2_whole_matches_peft(text: str, targets: str) -> None:
+    """LoRA on a whole BLIP-2 (over OPT or T5): PEFT's adapters on Blip2ForConditionalGeneration are its towers'
+    adapters, as each tower's row counts them, and language_projection's under all-linear (the query tokens are a
+    bare parameter; the LM head is left out)."""
+    import copy
+
+    import torch
+    import transformers
+    from peft import LoraConfig, get_peft_model
+    from test_wholes import BLIP_2, SMALL
+
+    from paramscope.model import Model
+
+    config = {"model_type": "blip-2", **copy.deepcopy(SMALL["blip-2"] if text == "opt" else BLIP_2["t5-tied"])}
+    rest = {k: v for k, v in copy.deepcopy(config).items() if k != "model_type"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with torch.device("meta"):
+            model = transformers.Blip2ForConditionalGeneration(transformers.Blip2Config(**rest))
+        target: str | list[str] = targets
+        if targets == "attn":  # as peft_trainable picks them: linear layers under a module named as attention
+            words = ("attn", "attention", "SelfAttention", "EncDecAttention")
+            target = [
+                name
+                for name, module in model.named_modules()
+                if isinstance(module, torch.nn.Linear) and any(w in name for w in words)
+            ]
+        peft_model = get_peft_model(model, LoraConfig(r=4, target_modules=target))
+    peft = sum(p.numel() for p in peft_model.parameters() if p.requires_grad)
+    whole = Model.from_config(config)
+    towers = sum(lora_params(tower.spec, 4, targets).count for _, tower in whole.towers)
+    q, t = whole.towers[2][1].spec.hidden_size, whole.towers[0][1].spec.hidden_size  # Q-Former, language model
+    projection = 4 * (q + t) if targets == "all-linear" else 0
+    assert [role for role, _ in whole.towers] == ["language model", "vision tower", "Q-Former"]
+    assert peft == towers + projection

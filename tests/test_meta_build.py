@@ -382,6 +382,12 @@ BEYOND = {
         | {"is_decoder": True, "add_cross_attention": True},
         "add_cross_attention",
     ),
+    "bart's decoder alone": (
+        {"model_type": "bart", "architectures": ["BartForCausalLM"], "d_model": 32, "encoder_layers": 2}
+        | {"decoder_layers": 2, "encoder_attention_heads": 4, "decoder_attention_heads": 4, "vocab_size": 101}
+        | {"encoder_ffn_dim": 48, "decoder_ffn_dim": 48, "max_position_embeddings": 64},
+        "architectures",
+    ),
     "doge with its cross-domain experts": (
         {"model_type": "doge", "architectures": ["DogeForCausalLM"], "is_moe": True, "num_hidden_layers": 2}
         | {"hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 64}

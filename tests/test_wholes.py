@@ -28,6 +28,11 @@ _MOE = dict(num_experts=4, num_experts_per_tok=2, moe_intermediate_size=16)
 _GEMMA4_AUDIO = dict(
     hidden_size=16, num_hidden_layers=1, num_attention_heads=2, subsampling_conv_channels=[8, 4], output_proj_dims=24
 )
+_OPT = dict(vocab_size=100, hidden_size=32, ffn_dim=48, num_hidden_layers=2, num_attention_heads=4)
+_OPT |= dict(word_embed_proj_dim=32, max_position_embeddings=64)
+#: BLIP-2's Q-Former, its encoder_hidden_size unlike the vision tower's width: the whole config overwrites it
+_QFORMER = dict(_VISION, hidden_size=24, num_hidden_layers=3, num_attention_heads=4, encoder_hidden_size=999)
+_T5 = dict(model_type="t5", vocab_size=100, d_model=32, d_ff=48, num_layers=2, num_heads=4, d_kv=8)
 
 #: A small whole config of every whole-model row: its text and vision sub-configs and top-level keys.
 SMALL: dict[str, dict[str, Any]] = {
@@ -133,6 +138,12 @@ SMALL: dict[str, dict[str, Any]] = {
         text_config=dict(_TEXT_KV, model_type="llama"),
         audio_config=dict(_VISION, num_mel_bins=8, max_source_positions=30),
     ),
+    "blip-2": dict(
+        text_config=dict(_OPT, model_type="opt"),
+        vision_config=dict(_VISION, image_size=32, patch_size=8),
+        qformer_config=_QFORMER,
+        num_query_tokens=4,
+    ),
     "clip": dict(
         text_config=dict(_TEXT, max_position_embeddings=16),
         vision_config=dict(_VISION, image_size=32, patch_size=8),
@@ -186,8 +197,8 @@ def test_a_whole_at_its_class_defaults_equals_transformers(model_type: str) -> N
 @pytest.mark.parametrize("model_type", sorted(SMALL))
 def test_a_small_whole_equals_transformers_tower_by_tower(model_type: str) -> None:
     """A small whole config: the total equals transformers', the tree holds each tower under its prefix
-    (``language_model/``, ``vision/`` or ``audio/``, ``text/``) and every leaf of a tower has a formula in the
-    config's nested names."""
+    (``language_model/``, ``vision/`` or ``audio/``, ``text/``, BLIP-2's ``qformer/``) and every leaf of a tower has a
+    formula in the config's nested names."""
     config = {"model_type": model_type, **SMALL[model_type]}
     model = Model.from_config(config)
     tree = model.summary.tree
@@ -195,7 +206,8 @@ def test_a_small_whole_equals_transformers_tower_by_tower(model_type: str) -> No
     assert {"vision", "audio"} & {n.path for n in tree.children}
     assert {"language_model", "text"} & {n.path for n in tree.children}
     for node in tree.walk():
-        if node.path.startswith(("vision/", "audio/", "language_model/", "text/")) and not node.children and node.count:
+        towers = ("vision/", "audio/", "language_model/", "text/", "qformer/")
+        if node.path.startswith(towers) and not node.children and node.count:
             assert "_config." in node.formula, node.path
 
 
@@ -349,3 +361,114 @@ def test_mllama_vision_layers_edit_the_local_layers_only() -> None:
     edited = Model.from_config(config).edit(**{"vision_config.num_hidden_layers": 3})
     config["vision_config"]["num_hidden_layers"] = 3
     assert _hf_total(config) == edited.summary.total
+
+
+def _untied_t5_total(config: dict[str, Any]) -> int:
+    """transformers' count of a BLIP-2 over T5 with the T5 head untied where the text config says
+    ``tie_word_embeddings: false``: transformers 5 ties T5's head whatever the file says, the released checkpoints
+    (Flan-T5's) store it apart, and the T5 row counts it apart (``hf_oracle.py`` unties T5 alone the same way)."""
+    total = _hf_total(config)
+    text = config["text_config"]
+    if text.get("model_type") in ("t5", "mt5") and text.get("tie_word_embeddings") is False:
+        total += text["vocab_size"] * text["d_model"]
+    return total
+
+
+BLIP_2: dict[str, dict[str, Any]] = {
+    "opt-untied-by-its-text-config": dict(
+        SMALL["blip-2"], text_config=dict(_OPT, model_type="opt", tie_word_embeddings=False)
+    ),
+    "opt-tied-whatever-the-top-level-flag": dict(SMALL["blip-2"], tie_word_embeddings=False),
+    "opt-untied-whatever-the-top-level-flag": dict(
+        SMALL["blip-2"], tie_word_embeddings=True, text_config=dict(_OPT, model_type="opt", tie_word_embeddings=False)
+    ),
+    "opt-projected-embeddings": dict(SMALL["blip-2"], text_config=dict(_OPT, model_type="opt", word_embed_proj_dim=16)),
+    "t5-tied": dict(SMALL["blip-2"], text_config=_T5),
+    "flan-t5-gated-untied": dict(
+        SMALL["blip-2"], text_config=dict(_T5, feed_forward_proj="gated-gelu", tie_word_embeddings=False)
+    ),
+    "mt5": dict(SMALL["blip-2"], text_config=dict(_T5, model_type="mt5")),
+    "t5-defaults": dict(text_config=dict(model_type="t5")),
+    "q-former-text-input-cross-every-layer": dict(
+        SMALL["blip-2"], qformer_config=dict(_QFORMER, use_qformer_text_input=True, cross_attention_frequency=1)
+    ),
+    "no-vision-config-q-former-reads-the-default-width": dict(
+        SMALL["blip-2"], vision_config=None, qformer_config=dict(_QFORMER, encoder_hidden_size=16)
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BLIP_2))
+def test_blip_2_equals_transformers(case: str) -> None:
+    """BLIP-2 over OPT (its ...ForCausalLM, the head tied by the text config's flag alone: the whole config's is not
+    read) or over T5 (its ...ForConditionalGeneration), the Q-Former's cross-attention reading the vision tower's
+    width whatever ``encoder_hidden_size`` says: the count equals transformers' on meta, and each tower's subtree
+    equals that tower counted alone."""
+    config = {"model_type": "blip-2", **copy.deepcopy({k: v for k, v in BLIP_2[case].items() if v is not None})}
+    model = Model.from_config(config)
+    assert (model.counted_by, model.summary.total) == ("towers", _untied_t5_total(config))
+    tree = model.summary.tree
+    prefix = {"language model": "language_model", "vision tower": "vision", "Q-Former": "qformer"}
+    assert {prefix[role]: tower.summary.total for role, tower in model.towers} == {
+        path: tree.get(path) for path in ("language_model", "vision", "qformer")
+    }
+
+
+_BART = dict(
+    model_type="bart", vocab_size=100, d_model=32, encoder_layers=2, decoder_layers=2, max_position_embeddings=64
+)
+_BART |= dict(encoder_attention_heads=4, decoder_attention_heads=4, encoder_ffn_dim=48, decoder_ffn_dim=48)
+
+
+def test_blip_2_over_bart_is_counted_by_transformers_saying_why() -> None:
+    """BLIP-2 over BART builds BartForCausalLM (transformers lists BART as a causal LM: its decoder alone), which the
+    BART row does not describe: the whole is counted by transformers on meta, the first note naming the tower and the
+    class (the page shows it as the reason)."""
+    config = {"model_type": "blip-2", **copy.deepcopy(SMALL["blip-2"]), "text_config": dict(_BART)}
+    model = Model.from_config(config)
+    assert (model.counted_by, model.summary.total) == ("transformers", _hf_total(config))
+    assert (
+        "no formulas: text_config.architectures: BartForCausalLM (the decoder alone) has no formula row"
+        == (model.notes[0])
+    )
+    assert [role for role, _ in model.towers] == ["vision tower", "Q-Former"]  # the language model: transformers'
+    rest = model.summary.total - sum(tower.summary.total for _, tower in model.towers)
+    assert model.notes[-1] == (
+        f"the rest (projectors, scales, a head outside the language model, parts without formulas): {rest:,}"
+    )
+
+
+def test_blip_2_refuses_a_language_model_transformers_cannot_build() -> None:
+    """A BLIP-2 text config of a type transformers lists as neither a causal nor a sequence-to-sequence LM (CLIP's
+    text tower: AutoModelForSeq2SeqLM refuses it), or whose config has no hidden_size for the projection (T5Gemma),
+    is refused naming ``text_config.model_type``, as transformers cannot build it either."""
+    from paramscope.engine.spec import SpecError
+
+    layers = dict(vocab_size=100, hidden_size=32, intermediate_size=48, num_hidden_layers=1, num_attention_heads=4)
+    for text in (dict(_TEXT, model_type="clip_text_model"), dict(model_type="t5gemma", encoder=layers, decoder=layers)):
+        config = {"model_type": "blip-2", **SMALL["blip-2"], "text_config": text}
+        with pytest.raises((ValueError, AttributeError)):
+            _hf_total(config)
+        with pytest.raises(SpecError, match=rf"^text_config\.model_type: '{text['model_type']}' is no language model"):
+            Model.from_config(config).summary  # noqa: B018
+
+
+def test_blip_2_q_former_keys_read_the_vision_width() -> None:
+    """The Q-Former's cross-attention keys read the vision tower's states: its formula names
+    ``vision_config.hidden_size`` (Blip2Config writes it into ``encoder_hidden_size``, 999 in the file is not read), its
+    count that width's, in the layers transformers gives a cross-attention (0 and 2 of 3 at frequency 2)."""
+    import torch
+
+    config = {"model_type": "blip-2", **copy.deepcopy(SMALL["blip-2"])}
+    rest = {k: v for k, v in copy.deepcopy(config).items() if k != "model_type"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with torch.device("meta"):
+            built = hf.Blip2ForConditionalGeneration(hf.Blip2Config(**rest))
+    keys = sum(p.numel() for n, p in built.named_parameters() if ".crossattention.attention.key." in n)
+    node = Model.from_config(config).summary.tree.find("qformer/layers/cross_attention/k")
+    assert node is not None
+    assert (node.count, node.formula) == (
+        keys,
+        "(vision_config.hidden_size + 1)*qformer_config.num_attention_heads*qformer_config.head_dim",
+    )

@@ -403,6 +403,7 @@ def _meta(config_json: str) -> MetaResult:
     from paramscope.families import meta_build, wholes
 
     config = json.loads(config_json)
+    why = ""
     if config.get("model_type") in wholes.WHOLES:  # a whole model: its towers' rows and its projector's formulas
         try:
             return wholes.compose(config)
@@ -412,6 +413,7 @@ def _meta(config_json: str) -> MetaResult:
                     exc.field,
                     f"{exc.message}, and counting the whole model needs torch and transformers: run {INSTALL}",
                 ) from None
+            why = f"no formulas: {exc}"  # first among the notes, as a row's reason is
     if not meta_build.available():
         beyond = _beyond_row(config_json) if config.get("model_type") in FAMILIES else None
         if beyond is not None:  # a type with a row, in a config the row cannot describe
@@ -427,13 +429,14 @@ def _meta(config_json: str) -> MetaResult:
             "the types with formulas)",
         )
     try:
-        return meta_build.build_tree(config)
+        built = meta_build.build_tree(config)
     except SpecError as exc:
         if exc.field == "model_type":  # one line: what to do, not every type with formulas
             raise SpecError(
                 "model_type", f"{exc.message}, nor has formulas here (`python -m paramscope types` lists them)"
             ) from None
         raise
+    return dataclasses.replace(built, notes=(why, *built.notes)) if why else built
 
 
 def field_of_key(family: Family, key: str) -> str:

@@ -107,7 +107,12 @@ def tower_controls(model: Model) -> list[tuple[str, str, str, int]]:
             value = getattr(tower.spec, name)
             if key is not None and value:
                 out.append(
-                    (f"{WIDGET}{tower.origin}.{key}", f"{role.capitalize()}: {key}", f"{tower.origin}.{key}", value)
+                    (
+                        f"{WIDGET}{tower.origin}.{key}",
+                        f"{role[:1].upper() + role[1:]}: {key}",
+                        f"{tower.origin}.{key}",
+                        value,
+                    )
                 )
     return out
 

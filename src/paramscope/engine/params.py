@@ -118,6 +118,28 @@ def attention(prefix: str, spec: Spec) -> Node:
     return group(prefix, parts)
 
 
+def sparse_cross_attention(prefix: str, spec: Spec) -> Node:
+    """Cross-attention of its own in some layers (BLIP-2's Q-Former): q from the hidden states, k and v from the
+    encoder's states (``encoder_hidden_size`` wide, else the hidden size), each a linear layer with the attention's
+    biases, and the output projection."""
+    h, width = spec.hidden_size, spec.num_attention_heads * spec.head_size
+    w_expr = "num_attention_heads*head_dim"
+    source, source_expr = (
+        (spec.encoder_hidden_size, "encoder_hidden_size") if spec.encoder_hidden_size else (h, "hidden_size")
+    )
+    bias = spec.attention_bias
+    return group(
+        prefix,
+        [
+            linear(f"{prefix}/q", h, "hidden_size", width, w_expr, bias),
+            linear(f"{prefix}/k", source, source_expr, width, w_expr, bias),
+            linear(f"{prefix}/v", source, source_expr, width, w_expr, bias),
+            linear(f"{prefix}/o", width, w_expr, h, "hidden_size", spec.out_bias),
+        ],
+        note="queries from the layer's states, keys and values from the encoder's",
+    )
+
+
 def qkv_width(spec: Spec, queries: int = 1, projections: int | None = None) -> tuple[int, str]:
     """The outputs of a layer's q, k and v projections together, and their formula: ``queries`` x heads of queries (2
     with an output gate), then the keys and values the layer projects (``projections``, by default
@@ -835,6 +857,19 @@ def layer_stack(prefix: str, spec: Spec, layers: int, layers_expr: str, cross: b
             f"{prefix}/cross_attention_extras", 2 * hd + 2, "2*head_dim + 2", shape=f"2×RMSNorm({hd}) + 2", note=note
         )
         parts.append(repeated(extras, spec.cross_attn_layers, "cross_attn_layers"))
+    if spec.cross_attention_frequency and not cross:
+        every = spec.cross_attention_frequency
+        n, n_expr = -(-copies // every), f"ceil({layers_expr}/cross_attention_frequency)"
+        parts += [
+            repeated(sparse_cross_attention(f"{prefix}/cross_attention", spec), n, n_expr),
+            repeated(norm(f"{prefix}/cross_attention_norm", spec, spec.hidden_size, "hidden_size"), n, n_expr),
+        ]
+    if spec.text_mlp and not cross:
+        text = mlp(f"{prefix}/text_mlp", spec, spec.ffn_size, "intermediate_size")
+        parts += [
+            repeated(text, copies, layers_expr),
+            repeated(norm(f"{prefix}/text_mlp_norm", spec, spec.hidden_size, "hidden_size"), copies, layers_expr),
+        ]
     if spec.gated_layers and not cross:
         note = "tanh gates on the attention and the MLP of the gated layers"
         parts.append(

@@ -138,6 +138,9 @@ LIMITS = {
     "subsampling_channels": 1_048_576,
     "subsampling_out_channels": 1_048_576,
     "output_proj_dims": 1_048_576,
+    # BLIP-2's Q-Former: cross-attention every n-th layer, its keys and values read the vision tower's width
+    "cross_attention_frequency": 100_000,
+    "encoder_hidden_size": 1_048_576,
     # per-layer counts (every released model has at most 4 norms or 2 key/value projections a layer)
     "norms_per_layer": 16,
     "moe_norms": 16,
@@ -482,6 +485,12 @@ class Spec:
     subsampling_channels: int = 0
     subsampling_out_channels: int = 0
     output_proj_dims: int = 0
+    # BLIP-2's Q-Former: cross-attention (its own q/k/v/o with biases and a norm after it) in layer 0 and every
+    # cross_attention_frequency-th layer after it, its keys and values reading encoder_hidden_size wide states (0: the
+    # hidden size); text_mlp: a second MLP with its norm in every layer, for text tokens beside the queries' own
+    cross_attention_frequency: int = 0
+    encoder_hidden_size: int = 0
+    text_mlp: bool = False
     # bookkeeping
     extra: tuple[tuple[str, str], ...] = field(default=(), compare=False, repr=False)
 

@@ -30,6 +30,39 @@ BERT = Family(
     hooks=(hooks.bert_pooler, hooks.cross_attention_beyond),
     default_arch="masked_lm",
 )
+BLIP_2_QFORMER = BERT.but(
+    model_type="blip_2_qformer",
+    class_prefix="Blip2QFormer",
+    source=f"{TF}/blip_2/modeling_blip_2.py",
+    keys=dict(
+        vocab_size=None,
+        max_position_embeddings=None,
+        type_vocab_size=None,
+        tie_word_embeddings=None,
+        cross_attention_frequency=("cross_attention_frequency",),
+        encoder_hidden_size=("encoder_hidden_size",),
+        text_mlp=("use_qformer_text_input",),
+    ),
+    # BLIP-2's Querying Transformer as Blip2QFormerModel builds it: no token or position table (the whole model's
+    # query tokens come in, BERT-style text embeddings are built only by the retrieval classes), a LayerNorm over its
+    # input, BERT's post-norm layers (q/k/v/o with biases, a LayerNorm after attention and after the MLP), the query
+    # tokens' MLP (intermediate_query, output_query) in every layer and the text tokens' (intermediate, output) beside
+    # it with use_qformer_text_input, cross-attention to the vision tower in layer 0 and every
+    # cross_attention_frequency-th layer, its keys and values encoder_hidden_size wide (the whole config writes the
+    # vision tower's width into it); no pooler
+    fixed=dict(
+        vocab_size=0,
+        tie_word_embeddings=False,
+        position_embedding="none",
+        mlm_transform=False,
+        lm_head_bias=False,
+        lm_head_bias_pair=False,
+        pooler=False,
+    ),
+    hooks=(hooks.qformer_layers,),
+    default_arch="base",
+    padding_row=False,
+)
 ROBERTA = BERT.but(model_type="roberta", class_prefix="Roberta", source=f"{TF}/roberta/modeling_roberta.py")
 XLM_ROBERTA = ROBERTA.but(
     model_type="xlm-roberta", class_prefix="XLMRoberta", source=f"{TF}/xlm_roberta/modeling_xlm_roberta.py"
@@ -168,7 +201,7 @@ BART = Family(
         position_embedding="learned",
         position_offset=2,
     ),
-    hooks=(hooks.same_encoder_decoder,),
+    hooks=(hooks.same_encoder_decoder, hooks.bart_decoder_alone),
     default_arch="seq2seq_lm",
 )
 
@@ -507,6 +540,19 @@ MLLAMA_VISION = VIT.but(
     hooks=(hooks.mllama_vision,),
     extra_heads=(),
 )
+BLIP_2_VISION = VIT.but(
+    model_type="blip_2_vision_model",
+    class_prefix="Blip2Vision",
+    source=f"{TF}/blip_2/modeling_blip_2.py",
+    keys=dict(num_channels=None),
+    # BLIP-2's (and InstructBLIP's) EVA ViT: a patch convolution with a bias over 3 channels, a class token, a position
+    # table of patches + 1 rows, no norm before the layers; one fused qkv layer whose bias (qkv_bias) is q_bias, zeros
+    # for k and v_bias, held as one parameter of 3 x hidden (the k third a parameter too), an output projection and
+    # an MLP with biases; post_layernorm after the stack; no pooler layer
+    fixed=dict(fused=("qkv",), num_channels=3),
+    hooks=(hooks.heads_divide_width,),
+    extra_heads=(),
+)
 QWEN3_5_VISION = VIT.but(
     model_type="qwen3_5_vision",
     class_prefix="Qwen3_5Vision",
@@ -665,6 +711,7 @@ SIGLIP2_TEXT = SIGLIP_TEXT.but(
 
 ROWS = (
     BERT,
+    BLIP_2_QFORMER,
     ROBERTA,
     NOMIC_BERT,
     XLM_ROBERTA,
@@ -692,6 +739,7 @@ ROWS = (
     PIXTRAL,
     LLAMA4_VISION,
     MLLAMA_VISION,
+    BLIP_2_VISION,
     GEMMA4_VISION,
     GEMMA4_AUDIO,
     QWEN3_5_VISION,

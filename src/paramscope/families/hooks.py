@@ -523,6 +523,28 @@ def mllama_vision(c: Cfg, d: Values) -> None:
     d["num_hidden_layers"] = layers["num_hidden_layers"] + layers["num_global_layers"]
 
 
+def heads_divide_width(c: Cfg, d: Values) -> None:
+    """BLIP-2's attention modules refuse a width their heads do not divide (the config classes do not check it)."""
+    heads, width = d.get("num_attention_heads"), d.get("hidden_size")
+    if isinstance(heads, int) and heads > 0 and isinstance(width, int) and width % heads:
+        key = c.stated("num_attention_heads") or "num_attention_heads"
+        raise SpecError(key, f"{heads:,} does not divide hidden_size {width:,}; the attention refuses to build")
+
+
+def qformer_layers(c: Cfg, d: Values) -> None:
+    """BLIP-2's Q-Former: cross-attention in layer 0 and every ``cross_attention_frequency``-th layer after it
+    (transformers divides the layer index by it: 0 is refused), its keys and values ``encoder_hidden_size`` wide."""
+    if d["cross_attention_frequency"] < 1:
+        key = c.stated("cross_attention_frequency") or "cross_attention_frequency"
+        raise SpecError(
+            key, f"must be at least 1 (got {d['cross_attention_frequency']:,}): each layer's index is divided by it"
+        )
+    if d["encoder_hidden_size"] < 1:
+        key = c.stated("encoder_hidden_size") or "encoder_hidden_size"
+        raise SpecError(key, f"must be at least 1 (got {d['encoder_hidden_size']:,})")
+    heads_divide_width(c, d)
+
+
 def iquestcoder_options(c: Cfg, d: Values) -> None:
     """IQuestCoder: IQuestCoderConfig refuses ``use_sliding_window`` and ``clip_qkv`` (no released checkpoint uses
     them)."""
@@ -1530,6 +1552,13 @@ def same_encoder_decoder(c: Cfg, d: Values) -> None:
         if c.get(enc) != c.get(dec):
             raise SpecError(dec, "differing encoder and decoder sizes are not supported yet")
     d["share_stack_embeddings"] = d["tie_word_embeddings"]  # untied BART: each stack keeps its own table too
+
+
+def bart_decoder_alone(c: Cfg, d: Values) -> None:
+    """BartForCausalLM is BART's decoder alone (its cross-attention kept, no encoder), which the row does not describe:
+    transformers counts it (BLIP-2 builds a BART text config so, as AutoModelForCausalLM)."""
+    if d["architecture"] == "causal_lm":
+        raise BeyondRow("architectures", "BartForCausalLM (the decoder alone) has no formula row")
 
 
 def whisper(c: Cfg, d: Values) -> None:

@@ -512,7 +512,16 @@ def build_tree(config: Mapping[str, Any]) -> MetaResult:
         sub = getattr(model.config, key, None)
         if hasattr(sub, "to_diff_dict"):
             subs[key] = _plain_json(sub.to_diff_dict())
-    if "text_config" in subs and model.get_output_embeddings() is not None:
+    language = getattr(model, "language_model", None)
+    if "text_config" in subs and type(language).__name__.endswith(("ForCausalLM", "ForConditionalGeneration")):
+        # the language model built with its own head (BLIP-2's AutoModelForCausalLM or ...ForSeq2SeqLM): its class
+        # and its head tied as built, so that the tower read alone is that class
+        subs["text_config"]["architectures"] = [type(language).__name__]
+        head, table = language.get_output_embeddings(), language.get_input_embeddings()
+        subs["text_config"]["tie_word_embeddings"] = (
+            head is not None and table is not None and head.weight is table.weight
+        )
+    elif "text_config" in subs and model.get_output_embeddings() is not None:
         # transformers 5 ties the whole model's LM head by the top-level flag, whatever the text config says
         subs["text_config"]["tie_word_embeddings"] = bool(getattr(model.config, "tie_word_embeddings", False))
     return MetaResult(

@@ -44,7 +44,12 @@ ARCH_SUFFIX = {
 
 #: The keys of a multimodal config that hold its towers' configs, and what each tower is.
 TOWERS = MappingProxyType(
-    {"text_config": "language model", "vision_config": "vision tower", "audio_config": "audio tower"}
+    {
+        "text_config": "language model",
+        "vision_config": "vision tower",
+        "audio_config": "audio tower",
+        "qformer_config": "Q-Former",
+    }
 )
 
 

@@ -29,7 +29,12 @@ from paramscope.families.meta_build import MetaResult
 from paramscope.families.schema import BeyondRow, as_bool, as_int, hf_defaults
 
 #: The tree prefix of each tower, by the config key that holds it.
-PREFIX = {"text_config": "language_model", "vision_config": "vision", "audio_config": "audio"}
+PREFIX = {
+    "text_config": "language_model",
+    "vision_config": "vision",
+    "audio_config": "audio",
+    "qformer_config": "qformer",
+}
 #: The tree prefix of a text encoder (CLIP's, SigLIP's text tower).
 TEXT_TOWER = "text"
 #: Bounds on the top-level sizes a projector reads (widths; the factors that fold patches into one token).
@@ -99,8 +104,13 @@ class Whole:
     source: str
     projector: Projector
     #: How the language model is built inside the whole: "base" (its ...Model, the LM head outside it, tied by the
-    #: whole config's flag), "causal_lm" (Llama 4: its ...ForCausalLM, tied by the text config's), "" (a text encoder)
+    #: whole config's flag), "causal_lm" (Llama 4: its ...ForCausalLM, tied by the text config's), "lm" (BLIP-2: its
+    #: ...ForCausalLM when transformers lists the type as a causal LM, else its ...ForConditionalGeneration, each
+    #: with its head, tied by the text config's flag), "" (a text encoder)
     language: str = "base"
+    #: Keys the whole config's class writes into a tower after reading it, from another tower's key (BLIP-2 sets the
+    #: Q-Former's ``encoder_hidden_size`` to the vision tower's ``hidden_size``): nested target -> nested source
+    links: tuple[tuple[str, str], ...] = ()
 
 
 def _times(expr: str, factor: str) -> str:
@@ -251,6 +261,19 @@ def _voxtral(parts: Parts) -> list[Node]:
     return _two_layer("projector", width, f"audio_config.{key}", parts, False)
 
 
+def _blip_2(parts: Parts) -> list[Node]:
+    """BLIP-2: the learned query tokens the Q-Former reads the image with (``num_query_tokens`` x its width), and
+    ``language_projection``, one linear layer with a bias from the Q-Former's width to the language model's."""
+    q, q_expr = parts.widths["qformer_config"]
+    t, t_expr = parts.text()
+    n = parts.size("num_query_tokens")
+    note = "the learned queries the Q-Former reads the image with"
+    return [
+        Node("projector/query_tokens", n * q, f"num_query_tokens*{q_expr}", shape=f"{n}×{q}", note=note),
+        linear("projector/language_projection", q, q_expr, t, t_expr, True),
+    ]
+
+
 def _in_tower(parts: Parts) -> list[Node]:
     """Qwen-VL and GLM-4V: the merger that projects patches into the language model is part of the vision tower."""
     return []
@@ -259,8 +282,16 @@ def _in_tower(parts: Parts) -> list[Node]:
 _HF = "https://github.com/huggingface/transformers/blob/main/src/transformers/models/"
 
 
-def _row(model_type: str, class_name: str, projector: Projector, language: str = "base") -> Whole:
-    return Whole(model_type, class_name, f"{_HF}{model_type}/modeling_{model_type}.py", projector, language)
+def _row(
+    model_type: str,
+    class_name: str,
+    projector: Projector,
+    language: str = "base",
+    links: tuple[tuple[str, str], ...] = (),
+    source: str = "",
+) -> Whole:
+    source = source or model_type
+    return Whole(model_type, class_name, f"{_HF}{source}/modeling_{source}.py", projector, language, links)
 
 
 WHOLES: dict[str, Whole] = {
@@ -289,6 +320,14 @@ WHOLES: dict[str, Whole] = {
         _row("glm4v_moe", "Glm4vMoeForConditionalGeneration", _in_tower),
         _row("qwen2_audio", "Qwen2AudioForConditionalGeneration", _qwen2_audio),
         _row("voxtral", "VoxtralForConditionalGeneration", _voxtral),
+        _row(
+            "blip-2",
+            "Blip2ForConditionalGeneration",
+            _blip_2,
+            language="lm",
+            links=(("qformer_config.encoder_hidden_size", "vision_config.hidden_size"),),
+            source="blip_2",
+        ),
         _row("clip", "CLIPModel", _clip, language=""),
         _row("siglip", "SiglipModel", _siglip, language=""),
         _row("siglip2", "Siglip2Model", _siglip, language=""),
@@ -327,6 +366,33 @@ def _sub_configs(model_type: str, config: Mapping[str, Any]) -> dict[str, dict[s
     return out
 
 
+def _link(whole: Whole, subs: dict[str, dict[str, Any]]) -> None:
+    """Write the keys the whole config's class copies from one tower into another (``whole.links``), as it does after
+    reading them: the source tower's value, stated or its class default."""
+    for target, source in whole.links:
+        (t_key, t_name), (s_key, s_name) = target.split("."), source.split(".")
+        if t_key not in subs or s_key not in subs:
+            continue
+        sub = subs[s_key]
+        value = sub.get(s_name)
+        subs[t_key][t_name] = value if value is not None else hf_defaults().get(sub["model_type"], {}).get(s_name)
+
+
+def _language_class(model_type: str, kind: str) -> str:
+    """How a whole of ``language="lm"`` (BLIP-2) builds its language model: ``AutoModelForCausalLM`` for a type
+    transformers lists as a causal LM, else ``AutoModelForSeq2SeqLM`` (generated: ``language_types``, the types whose
+    config has the ``hidden_size`` the projection reads)."""
+    types = hf_wholes()[model_type].get("language_types", {})
+    for language in ("causal_lm", "seq2seq_lm"):
+        if kind in types.get(language, ()):
+            return language
+    raise SpecError(
+        "text_config.model_type",
+        f"{kind[:60]!r} is no language model {WHOLES[model_type].class_name} builds (a causal or "
+        "sequence-to-sequence LM whose config has a hidden_size)",
+    )
+
+
 #: A name in a formula (not a function called, not already nested): ``hidden_size`` in ``(hidden_size + 1)*3``.
 _IDENTIFIER = re.compile(r"(?<![\w.])([A-Za-z_]\w*)(?![\w(])")
 
@@ -341,6 +407,15 @@ def _nested(node: Node, key: str, prefix: str) -> Node:
     return node._replace(path=path, formula=formula, children=kids, repeat_name=repeat_name)
 
 
+def _relinked(node: Node, target: str, source: str) -> Node:
+    """A tower's tree with the nested key a whole config's class writes (``qformer_config.encoder_hidden_size``)
+    named in its leaves' formulas as the key its value comes from (``vision_config.hidden_size``)."""
+    kids = tuple(_relinked(kid, target, source) for kid in node.children)
+    name = re.compile(rf"(?<![\w.]){re.escape(target)}(?!\w)")
+    formula = node.formula if kids else name.sub(source, node.formula)
+    return node._replace(formula=formula, children=kids)
+
+
 def compose(config: Mapping[str, Any]) -> MetaResult:
     """The whole model's parameter tree and headline numbers from its towers' rows and its projector's formulas.
 
@@ -352,29 +427,39 @@ def compose(config: Mapping[str, Any]) -> MetaResult:
     model_type = str(config["model_type"])
     whole, data = WHOLES[model_type], hf_wholes()[model_type]
     subs = _sub_configs(model_type, config)
+    _link(whole, subs)
     children: list[Node] = []
     widths: dict[str, tuple[int, str]] = {}
     summaries: list[Summary] = []
     text_spec = None
-    for key, sub in subs.items():
+    targets = {target.split(".")[0] for target, _ in whole.links}  # read after the towers they copy from
+    for key, sub in sorted(subs.items(), key=lambda item: item[0] in targets):
         kind = sub["model_type"]
         if kind not in FAMILIES:
             raise TowerWithoutRow(f"{key}.model_type", f"{kind[:60]!r} has no formula row")
         family = FAMILIES[kind]
         language = key == "text_config" and whole.language
+        if language == "lm":
+            language = _language_class(model_type, kind)
         sub = {k: v for k, v in sub.items() if k != "architectures"}
         if language:  # built as the whole's modeling file builds it, whatever the sub-config names
-            sub["architectures"] = [family.class_name(whole.language)]
+            sub["architectures"] = [family.class_name(language)]
         try:
             spec = read(sub).spec
-        except BeyondRow as exc:
+        except BeyondRow as exc:  # a tower its row cannot describe, although transformers builds it
             raise TowerWithoutRow(f"{key}.{exc.field}", exc.message) from None
         except SpecError as exc:
             raise SpecError(f"{key}.{exc.field}", exc.message) from None
+        if language == "causal_lm" and spec.is_encoder_decoder:  # BLIP-2 over BART: BartForCausalLM, its decoder
+            raise TowerWithoutRow(f"{key}.model_type", f"{kind[:60]!r} as {sub['architectures'][0]} has no formula row")
         summary = summarize(spec)
         summaries.append(summary)
         prefix = PREFIX[key] if key != "text_config" or language else TEXT_TOWER
-        children.append(_nested(summary.tree, key, prefix))
+        tree = _nested(summary.tree, key, prefix)
+        for target, source in whole.links:  # the key the whole writes reads as where its value comes from
+            if target.startswith(f"{key}."):
+                tree = _relinked(tree, target, source)
+        children.append(tree)
         width_key = family.key_for("hidden_size", sub) or "hidden_size"
         widths[key] = (spec.hidden_size, f"{key}.{width_key}")
         if key == "text_config":

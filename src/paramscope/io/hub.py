@@ -614,14 +614,19 @@ def checkpoint_tensors(
 # ------------------------------------------------------------------------------------------------ explaining
 #: The groups of :func:`tensor_groups`, in the order a tensor is matched (first match wins), in plain words.
 GROUPS: dict[str, str] = {
-    "towers": "vision / audio towers and their projector (vision_tower, visual, vision_model, audio_tower, ...)",
+    "towers": "vision / audio towers and their projector (vision_tower, visual, vision_model, audio_tower, qformer, "
+    "...)",
     "mtp": "multi-token-prediction layers (.mtp., or layers numbered from num_hidden_layers on)",
     "e_score_correction_bias": "MoE router score-correction biases (stored, not trained)",
     "quantization": "quantized weights and their scales (MXFP4 _blocks/_scales, GPTQ/AWQ, fp8 weight_scale)",
     "tied_lm_head": "lm_head.weight stored although tied to the token embedding",
     "other": "everything else",
 }
-_TOWERS = frozenset({"vision_tower", "visual", "vision_model", "audio_tower", "multi_modal_projector"})
+#: BLIP-2's: vision_model, its Q-Former (qformer), query_tokens and language_projection
+_TOWERS = frozenset(
+    {"vision_tower", "visual", "vision_model", "audio_tower", "multi_modal_projector"}
+    | {"qformer", "query_tokens", "language_projection"}
+)
 _QUANT_NAMES = frozenset({"qweight", "qzeros", "scales", "g_idx", "weight_scale", "weight_scale_inv", "input_scale"})
 _QUANT_SUFFIXES = ("_blocks", "_scales")
 
