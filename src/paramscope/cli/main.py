@@ -244,9 +244,9 @@ def cmd_fit(args: argparse.Namespace) -> int:
 def cmd_types(args: argparse.Namespace) -> int:
     """The model types with formulas (a family row each, and the whole models made of them), and whether any other
     type can be counted here."""
-    from paramscope.families import FAMILIES, meta_build, wholes
+    from paramscope.families import FAMILIES, listed_types, meta_build, wholes
 
-    rows = {t: f.class_prefix for t, f in sorted(FAMILIES.items()) if t != "paramscope"}
+    rows = {t: FAMILIES[t].class_prefix for t in listed_types()}
     whole = {t: w.class_name for t, w in sorted(wholes.WHOLES.items())}
     long_tail = meta_build.available()
     if args.json:

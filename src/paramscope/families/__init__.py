@@ -38,6 +38,12 @@ class ReadResult:
     model_type: str
 
 
+def listed_types() -> list[str]:
+    """The model types with a row, as `python -m paramscope types` lists them (ParamScope's own generic row, read from
+    a config without a ``model_type``, is not one)."""
+    return sorted(t for t in FAMILIES if t != "paramscope")
+
+
 def family_of(data: Mapping[str, Any]) -> Family:
     """The row that reads ``data`` (by its ``model_type``); ``SpecError`` naming the supported types."""
     if not isinstance(data, Mapping):
@@ -47,9 +53,8 @@ def family_of(data: Mapping[str, Any]) -> Family:
         mt = "paramscope"
     if not isinstance(mt, str) or mt not in FAMILIES:
         shown = repr(mt)[:60] if mt is not None else "missing"
-        raise SpecError(
-            "model_type", f"{shown} has no formula row (`python -m paramscope types` lists the {len(FAMILIES)} that do)"
-        )
+        listed = f"`python -m paramscope types` lists the {len(listed_types())} that do"
+        raise SpecError("model_type", f"{shown} has no formula row ({listed})")
     return FAMILIES[mt]
 
 
