@@ -10,10 +10,11 @@ move to the updated total, moves per second, and the server's peak resident memo
 is bounded in count and time and only ever talks to 127.0.0.1.
 
 ``--mixed``: each session instead types fast, as a person does when the page lags: bursts of one to three slider
-steps without waiting, a switch to another tab and back, repeated; then it waits until its page is quiet and checks
-that it still shows its own model: one Layers slider at a depth its presses can reach (never a control reset to its
-default), the total the engine counts for GPT-2 at that depth, the address bar at the same depth and nothing else
-changed in it (issue 29: a session ended on another model under 16 browsers). Every disagreement is an error.
+steps without waiting, a switch to another tab and back, repeated; then it waits until its page is quiet (no run in
+progress, the total drawn) and checks that it still shows its own model: one Layers slider at a depth its presses
+can reach (never a control reset to its default), the total the engine counts for GPT-2 at that depth, the address
+bar at the same depth and nothing else changed in it (issue 29: a session ended on another model under 16
+browsers). Every disagreement is an error.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import json
 import random
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -83,6 +85,10 @@ STATE_JS = (
     "query: window.location.search})"
 )
 
+#: A session is quiet when Streamlit's status widget (shown while the script runs) is gone and the total is drawn:
+#: under load a run can take tens of seconds, and the Parameters tab's total is drawn by the run that reopens it.
+QUIET_JS = f"!document.querySelector('[data-testid=stStatusWidget]') && ({TOTAL_JS})"
+
 
 async def mixed_user(browser, url: str, deadline: float, latencies: list[float], errors: list[str], uid: int) -> int:
     """Fast bursts of slider steps and tab switches, then a check that the page still shows this session's model:
@@ -116,7 +122,9 @@ async def mixed_user(browser, url: str, deadline: float, latencies: list[float],
             await page.get_by_role("tab", name=tab).click(timeout=60_000)
             await page.get_by_role("tab", name="Parameters").click(timeout=60_000)
             latencies.append((time.perf_counter() - t0) * 1000)
-        await page.wait_for_timeout(3_000)  # quiet
+        for _ in range(2):  # quiet: no run of this session's script in progress and the total drawn, twice 2 s apart
+            await page.wait_for_function(QUIET_JS, timeout=180_000)
+            await page.wait_for_timeout(2_000)
         state = await page.evaluate(STATE_JS)
         query = parse_qs(state["query"].lstrip("?"))
         shown = [int(v) for v in state["sliders"]]
@@ -125,7 +133,9 @@ async def mixed_user(browser, url: str, deadline: float, latencies: list[float],
         agree = (depth, state["total"], query.get("preset", [""])[0], int(query.get("num_hidden_layers", ["12"])[0]))
         extra = sorted(set(query) - {"preset", "num_hidden_layers", "tab"})
         if not 7 <= depth <= 18 or agree != (depth, want, "gpt2", depth) or extra:
-            errors.append(f"user {uid}: the page shows {shown} layers, {state['total']}, {state['query']}")
+            shot = Path(tempfile.gettempdir()) / f"many_users-{uid}.png"  # what that session's page showed
+            await page.screenshot(path=shot, full_page=True)
+            errors.append(f"user {uid}: the page shows {shown} layers, {state['total']}, {state['query']} ({shot})")
         exception = page.locator("[data-testid=stException]")
         if await exception.count():
             errors.append(f"user {uid}: an exception is shown: {(await exception.first.inner_text())[:300]}")

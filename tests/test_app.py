@@ -249,6 +249,19 @@ def test_a_control_reset_without_the_person_does_not_edit_the_model(session):
     assert {"preset": "gpt2", "num_hidden_layers": "13"} == session.query_params
 
 
+def test_a_re_created_picker_starts_from_the_model_in_view(session):
+    """Under load the browser can re-create the model picker from its widget's default and send that back as a pick
+    (a session of bench/many_users.py --mixed on GPT-2 ended on Qwen2-Audio, the picker's first entry): the picker's
+    default is the model in view, as opened from a link and after each pick, so such a pick changes nothing."""
+    from paramscope.app.picker import preset_label
+
+    opened = fresh({"preset": "gpt2"}).selectbox(key="preset")
+    assert ("gpt2", preset_label("gpt2")) == (opened.value, opened.options[opened.proto.default])
+    for name in ("llama-3-8b", "voxtral-mini-3b-2507"):
+        picker = move(session, "selectbox", "preset", name).selectbox(key="preset")
+        assert (name, preset_label(name)) == (picker.value, picker.options[picker.proto.default])
+
+
 def test_boxes_emptied_together_are_put_back():
     """Under load the browser can re-create the whole-number boxes empty and send them as moves (sessions ended on
     hidden_size=auto&vocab_size=auto): several boxes emptied in one run are not a person's edit (a person empties one

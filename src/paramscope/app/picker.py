@@ -20,6 +20,10 @@ def preset_picker() -> None:
     st.selectbox(
         "Model: a preset or a Hugging Face id",
         names,
+        # what a picker the browser re-creates starts from, and may send back as a move: the model's own entry (the
+        # first entry, Qwen2-Audio, ended a session of bench/many_users.py --mixed on another model); Streamlit keys
+        # this widget by its key alone, so the index moving makes no new widget
+        index=names.index(st.session_state.preset),
         key="preset",
         format_func=preset_label,
         on_change=load_preset,
