@@ -11,10 +11,10 @@ is bounded in count and time and only ever talks to 127.0.0.1.
 
 ``--mixed``: each session instead types fast, as a person does when the page lags: bursts of one to three slider
 steps without waiting, a switch to another tab and back, repeated; then it waits until its page is quiet (no run in
-progress, the total drawn) and checks that it still shows its own model: one Layers slider at a depth its presses
-can reach (never a control reset to its default), the total the engine counts for GPT-2 at that depth, the address
-bar at the same depth and nothing else changed in it (issue 29: a session ended on another model under 16
-browsers). Every disagreement is an error.
+progress, the total drawn, the same 3 s later) and checks that it still shows its own model: one Layers slider at a
+depth its presses can reach (never a control reset to its default), the total the engine counts for GPT-2 at that
+depth, the address bar at the same depth and nothing else changed in it (issue 29: a session ended on another model
+under 16 browsers). Every disagreement is an error, its page saved as a screenshot.
 """
 
 from __future__ import annotations
@@ -85,15 +85,17 @@ STATE_JS = (
     "query: window.location.search})"
 )
 
-#: A session is quiet when Streamlit's status widget (shown while the script runs) is gone and the total is drawn:
-#: under load a run can take tens of seconds, and the Parameters tab's total is drawn by the run that reopens it.
+#: No run shown in progress (Streamlit's status widget) and the total drawn.
 QUIET_JS = f"!document.querySelector('[data-testid=stStatusWidget]') && ({TOTAL_JS})"
+#: How long a session's page may take to show the model its presses made, once the presses end: under 16 sessions on
+#: two cores a burst took up to ~45 s, and a rerun the browser asked for can wait seconds before it starts (no status
+#: shown), so a page is read every 3 s until it agrees, and a disagreement that outlasts this is an error.
+SETTLE_SECONDS = 120
 
 
-async def mixed_user(browser, url: str, deadline: float, latencies: list[float], errors: list[str], uid: int) -> int:
-    """Fast bursts of slider steps and tab switches, then a check that the page still shows this session's model:
-    its slider, total and address bar agree, on GPT-2, at a depth its own presses can reach (a browser may drop a
-    press that lands while a control is redrawn; it must never show a control reset to its default, 0 layers)."""
+def disagreement(state: dict) -> str:
+    """What is wrong with a session's page (``STATE_JS``), or "": one Layers slider at a depth the presses can reach
+    (7 to 18), the total the engine counts for GPT-2 at that depth, the address bar at that depth and nothing else."""
     from urllib.parse import parse_qs
 
     sys.path.insert(0, str(ROOT / "src"))
@@ -101,6 +103,21 @@ async def mixed_user(browser, url: str, deadline: float, latencies: list[float],
     from paramscope.engine.params import summarize
     from paramscope.io import presets
 
+    query = parse_qs(state["query"].lstrip("?"))
+    shown = [int(v) for v in state["sliders"]]
+    depth = shown[0] if len(shown) == 1 else -1
+    want = f"{summarize(read({**presets.get('gpt2').config, 'n_layer': depth}).spec).total:,}" if depth >= 0 else ""
+    agree = (depth, state["total"], query.get("preset", [""])[0], int(query.get("num_hidden_layers", ["12"])[0]))
+    extra = sorted(set(query) - {"preset", "num_hidden_layers", "tab"})
+    if 7 <= depth <= 18 and agree == (depth, want, "gpt2", depth) and not extra:
+        return ""
+    return f"the page shows {shown} layers, {state['total']}, {state['query']}"
+
+
+async def mixed_user(browser, url: str, deadline: float, latencies: list[float], errors: list[str], uid: int) -> int:
+    """Fast bursts of slider steps and tab switches, then a check that the page still shows this session's model:
+    its slider, total and address bar agree, on GPT-2, at a depth its own presses can reach (a browser may drop a
+    press that lands while a control is redrawn; it must never show a control reset to its default, 0 layers)."""
     context = await browser.new_context(viewport={"width": 1280, "height": 900})
     page = await context.new_page()
     page.on("pageerror", lambda exc: errors.append(f"user {uid}: page error {exc}"))
@@ -122,20 +139,18 @@ async def mixed_user(browser, url: str, deadline: float, latencies: list[float],
             await page.get_by_role("tab", name=tab).click(timeout=60_000)
             await page.get_by_role("tab", name="Parameters").click(timeout=60_000)
             latencies.append((time.perf_counter() - t0) * 1000)
-        for _ in range(2):  # quiet: no run of this session's script in progress and the total drawn, twice 2 s apart
+        settle = time.monotonic() + SETTLE_SECONDS
+        while True:  # the page's model, once its runs have caught up with its presses
             await page.wait_for_function(QUIET_JS, timeout=180_000)
-            await page.wait_for_timeout(2_000)
-        state = await page.evaluate(STATE_JS)
-        query = parse_qs(state["query"].lstrip("?"))
-        shown = [int(v) for v in state["sliders"]]
-        depth = shown[0] if len(shown) == 1 else -1
-        want = f"{summarize(read({**presets.get('gpt2').config, 'n_layer': depth}).spec).total:,}" if depth >= 0 else ""
-        agree = (depth, state["total"], query.get("preset", [""])[0], int(query.get("num_hidden_layers", ["12"])[0]))
-        extra = sorted(set(query) - {"preset", "num_hidden_layers", "tab"})
-        if not 7 <= depth <= 18 or agree != (depth, want, "gpt2", depth) or extra:
+            state = await page.evaluate(STATE_JS)
+            problem = disagreement(state)
+            if not problem or time.monotonic() > settle:
+                break
+            await page.wait_for_timeout(3_000)
+        if problem:
             shot = Path(tempfile.gettempdir()) / f"many_users-{uid}.png"  # what that session's page showed
             await page.screenshot(path=shot, full_page=True)
-            errors.append(f"user {uid}: the page shows {shown} layers, {state['total']}, {state['query']} ({shot})")
+            errors.append(f"user {uid}: {problem} ({shot})")
         exception = page.locator("[data-testid=stException]")
         if await exception.count():
             errors.append(f"user {uid}: an exception is shown: {(await exception.first.inner_text())[:300]}")
