@@ -262,6 +262,32 @@ def test_a_re_created_picker_starts_from_the_model_in_view(session):
         assert (name, preset_label(name)) == (picker.value, picker.options[picker.proto.default])
 
 
+#: The explore tabs' widgets, opened from a link: (query, kind, widget key).
+EXPLORE_WIDGETS = [
+    ({"tab": "Compare", "x_cmp": "llama-3-8b"}, "multiselect", "x_cmp"),
+    ({"tab": "Compare", "x_cmp": "llama-3-8b"}, "toggle", "x_cmp_log"),
+    ({"tab": "Why-so-big", "x_sweep": "width"}, "radio", "x_sweep"),
+    ({"tab": "Why-so-big", "x_sweep": "width"}, "select_slider", "x_sweep_range"),
+    ({"tab": "Why-so-big", "x_sweep": "width"}, "toggle", "x_sweep_log"),
+]
+
+
+@pytest.mark.parametrize(("query", "kind", "key"), EXPLORE_WIDGETS, ids=[w[2] for w in EXPLORE_WIDGETS])
+def test_a_re_created_explore_widget_starts_from_what_it_shows(query, kind, key):
+    """The Compare and Why-so-big widgets, like the model's controls, start a widget the browser re-creates under
+    load from what they show (the models compared, the log scales, the dimension swept and its range), not from a
+    fixed default that the browser would send back as a move (the comparison emptied, the sweep back to layers)."""
+    widget = getattr(fresh({"preset": "gpt2", **query}), kind)(key=key)
+    shown = {
+        "multiselect": lambda w: list(w.indices),
+        "toggle": lambda w: w.value,
+        "radio": lambda w: w.index,
+        "select_slider": lambda w: [w.options.index(f"{v:,}") for v in w.value],
+    }[kind](widget)
+    default = widget.proto.default
+    assert shown == (default if isinstance(default, (bool, int)) else [int(i) for i in default])
+
+
 def test_boxes_emptied_together_are_put_back():
     """Under load the browser can re-create the whole-number boxes empty and send them as moves (sessions ended on
     hidden_size=auto&vocab_size=auto): several boxes emptied in one run are not a person's edit (a person empties one

@@ -409,6 +409,7 @@ def render_compare(current_label: str, current_spec: Spec, settings: Any = None)
     picked = st.multiselect(
         f"Compare {current_label} with (up to {MAX_COMPARED})",
         options,
+        default=chosen,  # what the browser starts a re-created widget from (and may send back): what is chosen
         key=CMP,
         max_selections=MAX_COMPARED,
         format_func=_entry_label,
@@ -441,6 +442,7 @@ def render_compare(current_label: str, current_spec: Spec, settings: Any = None)
         state[CMP_LOG] = max(c.totals) >= LOG_RATIO * min(c.totals)
     log = st.toggle(
         "Log scale",
+        value=state.get(CMP_LOG, False),
         key=CMP_LOG,
         on_change=state.__setitem__,
         args=(_CMP_LOG_SET, True),
@@ -522,6 +524,7 @@ def render_sweep(spec: Spec, preset: str | None = None, settings: Any = None) ->
     dim = st.radio(
         "Sweep",
         dims,
+        index=dims.index(state[SWEEP]),  # what a re-created widget starts from: the dimension in view
         key=SWEEP,
         horizontal=True,
         format_func=lambda d: CX.DIMENSION_LABELS[DIMENSIONS[d]],
@@ -535,7 +538,12 @@ def render_sweep(spec: Spec, preset: str | None = None, settings: Any = None) ->
         near = [v for v in options if current / 8 <= v <= current * 8] or options
         state[SWEEP_RANGE] = (min(near), max(near))
     lo, hi = st.select_slider(
-        "Range", options=options, key=SWEEP_RANGE, format_func=lambda v: f"{v:,}", help="The values to compute."
+        "Range",
+        options=options,
+        value=tuple(state[SWEEP_RANGE]),
+        key=SWEEP_RANGE,
+        format_func=lambda v: f"{v:,}",
+        help="The values to compute.",
     )
     values = tuple(v for v in options if lo <= v <= hi) or (current,)
     try:
@@ -547,7 +555,7 @@ def render_sweep(spec: Spec, preset: str | None = None, settings: Any = None) ->
     if preset and preset in presets.names():
         families.insert(0, presets.get(preset).family)
     points = _points(dim, tuple(families), settings)
-    log = st.toggle("Log axes", key=SWEEP_LOG, value=dim != "experts")
+    log = st.toggle("Log axes", key=SWEEP_LOG, value=state.get(SWEEP_LOG, dim != "experts"))
     here = current if lo <= current <= hi else None
 
     st.plotly_chart(CX.sweep_params(rows, name, points, here, log), config=PLOTLY_CONFIG)
