@@ -44,7 +44,7 @@ from paramscope.app.text import quoted
 from paramscope.engine.components import EMBEDDING_CONVENTION
 from paramscope.engine.params import count
 from paramscope.engine.spec import Spec, power_of_ten, short, validate
-from paramscope.families import FAMILIES
+from paramscope.families import listed_types
 from paramscope.io import presets
 from paramscope.io.config_json import MAX_CONFIG_BYTES, parse
 from paramscope.io.encode import PREFIX, decode_config, encode_config, link_config
@@ -216,7 +216,7 @@ def _explain(message: str) -> None:
     if message.startswith("model_type:"):
         st.info(
             "ParamScope counts these Hugging Face model types exactly, each checked against transformers: "
-            f"{', '.join(sorted(t for t in FAMILIES if t != 'paramscope'))}. "
+            f"{', '.join(listed_types())}. "
             'For any other architecture, set `"model_type": "paramscope"` and describe it with ParamScope\'s '
             "own field names (the Hugging Face ones where they exist), for example:"
         )
