@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 import random
 import statistics
@@ -114,7 +115,9 @@ def disagreement(state: dict) -> str:
     return f"the page shows {shown} layers, {state['total']}, {state['query']}"
 
 
-async def mixed_user(browser, url: str, deadline: float, latencies: list[float], errors: list[str], uid: int) -> int:
+async def mixed_user(
+    browser, url: str, deadline: float, latencies: list[float], errors: list[str], uid: int, settled: list[float]
+) -> int:
     """Fast bursts of slider steps and tab switches, then a check that the page still shows this session's model:
     its slider, total and address bar agree, on GPT-2, at a depth its own presses can reach (a browser may drop a
     press that lands while a control is redrawn; it must never show a control reset to its default, 0 layers)."""
@@ -139,7 +142,8 @@ async def mixed_user(browser, url: str, deadline: float, latencies: list[float],
             await page.get_by_role("tab", name=tab).click(timeout=60_000)
             await page.get_by_role("tab", name="Parameters").click(timeout=60_000)
             latencies.append((time.perf_counter() - t0) * 1000)
-        settle = time.monotonic() + SETTLE_SECONDS
+        presses_end = time.monotonic()
+        settle = presses_end + SETTLE_SECONDS
         while True:  # the page's model, once its runs have caught up with its presses
             await page.wait_for_function(QUIET_JS, timeout=180_000)
             state = await page.evaluate(STATE_JS)
@@ -147,6 +151,7 @@ async def mixed_user(browser, url: str, deadline: float, latencies: list[float],
             if not problem or time.monotonic() > settle:
                 break
             await page.wait_for_timeout(3_000)
+        settled.append(time.monotonic() - presses_end)  # how long the page took to show its model
         if problem:
             shot = Path(tempfile.gettempdir()) / f"many_users-{uid}.png"  # what that session's page showed
             await page.screenshot(path=shot, full_page=True)
@@ -163,7 +168,8 @@ async def mixed_user(browser, url: str, deadline: float, latencies: list[float],
 
 async def run(users: int, seconds: float, script: str = "app.py", mixed: bool = False) -> dict:
     proc, url = start(script)
-    session = mixed_user if mixed else user
+    settled: list[float] = []  # --mixed: seconds from a session's last press to its page agreeing
+    session = functools.partial(mixed_user, settled=settled) if mixed else user
     latencies: list[float] = []
     errors: list[str] = []
     try:
@@ -193,6 +199,7 @@ async def run(users: int, seconds: float, script: str = "app.py", mixed: bool = 
         "p50_ms": round(statistics.median(lat), 1) if lat else None,
         "p95_ms": pct(0.95),
         "server_peak_rss_mib": round(peak, 1),
+        "settled_max_s": round(max(settled), 1) if settled else None,
     }
 
 
@@ -220,6 +227,8 @@ def main() -> None:
         what = "a burst and two tab switches" if args.mixed else "slider move -> updated total"
         print(f"  {what}: p50 {result['p50_ms']} ms, p95 {result['p95_ms']} ms")
         print(f"  server peak memory (VmHWM): {result['server_peak_rss_mib']} MiB")
+        if result["settled_max_s"] is not None:
+            print(f"  longest wait from a session's last press to its page agreeing: {result['settled_max_s']} s")
     if "p50_ratio_to_bare" in results[0]:
         print(f"p50 ratio app / bare page under the same load: {results[0]['p50_ratio_to_bare']}")
 
