@@ -390,13 +390,13 @@ def forward(spec: Spec, seq: int, causal: bool = False) -> Node:
                 note="the patch convolution: one matrix on each patch",
             )
         )
-    if spec.subsampling_channels or spec.subsampling_out_channels:  # Gemma 4's audio input
-        features = spec.subsampling_channels // 4 * spec.subsampling_out_channels
+    if spec.subsampling_channels or spec.subsampling_out_channels:  # a Conformer's audio input
+        features = spec.subsampling_freq * spec.subsampling_out_channels
         top.append(
             Node(
                 "embedding/audio/projection",
                 2 * seq * features * h,
-                "2*seq*(subsampling_channels//4)*subsampling_out_channels*hidden_size",
+                "2*seq*subsampling_freq*subsampling_out_channels*hidden_size",
                 note="the projection of each frame's features (the convolutions before it are not counted)",
             )
         )

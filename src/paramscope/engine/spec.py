@@ -138,6 +138,10 @@ LIMITS = {
     "subsampling_channels": 1_048_576,
     "subsampling_out_channels": 1_048_576,
     "output_proj_dims": 1_048_576,
+    # Gemma 3n's audio tower: the subsampling convolutions' taps (3 x 3 = 9) and the frequency bins they leave (32)
+    "subsampling_taps": 1_048_576,
+    "subsampling_out_taps": 1_048_576,
+    "subsampling_freq": 1_048_576,
     # per-layer counts (every released model has at most 4 norms or 2 key/value projections a layer)
     "norms_per_layer": 16,
     "moe_norms": 16,
@@ -475,12 +479,17 @@ class Spec:
     conv_module_kernel: int = 0
     relative_key_proj: bool = False
     blocked_attention: bool = False
-    # Gemma 4's audio input: mel frames through two 3 x 3 convolutions of stride 2 without biases, to
-    # subsampling_channels then subsampling_out_channels channels, each followed by a LayerNorm without a bias, then a
-    # bias-free linear layer from (subsampling_channels // 4) x subsampling_out_channels to hidden_size; and its output:
-    # a linear layer with a bias from hidden_size to output_proj_dims on every frame
+    # A Conformer's audio input (Gemma 4's, Gemma 3n's): mel frames through two convolutions without biases, of
+    # subsampling_taps then subsampling_out_taps taps (kernel height x width: 3 x 3 = 9 in Gemma 4), to
+    # subsampling_channels then subsampling_out_channels channels, each followed by a norm of one weight per channel
+    # (no bias), then a bias-free linear layer from subsampling_freq x subsampling_out_channels (the frequency bins the
+    # convolutions leave, by the channels) to hidden_size; and its output (Gemma 4): a linear layer with a bias from
+    # hidden_size to output_proj_dims on every frame
     subsampling_channels: int = 0
     subsampling_out_channels: int = 0
+    subsampling_taps: int = 9
+    subsampling_out_taps: int = 9
+    subsampling_freq: int = 0
     output_proj_dims: int = 0
     # bookkeeping
     extra: tuple[tuple[str, str], ...] = field(default=(), compare=False, repr=False)
