@@ -950,7 +950,6 @@ CASES = {
         subsampling_conv_channels=[3, 4],
         output_proj_dims=0,
     ),
-    "gemma3n-audio-defaults": dict(model_type="gemma3n_audio"),
     "gemma3n-audio-own-kernels-and-strides": dict(
         model_type="gemma3n_audio",
         hidden_size=32,
@@ -961,7 +960,10 @@ CASES = {
         sscp_conv_kernel_size=[[3, 5], [2, 3]],
         sscp_conv_stride_size=[[1, 3], [2, 2]],
         input_feat_size=20,
+        conf_attention_context_left=0,  # no frames before: Gemma 3n floors them at 0 (Gemma 4 would not)
+        conf_attention_context_right=1,
     ),
+    "gemma3n-audio-defaults": dict(model_type="gemma3n_audio"),
     "gemma3n-audio-three-channels-the-last-the-second": dict(
         model_type="gemma3n_audio",
         hidden_size=24,

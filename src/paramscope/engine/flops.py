@@ -219,11 +219,15 @@ def _time_mixing(spec: Spec, prefix: str, layers: int, expr: str, seq: int) -> N
 
 
 def _relative_keys(spec: Spec, prefix: str, seq: int) -> list[Node]:
-    """A Conformer's relative position keys (Gemma 4's audio tower): the sinusoids of the window//2 + 1 relative
-    positions (of the sequence without a window) projected once, and every query against them."""
+    """A Conformer's relative position keys (Gemma 4's and Gemma 3n's audio towers): the sinusoids of the relative
+    positions (relative_positions as the row reads them, else the window//2 + 1 of the sliding window or of the
+    sequence without one) projected once, and every query against them."""
     w = spec.sliding_window or seq
-    positions, heads, hd = w // 2 + 1, spec.num_attention_heads, spec.head_size
-    pos = "(sliding_window//2 + 1)" if spec.sliding_window else "(seq//2 + 1)"
+    positions, heads, hd = spec.relative_positions or w // 2 + 1, spec.num_attention_heads, spec.head_size
+    if spec.relative_positions:
+        pos = "relative_positions"
+    else:
+        pos = "(sliding_window//2 + 1)" if spec.sliding_window else "(seq//2 + 1)"
     return [
         Node(
             f"{prefix}/relative_key",

@@ -142,6 +142,7 @@ LIMITS = {
     "subsampling_taps": 1_048_576,
     "subsampling_out_taps": 1_048_576,
     "subsampling_freq": 1_048_576,
+    "relative_positions": 100_000_000,
     # per-layer counts (every released model has at most 4 norms or 2 key/value projections a layer)
     "norms_per_layer": 16,
     "moe_norms": 16,
@@ -478,6 +479,7 @@ class Spec:
     macaron_ffn: bool = False
     conv_module_kernel: int = 0
     relative_key_proj: bool = False
+    relative_positions: int = 0  # the relative positions whose keys are projected (0: sliding_window // 2 + 1)
     blocked_attention: bool = False
     # A Conformer's audio input (Gemma 4's, Gemma 3n's): mel frames through two convolutions without biases, of
     # subsampling_taps then subsampling_out_taps taps (kernel height x width: 3 x 3 = 9 in Gemma 4), to

@@ -397,12 +397,12 @@ def gemma4_nominal_image(c: Cfg, d: Values) -> None:
     d["image_size"] = 16 * k * (d["patch_size"] or 0)
 
 
-def _conformer(c: Cfg, d: Values, prefix: str, kernel: str) -> None:
+def _conformer(c: Cfg, d: Values, prefix: str, kernel: str, floor_left: bool = False) -> None:
     """A Conformer's checks and window (Gemma 4's and Gemma 3n's audio towers): the attention reads blocks of
-    ``{prefix}attention_chunk_size`` frames against ``{prefix}attention_context_left - 1`` frames before them and
-    ``{prefix}attention_context_right`` after (the sliding window: chunk + left - 1 + right keys). What transformers
-    builds but cannot run, it counts: heads that do not divide the width (q, k and v narrower than the output
-    projection reads), a convolution of no taps, a window of no frames."""
+    ``{prefix}attention_chunk_size`` frames against ``{prefix}attention_context_left - 1`` frames before them (at
+    least 0 where ``floor_left``: Gemma 3n's) and ``{prefix}attention_context_right`` after (the sliding window: chunk
+    + left - 1 + right keys). What transformers builds but cannot run, it counts: heads that do not divide the width
+    (q, k and v narrower than the output projection reads), a convolution of no taps, a window of no frames."""
     heads, width = d["num_attention_heads"], d["hidden_size"]
     if isinstance(heads, int) and heads > 0 and isinstance(width, int) and width % heads:
         raise BeyondRow(
@@ -414,13 +414,17 @@ def _conformer(c: Cfg, d: Values, prefix: str, kernel: str) -> None:
         raise BeyondRow(kernel, "a convolution of no taps: transformers builds it but cannot run it")
     names = (f"{prefix}attention_chunk_size", f"{prefix}attention_context_left", f"{prefix}attention_context_right")
     chunk, left, right = (c.int(name, default=0) for name in names)
-    window = chunk + left - 1 + right
+    past = max(0, left - 1) if floor_left else left - 1
+    window = chunk + past + right
     if chunk < 1 or window < 1:
         raise BeyondRow(
             names[0],
             f"blocks of {chunk} frames against a context of {window} frames: transformers builds it but cannot run it",
         )
     d["sliding_window"] = window
+    # the relative positions whose keys are projected: Gemma 3n's the window's span past and future, Gemma 4's half
+    # its window
+    d["relative_positions"] = past + right + 1 if floor_left else window // 2 + 1
 
 
 def gemma4_audio(c: Cfg, d: Values) -> None:
@@ -506,7 +510,7 @@ def gemma3n_audio(c: Cfg, d: Values) -> None:
     d["subsampling_channels"], d["subsampling_out_channels"] = first, second
     d["subsampling_taps"], d["subsampling_out_taps"] = kernels[0][0] * kernels[0][1], kernels[1][0] * kernels[1][1]
     d["subsampling_freq"] = f1
-    _conformer(c, d, "conf_", "conf_conv_kernel_size")
+    _conformer(c, d, "conf_", "conf_conv_kernel_size", floor_left=True)
 
 
 def siglip2_nominal_image(c: Cfg, d: Values) -> None:
