@@ -4,7 +4,9 @@ A :class:`Whole` names the towers of a multimodal ``model_type`` (``text_config`
 ``vision_config`` → the vision tower), the projector between them as formulas in the config's nested names
 (``vision_config.hidden_size*text_config.hidden_size``), and where the LM head sits, the way transformers' modeling
 file composes ``...ForConditionalGeneration`` from ``AutoModel.from_config`` of each sub-config. Each tower is counted
-by its own family row, so the whole is exact with formulas and needs neither torch nor transformers.
+by its own family row, so the whole is exact with formulas and needs neither torch nor transformers. A tower no config
+key sizes (Gemma 3n's timm MobileNetV5, named by ``vision_config.architecture``) is counted from data generated at
+development time (``timm_towers.json``, by ``scripts/gen_timm_towers.py``): :data:`DATA_TOWERS`.
 
 How each sub-config is read is transformers' own declaration (``sub_configs_defaults``: the class or default type of
 each tower, the values it starts from when the file leaves it out), generated into ``hf_wholes.json`` by
@@ -434,8 +436,8 @@ def compose(config: Mapping[str, Any]) -> MetaResult:
             summaries.append(Summary(node.count, 0, node.count, node.count, node, 0))
             stated = sub.get("hidden_size")
             width = as_int(f"{key}.hidden_size", hf_defaults()[kind]["hidden_size"] if stated is None else stated)
-            if not 0 < width <= MAX_WIDTH:
-                raise SpecError(f"{key}.hidden_size", f"must be between 1 and {MAX_WIDTH:,}, got {width:,}")
+            if not 0 <= width <= MAX_WIDTH:  # it sizes the embedder only (transformers builds one of width 0)
+                raise SpecError(f"{key}.hidden_size", f"must be between 0 and {MAX_WIDTH:,}, got {width:,}")
             widths[key] = (width, f"{key}.hidden_size")
             continue
         if kind not in FAMILIES:
