@@ -26,8 +26,9 @@ from transformers.models.auto.modeling_auto import (
 from paramscope.families import FAMILIES
 from paramscope.families.wholes import WHOLES
 
-#: Sub-config classes a row's hook reads (T5Gemma's encoder and decoder), not in CONFIG_MAPPING.
-SUB_CONFIGS = {"t5gemma_module": "T5GemmaModuleConfig"}
+#: Sub-config classes a row's hook reads (T5Gemma's encoder and decoder), not in CONFIG_MAPPING, and towers a whole
+#: model counts from shipped data, not a row (Gemma 3n's timm vision tower: its width and vocab_size size embed_vision).
+SUB_CONFIGS = {"t5gemma_module": "T5GemmaModuleConfig", "gemma3n_vision": "Gemma3nVisionConfig"}
 
 
 def signature_defaults(cls: type) -> dict:

@@ -401,3 +401,37 @@ def test_gemma4_audio_forward_reads_its_window_and_relative_positions_once(seq: 
     expected = 2 * seq * per_token + 2 * positions * relative + 2 * seq * convs
     expected += layers * (2 * width * positions * seq + 2 * 2 * width * seq * min(seq, window))
     assert (24, expected) == (window, forward(from_config({"model_type": "gemma4_audio", **config}).spec, seq).count)
+
+
+@pytest.mark.parametrize(
+    "case", ["gemma3n-audio-own-kernels-and-strides", "gemma3n-audio-three-channels-the-last-the-second"]
+)
+@pytest.mark.parametrize("seq", [10, 40])
+def test_gemma3n_audio_forward_reads_its_window_and_relative_positions_once(case: str, seq: int) -> None:
+    """Gemma 3n's audio encoder (Gemma3nAudioEncoder on the meta device): 2 x seq x the weights of every nn.Linear but
+    pos_proj (the subsampling projection of the bins its own kernels and strides leave, two feed-forward blocks a
+    layer, q/k/v/post, the convolution module's two layers), pos_proj once over its max_backward + max_forward + 1
+    relative positions, 2 x seq x hidden x taps for the depthwise convolution, and per query 2 x heads x head_dim
+    against each relative position and, twice, against each key of its context (chunk + max(0, left - 1) + right, at
+    most seq); the subsampling convolutions are not counted."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    from test_engine_vs_hf import CASES
+
+    from paramscope import from_config
+
+    config = {k: v for k, v in CASES[case].items() if k != "model_type"}
+    with torch.device("meta"):
+        model = transformers.Gemma3nAudioEncoder(transformers.Gemma3nAudioConfig(**config))
+    linears = {name: m for name, m in model.named_modules() if isinstance(m, torch.nn.Linear)}
+    relative = sum(m.in_features * m.out_features for n, m in linears.items() if n.endswith("pos_proj"))
+    per_token = sum(m.in_features * m.out_features for n, m in linears.items() if not n.endswith("pos_proj"))
+    attn = model.conformer[0].attention.attn
+    embedding = attn.relative_position_embedding
+    positions = embedding.max_backward + embedding.max_forward + 1
+    window, width = attn.context_size, attn.num_heads * attn.head_dim
+    convs = sum(layer.lconv1d.depthwise_conv1d.weight.numel() for layer in model.conformer)
+    layers = len(model.conformer)
+    expected = 2 * seq * per_token + 2 * positions * relative + 2 * seq * convs
+    expected += layers * (2 * width * positions * seq + 2 * 2 * width * seq * min(seq, window))
+    assert expected == forward(from_config({"model_type": "gemma3n_audio", **config}).spec, seq).count

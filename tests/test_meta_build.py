@@ -468,6 +468,43 @@ BEYOND = {
         | {"num_hidden_layers": 1, "num_attention_heads": 2, "attention_chunk_size": 0},
         "attention_chunk_size",
     ),
+    # Gemma 3n's audio encoder, the same: and a projection reading more channels than the convolutions give, and
+    # frequency bins the convolutions leave none of
+    "gemma3n audio heads not dividing the width": (
+        {"model_type": "gemma3n_audio", "architectures": ["Gemma3nAudioEncoder"], "hidden_size": 16}
+        | {"conf_num_hidden_layers": 2, "conf_num_attention_heads": 3, "sscp_conv_channel_size": [8, 4]},
+        "conf_num_attention_heads",
+    ),
+    "gemma3n audio convolution of no taps": (
+        {"model_type": "gemma3n_audio", "architectures": ["Gemma3nAudioEncoder"], "hidden_size": 16}
+        | {"conf_num_hidden_layers": 1, "conf_num_attention_heads": 2, "conf_conv_kernel_size": 0},
+        "conf_conv_kernel_size",
+    ),
+    "gemma3n audio blocks of no frames": (
+        {"model_type": "gemma3n_audio", "architectures": ["Gemma3nAudioEncoder"], "hidden_size": 16}
+        | {"conf_num_hidden_layers": 1, "conf_num_attention_heads": 2, "conf_attention_chunk_size": 0},
+        "conf_attention_chunk_size",
+    ),
+    "gemma3n audio projection reading a third channel count": (
+        {"model_type": "gemma3n_audio", "architectures": ["Gemma3nAudioEncoder"], "hidden_size": 16}
+        | {"conf_num_hidden_layers": 1, "conf_num_attention_heads": 2, "sscp_conv_channel_size": [8, 4, 6]},
+        "sscp_conv_channel_size",
+    ),
+    "gemma3n audio with no frequency bins left": (
+        {"model_type": "gemma3n_audio", "architectures": ["Gemma3nAudioEncoder"], "hidden_size": 16}
+        | {"conf_num_hidden_layers": 1, "conf_num_attention_heads": 2, "input_feat_size": 0},
+        "input_feat_size",
+    ),
+    "gemma3n audio subsampling convolution of no taps": (
+        {"model_type": "gemma3n_audio", "architectures": ["Gemma3nAudioEncoder"], "hidden_size": 16}
+        | {"conf_num_hidden_layers": 1, "conf_num_attention_heads": 2, "sscp_conv_kernel_size": [[3, 0], [3, 3]]},
+        "sscp_conv_kernel_size",
+    ),
+    "gemma3n audio subsampling time stride of 0": (
+        {"model_type": "gemma3n_audio", "architectures": ["Gemma3nAudioEncoder"], "hidden_size": 16}
+        | {"conf_num_hidden_layers": 1, "conf_num_attention_heads": 2, "sscp_conv_stride_size": [[2, 2], [0, 2]]},
+        "sscp_conv_stride_size",
+    ),
     "dinov3 with a value bias unlike the query's": (
         {"model_type": "dinov3_vit", "architectures": ["DINOv3ViTModel"], "hidden_size": 32, "num_hidden_layers": 2}
         | {"num_attention_heads": 4, "intermediate_size": 48, "value_bias": False},

@@ -222,6 +222,32 @@ def test_gemma4_audio_channels_transformers_cannot_build_are_refused(channels: l
     assert "subsampling_conv_channels" == refused.value.field
 
 
+@pytest.mark.parametrize(
+    "keys",
+    [
+        {"sscp_conv_channel_size": [128]},
+        {"sscp_conv_channel_size": [128, -1]},
+        {"sscp_conv_kernel_size": [[3, 3]]},
+        {"sscp_conv_kernel_size": [[3, -1], [3, 3]]},
+        {"sscp_conv_stride_size": [[2, 2], [2, 0]]},
+        {"input_feat_size": 1, "sscp_conv_kernel_size": [[3, 3], [3, 9]]},
+    ],
+)
+def test_gemma3n_audio_subsampling_transformers_cannot_build_is_refused(keys: dict) -> None:
+    """Gemma 3n's audio encoder with fewer than two subsampling channel counts or kernel pairs, a negative channel
+    count or kernel size, a frequency stride of 0 or a projection of a negative width: Gemma3nAudioEncoder cannot be
+    built, and the reader refuses the config naming the key."""
+    import torch
+    from transformers import Gemma3nAudioConfig, Gemma3nAudioEncoder
+
+    with pytest.raises(Exception), warnings.catch_warnings(), torch.device("meta"):  # noqa: B017 - any failure will do
+        warnings.simplefilter("ignore")
+        Gemma3nAudioEncoder(Gemma3nAudioConfig(**keys))
+    with pytest.raises(SpecError) as refused:
+        read({"model_type": "gemma3n_audio", **keys})
+    assert refused.value.field in keys
+
+
 def test_unbalanced_t5gemma_is_refused_naming_the_decoder_key() -> None:
     """A T5Gemma whose decoder is narrower than its encoder (the 9B-2B checkpoints) has two widths, which one Spec
     cannot hold: the row refuses it naming the decoder's key (the model then falls back to transformers' count)."""

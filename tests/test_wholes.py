@@ -34,6 +34,11 @@ _OPT |= dict(word_embed_proj_dim=32, max_position_embeddings=64)
 _QFORMER = dict(_VISION, hidden_size=24, num_hidden_layers=3, num_attention_heads=4, encoder_hidden_size=999)
 _T5 = dict(model_type="t5", vocab_size=100, d_model=32, d_ff=48, num_layers=2, num_heads=4, d_kv=8)
 
+_GEMMA3N_TEXT = _TEXT_KV | dict(head_dim=8, hidden_size_per_layer_input=8, vocab_size_per_layer_input=100)
+_GEMMA3N_TEXT |= dict(laurel_rank=4, num_kv_shared_layers=0, pad_token_id=0)
+_GEMMA3N_AUDIO = dict(hidden_size=16, conf_num_hidden_layers=1, conf_num_attention_heads=2, input_feat_size=20)
+_GEMMA3N_AUDIO |= dict(sscp_conv_channel_size=[8, 4], sscp_conv_kernel_size=[[3, 5], [2, 3]], vocab_size=7)
+
 #: A small whole config of every whole-model row: its text and vision sub-configs and top-level keys.
 SMALL: dict[str, dict[str, Any]] = {
     "llava": dict(
@@ -101,6 +106,11 @@ SMALL: dict[str, dict[str, Any]] = {
         vision_config=dict(_VISION, hidden_size=32, num_key_value_heads=2, head_dim=16, position_embedding_size=20),
         audio_config=_GEMMA4_AUDIO,
     ),
+    "gemma3n": dict(  # timm's MobileNetV5 is the one vision tower it takes: its width and hard tokens are small
+        text_config=_GEMMA3N_TEXT,
+        vision_config=dict(hidden_size=24, vocab_size=5),
+        audio_config=_GEMMA3N_AUDIO,
+    ),
     "qwen2_vl": dict(
         text_config=_TEXT_KV,
         vision_config=dict(depth=1, embed_dim=16, num_heads=2, mlp_ratio=3, patch_size=4, hidden_size=32),
@@ -160,8 +170,35 @@ SMALL: dict[str, dict[str, Any]] = {
 }
 
 
+#: timm's count of each vision tower Gemma 3n's config can name, measured (not read from the shipped data): timm
+#: 1.0.31's ``timm.create_model(name, pretrained=False, num_classes=0)`` built on the meta device, as transformers'
+#: TimmWrapperModel builds it, in a throwaway environment with timm installed (torchvision stubbed out).
+TIMM_COUNTS = {"mobilenetv5_300m_enc": 294_126_912, "mobilenetv5_300m": 294_126_912, "mobilenetv5_base": 80_598_976}
+
+
+def _gemma3n_hf_total(hf_config: Any) -> int:
+    """Gemma3nForConditionalGeneration as transformers builds it, its timm vision tower swapped out for its measured
+    count (``TIMM_COUNTS``; timm is no test requirement): Gemma3nTextModel, Gemma3nAudioEncoder, the two
+    Gemma3nMultimodalEmbedders and an lm_head unless the whole config's tie_word_embeddings ties it, on meta."""
+    import torch
+    from transformers.models.gemma3n import modeling_gemma3n as g
+
+    text = hf_config.text_config
+    with torch.device("meta"):
+        parts = [
+            g.Gemma3nTextModel(text),
+            g.Gemma3nAudioEncoder(hf_config.audio_config),
+            g.Gemma3nMultimodalEmbedder(hf_config.vision_config, text),
+            g.Gemma3nMultimodalEmbedder(hf_config.audio_config, text),
+        ]
+    head = 0 if hf_config.tie_word_embeddings else text.vocab_size * text.hidden_size
+    vision = TIMM_COUNTS[hf_config.vision_config.architecture]
+    return vision + head + sum(p.numel() for part in parts for p in part.parameters())
+
+
 def _hf_total(config: dict[str, Any]) -> int:
-    """sum(p.numel()) of the whole transformers class (``WHOLES`` names it) built from ``config`` on meta."""
+    """sum(p.numel()) of the whole transformers class (``WHOLES`` names it) built from ``config`` on meta (Gemma 3n's
+    with its timm vision tower counted apart: :func:`_gemma3n_hf_total`)."""
     import torch
     from transformers import AutoConfig
 
@@ -170,6 +207,8 @@ def _hf_total(config: dict[str, Any]) -> int:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         hf_config = AutoConfig.for_model(model_type, **rest)
+        if model_type == "gemma3n":
+            return _gemma3n_hf_total(hf_config)
         with torch.device("meta"):
             model = getattr(hf, WHOLES[model_type].class_name)(hf_config)
     return sum(p.numel() for p in model.parameters())
@@ -214,14 +253,18 @@ def test_a_small_whole_equals_transformers_tower_by_tower(model_type: str) -> No
 @pytest.mark.parametrize("model_type", sorted(SMALL))
 def test_each_tower_control_shows_what_its_key_holds(model_type: str) -> None:
     """A whole model's tower controls each show what their nested key holds as transformers reads the config (an edit
-    writes that key): Mllama's vision layers, counted as the local layers the key states plus the gated global ones,
-    are no key's field and get no control."""
+    writes that key; a per-layer list of one value, as Gemma3nTextConfig spreads its intermediate_size, is shown as
+    that value): Mllama's vision layers, counted as the local layers the key states plus the gated global ones, are no
+    key's field and get no control."""
     from paramscope.app.controls import tower_controls
+
+    def one(value: Any) -> Any:
+        return value[0] if isinstance(value, list) and value and len(set(value)) == 1 else value
 
     config = {"model_type": model_type, **SMALL[model_type]}
     read = hf.AutoConfig.for_model(**copy.deepcopy(config))
     shown = {nested: value for _, _, nested, value in tower_controls(Model.from_config(config))}
-    held = {nested: getattr(getattr(read, nested.split(".")[0]), nested.split(".")[1]) for nested in shown}
+    held = {nested: one(getattr(getattr(read, nested.split(".")[0]), nested.split(".")[1])) for nested in shown}
     assert held == shown
 
 
@@ -243,6 +286,71 @@ def test_gemma4_with_its_audio_tower_at_class_defaults_equals_transformers(tower
         dict(model.towers)["audio tower"].summary.total,
     )
     assert {"audio", "language_model", "projector"} <= {n.path for n in model.summary.tree.children}
+
+
+def test_gemma3n_at_class_defaults_is_its_parts_as_transformers_builds_them() -> None:
+    """Gemma3nForConditionalGeneration at its class defaults, counted by its towers: 7,818,517,072, as transformers
+    builds its parts on meta (Gemma3nTextModel 6,835,235,568, Gemma3nAudioEncoder 681,348,640, embed_vision 4,460,544,
+    embed_audio 3,345,408, the head tied) and timm builds its vision tower (mobilenetv5_300m_enc: 294,126,912,
+    measured with timm 1.0.31 on meta, the whole class too, in a throwaway environment: ``TIMM_COUNTS``); the
+    tree holds the vision tower's top-level modules under ``vision/`` and the embedders under ``projector/``."""
+    config = {"model_type": "gemma3n"}
+    model = Model.from_config(config)
+    tree = model.summary.tree
+    parts = {n.path: n.count for n in tree.walk() if n.path in ("vision", "projector/embed_vision", "audio")}
+    assert ("towers", 7_818_517_072, 7_818_517_072) == (model.counted_by, _hf_total(config), model.summary.total)
+    assert {"vision": 294_126_912, "projector/embed_vision": 4_460_544, "audio": 681_348_640} == parts
+    assert {"vision/conv_stem", "vision/blocks", "vision/msfa"} == {n.path for n in tree.find("vision").children}  # type: ignore[union-attr]
+    assert any("mobilenetv5_300m_enc" in note and "timm" in note for note in model.notes)
+
+
+@pytest.mark.parametrize(
+    ("top", "text"), [(True, False), (False, True), (False, False)], ids=["tied", "untied", "both-untied"]
+)
+def test_gemma3n_ties_its_head_by_the_whole_config_flag(top: bool, text: bool) -> None:
+    """Gemma 3n's LM head is tied by the whole config's tie_word_embeddings, whatever its text config says; untied it
+    adds the text vocabulary by the text width: the total equals transformers' parts either way."""
+    config = copy.deepcopy({"model_type": "gemma3n", **SMALL["gemma3n"]})
+    config["tie_word_embeddings"] = top
+    config["text_config"]["tie_word_embeddings"] = text
+    assert _hf_total(config) == Model.from_config(config).summary.total
+
+
+@pytest.mark.parametrize(
+    ("vision", "key"),
+    [
+        ({"architecture": "resnet50"}, "vision_config.architecture"),
+        ({"architecture": 3}, "vision_config.architecture"),
+        ({"model_args": {"depth": 3}}, "vision_config.model_args"),
+    ],
+)
+def test_gemma3n_refuses_a_vision_tower_whose_count_is_not_shipped(vision: dict, key: str) -> None:
+    """A timm architecture whose count is not shipped, or arguments to timm.create_model that change the network, is
+    refused naming the nested key: no config key sizes timm's network."""
+    from paramscope.engine.spec import SpecError
+
+    with pytest.raises(SpecError) as refused:
+        _ = Model.from_config({"model_type": "gemma3n", "vision_config": vision}).summary
+    assert key == refused.value.field
+
+
+@pytest.mark.parametrize("name", sorted(TIMM_COUNTS))
+def test_the_shipped_timm_counts_are_timms(name: str) -> None:
+    """The vision tower counts shipped in timm_towers.json equal timm's own, each architecture built on meta as
+    TimmWrapperModel builds it (num_classes=0), with its top-level modules; and the measured literals above. Skipped
+    where timm is not installed (CI: timm needs torchvision)."""
+    import torch
+
+    from paramscope.families.wholes import timm_towers
+
+    timm = pytest.importorskip("timm")
+    with torch.device("meta"):
+        model = timm.create_model(name, pretrained=False, num_classes=0)
+    groups = {n: sum(p.numel() for p in m.parameters()) for n, m in model.named_children()}
+    shipped = timm_towers()["towers"]["gemma3n_vision"]["architectures"][name]
+    total = sum(p.numel() for p in model.parameters())
+    assert (total, {n: c for n, c in groups.items() if c}) == (shipped["total"], shipped["groups"])
+    assert TIMM_COUNTS[name] == total
 
 
 def test_a_whole_with_a_tower_its_row_cannot_describe_is_counted_by_transformers() -> None:

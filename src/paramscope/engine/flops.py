@@ -219,11 +219,15 @@ def _time_mixing(spec: Spec, prefix: str, layers: int, expr: str, seq: int) -> N
 
 
 def _relative_keys(spec: Spec, prefix: str, seq: int) -> list[Node]:
-    """A Conformer's relative position keys (Gemma 4's audio tower): the sinusoids of the window//2 + 1 relative
-    positions (of the sequence without a window) projected once, and every query against them."""
+    """A Conformer's relative position keys (Gemma 4's and Gemma 3n's audio towers): the sinusoids of the relative
+    positions (relative_positions as the row reads them, else the window//2 + 1 of the sliding window or of the
+    sequence without one) projected once, and every query against them."""
     w = spec.sliding_window or seq
-    positions, heads, hd = w // 2 + 1, spec.num_attention_heads, spec.head_size
-    pos = "(sliding_window//2 + 1)" if spec.sliding_window else "(seq//2 + 1)"
+    positions, heads, hd = spec.relative_positions or w // 2 + 1, spec.num_attention_heads, spec.head_size
+    if spec.relative_positions:
+        pos = "relative_positions"
+    else:
+        pos = "(sliding_window//2 + 1)" if spec.sliding_window else "(seq//2 + 1)"
     return [
         Node(
             f"{prefix}/relative_key",
@@ -390,13 +394,13 @@ def forward(spec: Spec, seq: int, causal: bool = False) -> Node:
                 note="the patch convolution: one matrix on each patch",
             )
         )
-    if spec.subsampling_channels or spec.subsampling_out_channels:  # Gemma 4's audio input
-        features = spec.subsampling_channels // 4 * spec.subsampling_out_channels
+    if spec.subsampling_channels or spec.subsampling_out_channels:  # a Conformer's audio input
+        features = spec.subsampling_freq * spec.subsampling_out_channels
         top.append(
             Node(
                 "embedding/audio/projection",
                 2 * seq * features * h,
-                "2*seq*(subsampling_channels//4)*subsampling_out_channels*hidden_size",
+                "2*seq*subsampling_freq*subsampling_out_channels*hidden_size",
                 note="the projection of each frame's features (the convolutions before it are not counted)",
             )
         )

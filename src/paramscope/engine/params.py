@@ -954,28 +954,28 @@ def _audio_input(spec: Spec, prefix: str) -> list[Node]:
 
 
 def _subsampling(spec: Spec, prefix: str) -> Node:
-    """Gemma 4's audio input: mel frames through two 3 x 3 convolutions of stride 2 without biases (one input channel
-    to subsampling_channels, then to subsampling_out_channels), each followed by a LayerNorm without a bias over its
-    channels, then a bias-free linear layer from (subsampling_channels // 4) x subsampling_out_channels features to
-    hidden_size."""
+    """A Conformer's audio input (Gemma 4's, Gemma 3n's): mel frames through two convolutions without biases (one input
+    channel to subsampling_channels over subsampling_taps taps, then to subsampling_out_channels over
+    subsampling_out_taps), each followed by a norm with one weight per channel and no bias, then a bias-free linear
+    layer from subsampling_freq x subsampling_out_channels features (the frequency bins the convolutions leave, by the
+    channels) to hidden_size."""
     h, a, b = spec.hidden_size, spec.subsampling_channels, spec.subsampling_out_channels
+    k1, k2, f = spec.subsampling_taps, spec.subsampling_out_taps, spec.subsampling_freq
     return group(
         prefix,
         [
-            Node(f"{prefix}/conv1", 9 * a, "9*subsampling_channels", shape=f"1×{a}×3×3"),
-            Node(f"{prefix}/norm1", a, "subsampling_channels", shape=f"LayerNorm({a}), no bias"),
-            Node(f"{prefix}/conv2", 9 * a * b, "9*subsampling_channels*subsampling_out_channels", shape=f"{a}×{b}×3×3"),
-            Node(f"{prefix}/norm2", b, "subsampling_out_channels", shape=f"LayerNorm({b}), no bias"),
-            linear(
-                f"{prefix}/projection",
-                a // 4 * b,
-                "(subsampling_channels//4)*subsampling_out_channels",
-                h,
-                "hidden_size",
-                False,
+            Node(f"{prefix}/conv1", k1 * a, "subsampling_taps*subsampling_channels", shape=f"1×{a}×({k1} taps)"),
+            Node(f"{prefix}/norm1", a, "subsampling_channels", shape=f"norm({a}), no bias"),
+            Node(
+                f"{prefix}/conv2",
+                k2 * a * b,
+                "subsampling_out_taps*subsampling_channels*subsampling_out_channels",
+                shape=f"{a}×{b}×({k2} taps)",
             ),
+            Node(f"{prefix}/norm2", b, "subsampling_out_channels", shape=f"norm({b}), no bias"),
+            linear(f"{prefix}/projection", f * b, "subsampling_freq*subsampling_out_channels", h, "hidden_size", False),
         ],
-        note="mel frames in: two convolutions of stride 2 and a projection instead of a token table",
+        note="mel frames in: two subsampling convolutions and a projection instead of a token table",
     )
 
 

@@ -141,6 +141,11 @@ LIMITS = {
     # BLIP-2's Q-Former: cross-attention every n-th layer, its keys and values read the vision tower's width
     "cross_attention_frequency": 100_000,
     "encoder_hidden_size": 1_048_576,
+    # Gemma 3n's audio tower: the subsampling convolutions' taps (3 x 3 = 9) and the frequency bins they leave (32)
+    "subsampling_taps": 1_048_576,
+    "subsampling_out_taps": 1_048_576,
+    "subsampling_freq": 1_048_576,
+    "relative_positions": 100_000_000,
     # per-layer counts (every released model has at most 4 norms or 2 key/value projections a layer)
     "norms_per_layer": 16,
     "moe_norms": 16,
@@ -477,13 +482,19 @@ class Spec:
     macaron_ffn: bool = False
     conv_module_kernel: int = 0
     relative_key_proj: bool = False
+    relative_positions: int = 0  # the relative positions whose keys are projected (0: sliding_window // 2 + 1)
     blocked_attention: bool = False
-    # Gemma 4's audio input: mel frames through two 3 x 3 convolutions of stride 2 without biases, to
-    # subsampling_channels then subsampling_out_channels channels, each followed by a LayerNorm without a bias, then a
-    # bias-free linear layer from (subsampling_channels // 4) x subsampling_out_channels to hidden_size; and its output:
-    # a linear layer with a bias from hidden_size to output_proj_dims on every frame
+    # A Conformer's audio input (Gemma 4's, Gemma 3n's): mel frames through two convolutions without biases, of
+    # subsampling_taps then subsampling_out_taps taps (kernel height x width: 3 x 3 = 9 in Gemma 4), to
+    # subsampling_channels then subsampling_out_channels channels, each followed by a norm of one weight per channel
+    # (no bias), then a bias-free linear layer from subsampling_freq x subsampling_out_channels (the frequency bins the
+    # convolutions leave, by the channels) to hidden_size; and its output (Gemma 4): a linear layer with a bias from
+    # hidden_size to output_proj_dims on every frame
     subsampling_channels: int = 0
     subsampling_out_channels: int = 0
+    subsampling_taps: int = 9
+    subsampling_out_taps: int = 9
+    subsampling_freq: int = 0
     output_proj_dims: int = 0
     # BLIP-2's Q-Former: cross-attention (its own q/k/v/o with biases and a norm after it) in layer 0 and every
     # cross_attention_frequency-th layer after it, its keys and values reading encoder_hidden_size wide states (0: the

@@ -508,6 +508,26 @@ GEMMA4_AUDIO = Family(
     default_arch="base",
     padding_row=False,
 )
+GEMMA3N_AUDIO = GEMMA4_AUDIO.but(
+    model_type="gemma3n_audio",
+    class_prefix="Gemma3nAudio",
+    class_names={"base": "Gemma3nAudioEncoder"},
+    source=f"{TF}/gemma3n/modeling_gemma3n.py",
+    keys=dict(
+        hidden_size=("hidden_size",),
+        num_hidden_layers=("conf_num_hidden_layers",),
+        num_attention_heads=("conf_num_attention_heads",),
+        conv_module_kernel=("conf_conv_kernel_size",),
+        hidden_act=None,
+        output_proj_dims=None,
+    ),
+    # Gemma 3n's audio encoder: Gemma 4's Conformer layers, parameter for parameter (SiLU feed-forward blocks), after
+    # subsampling convolutions of kernels and strides of its own whose norms (cumulative group norms) hold one weight
+    # per channel, and a projection of the frequency bins they leave of input_feat_size (hooks.gemma3n_audio); no
+    # output projection (its vocab_size sizes the whole model's embed_audio, not the tower)
+    fixed=dict(hidden_act="silu"),
+    hooks=(hooks.gemma3n_audio,),
+)
 LLAMA4_VISION = VIT.but(
     model_type="llama4_vision_model",
     class_prefix="Llama4Vision",
@@ -742,6 +762,7 @@ ROWS = (
     BLIP_2_VISION,
     GEMMA4_VISION,
     GEMMA4_AUDIO,
+    GEMMA3N_AUDIO,
     QWEN3_5_VISION,
     QWEN3_5_MOE_VISION,
     QWEN2_5_VL_VISION,

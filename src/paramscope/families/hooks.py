@@ -397,13 +397,41 @@ def gemma4_nominal_image(c: Cfg, d: Values) -> None:
     d["image_size"] = 16 * k * (d["patch_size"] or 0)
 
 
+def _conformer(c: Cfg, d: Values, prefix: str, kernel: str, floor_left: bool = False) -> None:
+    """A Conformer's checks and window (Gemma 4's and Gemma 3n's audio towers): the attention reads blocks of
+    ``{prefix}attention_chunk_size`` frames against ``{prefix}attention_context_left - 1`` frames before them (at
+    least 0 where ``floor_left``: Gemma 3n's) and ``{prefix}attention_context_right`` after (the sliding window: chunk
+    + left - 1 + right keys). What transformers builds but cannot run, it counts: heads that do not divide the width
+    (q, k and v narrower than the output projection reads), a convolution of no taps, a window of no frames."""
+    heads, width = d["num_attention_heads"], d["hidden_size"]
+    if isinstance(heads, int) and heads > 0 and isinstance(width, int) and width % heads:
+        raise BeyondRow(
+            f"{prefix}num_attention_heads",
+            f"{heads} does not divide hidden_size {width:,}: transformers builds q, k and v {heads} × "
+            f"{width // heads} wide, which its output projection ({width:,} wide) cannot read",
+        )
+    if d["conv_module_kernel"] == 0:
+        raise BeyondRow(kernel, "a convolution of no taps: transformers builds it but cannot run it")
+    names = (f"{prefix}attention_chunk_size", f"{prefix}attention_context_left", f"{prefix}attention_context_right")
+    chunk, left, right = (c.int(name, default=0) for name in names)
+    past = max(0, left - 1) if floor_left else left - 1
+    window = chunk + past + right
+    if chunk < 1 or window < 1:
+        raise BeyondRow(
+            names[0],
+            f"blocks of {chunk} frames against a context of {window} frames: transformers builds it but cannot run it",
+        )
+    d["sliding_window"] = window
+    # the relative positions whose keys are projected: Gemma 3n's the window's span past and future, Gemma 4's half
+    # its window
+    d["relative_positions"] = past + right + 1 if floor_left else window // 2 + 1
+
+
 def gemma4_audio(c: Cfg, d: Values) -> None:
     """Gemma 4's audio tower (Gemma4AudioConfig): the subsampling convolutions' channels are the first two of
-    ``subsampling_conv_channels`` (transformers reads no more, and cannot build fewer); the attention reads blocks of
-    ``attention_chunk_size`` frames against ``attention_context_left - 1`` frames before them and
-    ``attention_context_right`` after (the sliding window: chunk + left - 1 + right keys). What transformers builds but
-    cannot run, it counts: heads that do not divide the width (q, k and v narrower than the output projection reads),
-    a convolution of no taps, a window of no frames."""
+    ``subsampling_conv_channels`` (transformers reads no more, and cannot build fewer), each convolution 3 x 3, and the
+    projection reads ``subsampling_conv_channels[0] // 4`` bins by the second's channels; the attention as
+    :func:`_conformer` reads it."""
     key = "subsampling_conv_channels"
     channels = c.get(key)
     if not isinstance(channels, list) or len(channels) < 2:
@@ -412,24 +440,77 @@ def gemma4_audio(c: Cfg, d: Values) -> None:
     if first < 0 or second < 0:
         raise SpecError(key, f"channel counts must not be negative (got {first}, {second})")
     d["subsampling_channels"], d["subsampling_out_channels"] = first, second
-    heads, width = d["num_attention_heads"], d["hidden_size"]
-    if isinstance(heads, int) and heads > 0 and isinstance(width, int) and width % heads:
-        raise BeyondRow(
-            "num_attention_heads",
-            f"{heads} does not divide hidden_size {width:,}: transformers builds q, k and v {heads} × "
-            f"{width // heads} wide, which its output projection ({width:,} wide) cannot read",
+    d["subsampling_taps"] = d["subsampling_out_taps"] = 9
+    d["subsampling_freq"] = first // 4
+    _conformer(c, d, "", "conv_kernel_size")
+
+
+def _pairs(c: Cfg, key: str) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The first two (time, frequency) pairs of a Gemma 3n subsampling list (``sscp_conv_kernel_size``)."""
+    value = c.get(key)
+    if not isinstance(value, list) or len(value) < 2:
+        raise SpecError(key, "expected a list of two [time, frequency] pairs (the two subsampling convolutions)")
+    out = []
+    for pair in value[:2]:
+        if not isinstance(pair, list) or len(pair) != 2:
+            raise SpecError(key, f"expected [time, frequency] pairs, got {json.dumps(pair)[:40]}")
+        a, b = (as_int(key, n) for n in pair)
+        if max(abs(a), abs(b)) > 4_096:
+            raise SpecError(key, f"each size must be at most 4,096 (got {a:,}, {b:,})")
+        out.append((a, b))
+    return out[0], out[1]
+
+
+def gemma3n_audio(c: Cfg, d: Values) -> None:
+    """Gemma 3n's audio encoder (Gemma3nAudioConfig): the subsampling convolutions' channels are the first two of
+    ``sscp_conv_channel_size``, their kernels (height x width taps) the first two pairs of ``sscp_conv_kernel_size``;
+    the projection reads the frequency bins the convolutions leave of ``input_feat_size`` (each padded by one bin a
+    side: (bins + 2 - kernel width) // stride width + 1, twice, as transformers computes it) by the last channel count
+    listed (the second, unless
+    more are listed: then transformers builds a projection the convolutions cannot feed, and counts it). The attention
+    as :func:`_conformer` reads it, its keys prefixed ``conf_``."""
+    key = "sscp_conv_channel_size"
+    channels = c.get(key)
+    if not isinstance(channels, list) or len(channels) < 2:
+        raise SpecError(key, "expected a list of two channel counts (the two subsampling convolutions)")
+    first, second, last = (as_int(key, n) for n in (*channels[:2], channels[-1]))
+    if min(first, second, last) < 0:
+        raise SpecError(key, f"channel counts must not be negative (got {json.dumps(channels)[:40]})")
+    kernels, strides = _pairs(c, "sscp_conv_kernel_size"), _pairs(c, "sscp_conv_stride_size")
+    if min(*kernels[0], *kernels[1]) < 0:
+        raise SpecError("sscp_conv_kernel_size", "a kernel size must not be negative: transformers cannot build it")
+    if 0 in (strides[0][1], strides[1][1]):
+        raise SpecError("sscp_conv_stride_size", "a frequency stride of 0: transformers cannot build it")
+    bins = c.int("input_feat_size", default=0)
+    if not 0 <= bins <= 1_048_576:
+        raise SpecError("input_feat_size", f"must be between 0 and 1,048,576, got {bins:,}")
+    f0 = (bins + 2 - kernels[0][1]) // strides[0][1] + 1
+    f1 = (f0 + 2 - kernels[1][1]) // strides[1][1] + 1
+    if f1 < 0:
+        raise SpecError(
+            "input_feat_size",
+            f"{bins} bins leave {f1} after the subsampling convolutions: transformers cannot build the projection",
         )
-    if d["conv_module_kernel"] == 0:
-        raise BeyondRow("conv_kernel_size", "a convolution of no taps: transformers builds it but cannot run it")
-    names = ("attention_chunk_size", "attention_context_left", "attention_context_right")
-    chunk, left, right = (c.int(name, default=0) for name in names)
-    window = chunk + left - 1 + right
-    if chunk < 1 or window < 1:
+    if min(*kernels[0], *kernels[1]) < 1 or min(*strides[0], *strides[1]) < 1:
         raise BeyondRow(
-            "attention_chunk_size",
-            f"blocks of {chunk} frames against a context of {window} frames: transformers builds it but cannot run it",
+            "sscp_conv_kernel_size" if min(*kernels[0], *kernels[1]) < 1 else "sscp_conv_stride_size",
+            "a subsampling convolution of no taps or a stride below 1: transformers builds it but cannot run it",
         )
-    d["sliding_window"] = window
+    if len(channels) > 2 and last != second:
+        raise BeyondRow(
+            key,
+            f"the projection reads the last channel count listed ({last:,}) but the second convolution gives {second:,}"
+            ": transformers builds it but cannot run it",
+        )
+    if f0 < 1 or f1 < 1:
+        raise BeyondRow(
+            "input_feat_size",
+            f"{bins} bins leave {min(f0, f1)} after a subsampling convolution: transformers builds it, cannot run it",
+        )
+    d["subsampling_channels"], d["subsampling_out_channels"] = first, second
+    d["subsampling_taps"], d["subsampling_out_taps"] = kernels[0][0] * kernels[0][1], kernels[1][0] * kernels[1][1]
+    d["subsampling_freq"] = f1
+    _conformer(c, d, "conf_", "conf_conv_kernel_size", floor_left=True)
 
 
 def siglip2_nominal_image(c: Cfg, d: Values) -> None:

@@ -240,7 +240,7 @@ class Family:
         values.update(self.fixed)
         self._bound(cfg, values)  # before any hook or rule whose work grows with a size (a list of every layer)
         if "architecture" not in self.keys:
-            values["architecture"] = arch_kind(cfg, self.default_arch, self.extra_heads)
+            values["architecture"] = arch_kind(cfg, self.default_arch, self.extra_heads, self.class_names)
         for hook in self.hooks:
             hook(cfg, values)
         for name, rule in self.derive.items():
@@ -348,12 +348,16 @@ def shown_value(value: Any) -> str:
     return str(value)
 
 
-def arch_kind(c: Cfg, default: str, extra: tuple[str, ...] = ()) -> str:
-    """The head chosen by ``architectures``: ...ForCausalLM / ...LMHeadModel, ...ForMaskedLM, ...Model, and the
-    family's ``extra`` heads (ELECTRA's discriminator: ...ForPreTraining)."""
+def arch_kind(c: Cfg, default: str, extra: tuple[str, ...] = (), names: Mapping[str, str] | None = None) -> str:
+    """The head chosen by ``architectures``: ...ForCausalLM / ...LMHeadModel, ...ForMaskedLM, ...Model, the family's
+    ``extra`` heads (ELECTRA's discriminator: ...ForPreTraining), and the classes it names otherwise (``names``, head
+    -> class: Gemma 3n's audio tower is Gemma3nAudioEncoder)."""
     archs = c.get("architectures")
     if isinstance(archs, list) and archs and isinstance(archs[0], str):
         name = archs[0]
+        for kind, class_name in (names or {}).items():
+            if name == class_name:
+                return kind
         for kind in extra:
             if name.endswith(ARCH_SUFFIX[kind]):
                 return kind

@@ -4,7 +4,9 @@ A :class:`Whole` names the towers of a multimodal ``model_type`` (``text_config`
 ``vision_config`` → the vision tower), the projector between them as formulas in the config's nested names
 (``vision_config.hidden_size*text_config.hidden_size``), and where the LM head sits, the way transformers' modeling
 file composes ``...ForConditionalGeneration`` from ``AutoModel.from_config`` of each sub-config. Each tower is counted
-by its own family row, so the whole is exact with formulas and needs neither torch nor transformers.
+by its own family row, so the whole is exact with formulas and needs neither torch nor transformers. A tower no config
+key sizes (Gemma 3n's timm MobileNetV5, named by ``vision_config.architecture``) is counted from data generated at
+development time (``timm_towers.json``, by ``scripts/gen_timm_towers.py``): :data:`DATA_TOWERS`.
 
 How each sub-config is read is transformers' own declaration (``sub_configs_defaults``: the class or default type of
 each tower, the values it starts from when the file leaves it out), generated into ``hf_wholes.json`` by
@@ -26,7 +28,7 @@ from paramscope.engine.params import linear, summarize
 from paramscope.engine.spec import SpecError
 from paramscope.engine.tree import Node, Summary, group
 from paramscope.families.meta_build import MetaResult
-from paramscope.families.schema import BeyondRow, as_bool, as_int, hf_defaults
+from paramscope.families.schema import TOWERS, BeyondRow, as_bool, as_int, hf_defaults
 
 #: The tree prefix of each tower, by the config key that holds it.
 PREFIX = {
@@ -46,6 +48,50 @@ MAX_FACTOR = 64
 def hf_wholes() -> dict[str, dict[str, Any]]:
     """transformers' declaration of each whole model's sub-configs and top-level defaults (generated data)."""
     return json.loads(resources.files("paramscope.families").joinpath("hf_wholes.json").read_text())
+
+
+@cache
+def timm_towers() -> dict[str, Any]:
+    """timm's count of each known vision tower a config names by ``vision_config.architecture`` (generated data:
+    ``scripts/gen_timm_towers.py`` builds each on the meta device with the timm version it records)."""
+    return json.loads(resources.files("paramscope.families").joinpath("timm_towers.json").read_text())
+
+
+def timm_tower(key: str, sub: Mapping[str, Any]) -> Node:
+    """A vision tower transformers builds with timm (TimmWrapperModel: ``timm.create_model(architecture,
+    num_classes=0, **model_args)``, Gemma 3n's MobileNetV5): no config key sizes it, so its count is timm's for the
+    architecture named, shipped as data, its top-level modules (stem, blocks, msfa) as the tree's groups.
+
+    ``SpecError`` naming ``{key}.architecture`` for an architecture with no count shipped, ``{key}.model_args`` for
+    arguments that would change the network."""
+    data = timm_towers()
+    known = data["towers"][sub["model_type"]]
+    name = sub.get("architecture")
+    name = known["default_architecture"] if name is None else name
+    if not isinstance(name, str) or name not in known["architectures"]:
+        shown = json.dumps(name)[:60]
+        raise SpecError(
+            f"{key}.architecture",
+            f"{shown} is no timm architecture whose count is known here (known: {', '.join(known['architectures'])}); "
+            "its parameters are timm's network's, which no config key sizes",
+        )
+    if sub.get("model_args"):
+        raise SpecError(
+            f"{key}.model_args",
+            f"arguments to timm.create_model change {name}'s network, whose count is known here only as timm builds it "
+            "without them",
+        )
+    tower = known["architectures"][name]
+    note = f"timm's count for {name} (timm {data['timm_version']}), not a formula: no config key sizes it"
+    kids = [
+        Node(f"{PREFIX[key]}/{group_name}", n, f"timm({key}.architecture).{group_name}", note=note)
+        for group_name, n in tower["groups"].items()
+    ]
+    return group(PREFIX[key], kids, note=note)
+
+
+#: The towers counted from shipped data instead of a row, by their sub-config's model_type.
+DATA_TOWERS: dict[str, Callable[[str, Mapping[str, Any]], Node]] = {"gemma3n_vision": timm_tower}
 
 
 @dataclass(frozen=True)
@@ -229,6 +275,29 @@ def _gemma4(parts: Parts) -> list[Node]:
     return out
 
 
+def _gemma3n(parts: Parts) -> list[Node]:
+    """Gemma 3n: for the vision and the audio tower, Gemma3nMultimodalEmbedder: a table of the tower's ``vocab_size``
+    hard tokens its width wide, an RMSNorm over them and one over the tower's soft tokens, a bias-free linear layer
+    into the language model's width (its RMSNorm after it has no scale: no parameters)."""
+    t, t_expr = parts.text()
+    out = []
+    for key, name in (("vision_config", "embed_vision"), ("audio_config", "embed_audio")):
+        w, w_expr = parts.widths[key]
+        v_expr = f"{key}.vocab_size"
+        v = as_int(v_expr, parts.tower_key(key, "vocab_size"))
+        if not 0 <= v <= MAX_WIDTH:
+            raise SpecError(v_expr, f"must be between 0 and {MAX_WIDTH:,}, got {v:,}")
+        prefix = f"projector/{name}"
+        embedder = [
+            Node(f"{prefix}/embedding", v * w, f"{v_expr}*{w_expr}", shape=f"{v}×{w}", note="the tower's hard tokens"),
+            Node(f"{prefix}/hard_embedding_norm", w, w_expr, shape=f"RMSNorm({w})"),
+            Node(f"{prefix}/soft_embedding_norm", w, w_expr, shape=f"RMSNorm({w})"),
+            linear(f"{prefix}/embedding_projection", w, w_expr, t, t_expr, False),
+        ]
+        out.append(group(prefix, embedder, note="its norm after the projection has no scale"))
+    return out
+
+
 def _clip(parts: Parts) -> list[Node]:
     (v, v_expr), (t, t_expr) = parts.vision(), parts.text()
     p = parts.size("projection_dim")
@@ -303,6 +372,7 @@ WHOLES: dict[str, Whole] = {
         _row("paligemma", "PaliGemmaForConditionalGeneration", _paligemma),
         _row("gemma3", "Gemma3ForConditionalGeneration", _gemma3),
         _row("gemma4", "Gemma4ForConditionalGeneration", _gemma4),
+        _row("gemma3n", "Gemma3nForConditionalGeneration", _gemma3n),
         _row("mistral3", "Mistral3ForConditionalGeneration", _mistral3),
         _row("idefics3", "Idefics3ForConditionalGeneration", _idefics3),
         _row("smolvlm", "SmolVLMForConditionalGeneration", _idefics3),
@@ -432,9 +502,21 @@ def compose(config: Mapping[str, Any]) -> MetaResult:
     widths: dict[str, tuple[int, str]] = {}
     summaries: list[Summary] = []
     text_spec = None
+    data_notes: list[str] = []
     targets = {target.split(".")[0] for target, _ in whole.links}  # read after the towers they copy from
     for key, sub in sorted(subs.items(), key=lambda item: item[0] in targets):
         kind = sub["model_type"]
+        if kind in DATA_TOWERS:  # counted from shipped data (timm's network), not by a row
+            node = DATA_TOWERS[kind](key, sub)
+            data_notes.append(f"the {TOWERS[key]} ({kind}): {node.note}: {node.count:,}")
+            children.append(node)
+            summaries.append(Summary(node.count, 0, node.count, node.count, node, 0))
+            stated = sub.get("hidden_size")
+            width = as_int(f"{key}.hidden_size", hf_defaults()[kind]["hidden_size"] if stated is None else stated)
+            if not 0 <= width <= MAX_WIDTH:  # it sizes the embedder only (transformers builds one of width 0)
+                raise SpecError(f"{key}.hidden_size", f"must be between 0 and {MAX_WIDTH:,}, got {width:,}")
+            widths[key] = (width, f"{key}.hidden_size")
+            continue
         if kind not in FAMILIES:
             raise TowerWithoutRow(f"{key}.model_type", f"{kind[:60]!r} has no formula row")
         family = FAMILIES[kind]
@@ -511,6 +593,7 @@ def compose(config: Mapping[str, Any]) -> MetaResult:
         + (", its LM head" if whole.language == "base" else ""),
         "embedding: the towers' tables (token, position, patch) and an untied LM head; active: all but the routed "
         "experts a token does not use",
+        *data_notes,
     )
     return MetaResult(
         tree=tree,
