@@ -547,6 +547,24 @@ def test_perception_lm_at_class_defaults_is_refused_as_transformers_fails() -> N
     assert "vision_config.model_args.embed_dim" == refused.value.field
 
 
+@pytest.mark.parametrize("case", ["fast_vlm", "fast_vlm-small", "perception_lm-small"])
+def test_a_timm_whole_equals_its_class_built_with_timm(case: str) -> None:
+    """FastVLM at its class defaults and the small FastVLM and PerceptionLM cases equal the whole transformers class
+    built on meta with timm building its vision tower (no tower swapped out). Skipped where timm is not installed."""
+    import torch
+
+    pytest.importorskip("timm")
+    model_type, _, small = case.partition("-")
+    config = {"model_type": model_type, **(SMALL[model_type] if small else {})}
+    rest = copy.deepcopy(config)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        hf_config = hf.AutoConfig.for_model(rest.pop("model_type"), **rest)
+        with torch.device("meta"):
+            whole = getattr(hf, WHOLES[model_type].class_name)(hf_config)
+    assert sum(p.numel() for p in whole.parameters()) == Model.from_config(config).summary.total
+
+
 @pytest.mark.parametrize(("name", "args"), [(name, args) for name, args, _ in TIMM_WRAPPER_COUNTS])
 def test_the_shipped_timm_wrapper_counts_are_timms(name: str, args: dict[str, Any]) -> None:
     """The TimmWrapperConfig tower counts shipped in timm_towers.json (by architecture and model_args) equal timm's
