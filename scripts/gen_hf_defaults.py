@@ -27,8 +27,13 @@ from paramscope.families import FAMILIES
 from paramscope.families.wholes import WHOLES
 
 #: Sub-config classes a row's hook reads (T5Gemma's encoder and decoder), not in CONFIG_MAPPING, and towers a whole
-#: model counts from shipped data, not a row (Gemma 3n's timm vision tower: its width and vocab_size size embed_vision).
-SUB_CONFIGS = {"t5gemma_module": "T5GemmaModuleConfig", "gemma3n_vision": "Gemma3nVisionConfig"}
+#: model counts from shipped data, not a row (Gemma 3n's timm vision tower: its width and vocab_size size embed_vision;
+#: TimmWrapperConfig, FastVLM's and PerceptionLM's: its default architecture and model_args).
+SUB_CONFIGS = {
+    "t5gemma_module": "T5GemmaModuleConfig",
+    "gemma3n_vision": "Gemma3nVisionConfig",
+    "timm_wrapper": "TimmWrapperConfig",
+}
 
 
 def signature_defaults(cls: type) -> dict:

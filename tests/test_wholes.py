@@ -38,6 +38,12 @@ _GEMMA3N_TEXT = _TEXT_KV | dict(head_dim=8, hidden_size_per_layer_input=8, vocab
 _GEMMA3N_TEXT |= dict(laurel_rank=4, num_kv_shared_layers=0, pad_token_id=0)
 _GEMMA3N_AUDIO = dict(hidden_size=16, conf_num_hidden_layers=1, conf_num_attention_heads=2, input_feat_size=20)
 _GEMMA3N_AUDIO |= dict(sscp_conv_channel_size=[8, 4], sscp_conv_kernel_size=[[3, 5], [2, 3]], vocab_size=7)
+#: The Perception Encoder's arguments to timm in PerceptionLM's checkpoints (transformers' conversion script writes
+#: them): 448-pixel tiles, no pooling head, no norm after the blocks, layer scale; the large PE (1B, 3B), the gigantic
+#: (8B).
+_PE = {"img_size": [448, 448], "global_pool": "", "use_post_transformer_norm": False, "ref_feat_shape": [32, 32]}
+PE_LARGE = _PE | {"embed_dim": 1024, "depth": 23, "init_values": 0.1}
+PE_GIGANTIC = _PE | {"embed_dim": 1536, "depth": 47, "init_values": 0.1}
 
 #: A small whole config of every whole-model row: its text and vision sub-configs and top-level keys.
 SMALL: dict[str, dict[str, Any]] = {
@@ -110,6 +116,18 @@ SMALL: dict[str, dict[str, Any]] = {
         text_config=_GEMMA3N_TEXT,
         vision_config=dict(hidden_size=24, vocab_size=5),
         audio_config=_GEMMA3N_AUDIO,
+    ),
+    "fast_vlm": dict(  # its vision tower is timm's FastViT (the smallest), its width stated beside it
+        text_config=dict(_TEXT_KV, model_type="qwen2"),
+        vision_config=dict(model_type="timm_wrapper", architecture="fastvit_mci0", hidden_size=1024)
+        | dict(model_args={"inference_mode": True}),
+    ),
+    "perception_lm": dict(  # its vision tower is timm's Perception Encoder as the 1B checkpoint's
+        text_config=dict(_TEXT_KV, model_type="llama"),
+        vision_config=dict(
+            model_type="timm_wrapper", architecture="vit_pe_core_large_patch14_336", model_args=PE_LARGE
+        ),
+        projector_pooling_ratio=2,
     ),
     "qwen2_vl": dict(
         text_config=_TEXT_KV,
@@ -196,9 +214,55 @@ def _gemma3n_hf_total(hf_config: Any) -> int:
     return vision + head + sum(p.numel() for part in parts for p in part.parameters())
 
 
+#: timm's count of each vision tower a TimmWrapperConfig (FastVLM's, PerceptionLM's) can name, by architecture and
+#: model_args, measured as ``TIMM_COUNTS`` (timm 1.0.31, ``timm.create_model(name, pretrained=False, num_classes=0,
+#: **model_args)`` on meta in a throwaway environment), not read from the shipped data.
+TIMM_WRAPPER_COUNTS: list[tuple[str, dict[str, Any], int]] = [
+    ("resnet50", {}, 23_508_032),
+    ("fastvit_mci0", {}, 10_882_176),
+    ("fastvit_mci0", {"inference_mode": True}, 10_832_704),
+    ("fastvit_mci1", {}, 21_016_832),
+    ("fastvit_mci1", {"inference_mode": True}, 20_936_256),
+    ("fastvit_mci2", {}, 35_159_360),
+    ("fastvit_mci2", {"inference_mode": True}, 35_047_120),
+    ("fastvit_mci3", {}, 122_875_584),
+    ("fastvit_mci3", {"inference_mode": True}, 122_714_208),
+    ("fastvit_mci4", {}, 318_638_336),
+    ("fastvit_mci4", {"inference_mode": True}, 318_423_168),
+    ("vit_pe_core_large_patch14_336", PE_LARGE, 291_415_040),
+    ("vit_pe_core_gigantic_patch14_448", PE_GIGANTIC, 1_740_922_624),
+]
+#: The projector class of each whole whose vision tower is a TimmWrapperModel, by its modeling module.
+_TIMM_PROJECTORS = {"fast_vlm": "FastVlmMultiModalProjector", "perception_lm": "PerceptionLMMultiModalProjector"}
+
+
+def _timm_wrapper_count(vision: Any) -> int:
+    """The measured count (``TIMM_WRAPPER_COUNTS``) of a TimmWrapperConfig's network."""
+    args = json.loads(json.dumps(vision.model_args or {}))
+    return next(n for name, a, n in TIMM_WRAPPER_COUNTS if (name, a) == (vision.architecture, args))
+
+
+def _timm_wrapper_hf_total(model_type: str, hf_config: Any) -> int:
+    """FastVlmForConditionalGeneration or PerceptionLMForConditionalGeneration as transformers builds it, its timm
+    vision tower (TimmWrapperModel) swapped out for its measured count (timm is no test requirement): the language
+    model (AutoModel of the text config), the class's own projector, and an lm_head unless the whole config's
+    tie_word_embeddings (as the class resolves it) ties it, on meta."""
+    import importlib
+
+    import torch
+
+    text = hf_config.text_config
+    module = importlib.import_module(f"transformers.models.{model_type}.modeling_{model_type}")
+    with torch.device("meta"):
+        parts = [hf.AutoModel.from_config(text), getattr(module, _TIMM_PROJECTORS[model_type])(hf_config)]
+    head = 0 if hf_config.tie_word_embeddings else text.vocab_size * text.hidden_size
+    vision = _timm_wrapper_count(hf_config.vision_config)
+    return vision + head + sum(p.numel() for part in parts for p in part.parameters())
+
+
 def _hf_total(config: dict[str, Any]) -> int:
-    """sum(p.numel()) of the whole transformers class (``WHOLES`` names it) built from ``config`` on meta (Gemma 3n's
-    with its timm vision tower counted apart: :func:`_gemma3n_hf_total`)."""
+    """sum(p.numel()) of the whole transformers class (``WHOLES`` names it) built from ``config`` on meta (Gemma 3n's,
+    FastVLM's and PerceptionLM's with their timm vision towers counted apart)."""
     import torch
     from transformers import AutoConfig
 
@@ -209,6 +273,8 @@ def _hf_total(config: dict[str, Any]) -> int:
         hf_config = AutoConfig.for_model(model_type, **rest)
         if model_type == "gemma3n":
             return _gemma3n_hf_total(hf_config)
+        if model_type in _TIMM_PROJECTORS:
+            return _timm_wrapper_hf_total(model_type, hf_config)
         with torch.device("meta"):
             model = getattr(hf, WHOLES[model_type].class_name)(hf_config)
     return sum(p.numel() for p in model.parameters())
@@ -220,8 +286,10 @@ def test_every_whole_row_has_a_small_case() -> None:
 
 
 #: Class defaults transformers builds: every whole except GLM-4.5V's, whose default text config (96 heads over a
-#: 4,096 width) its row refuses, and Aya Vision's (its SigLIP's 14 heads do not divide 1,152 in transformers either).
-DEFAULTS = sorted(set(WHOLES) - {"glm4v_moe", "aya_vision"})
+#: 4,096 width) its row refuses, Aya Vision's (its SigLIP's 14 heads do not divide 1,152 in transformers either) and
+#: PerceptionLM's (its default vision config, a bare ResNet-50, has no model_args.embed_dim for its projector:
+#: transformers cannot build it either, see below).
+DEFAULTS = sorted(set(WHOLES) - {"glm4v_moe", "aya_vision", "perception_lm"})
 
 
 @pytest.mark.parametrize("model_type", DEFAULTS)
@@ -347,10 +415,175 @@ def test_the_shipped_timm_counts_are_timms(name: str) -> None:
     with torch.device("meta"):
         model = timm.create_model(name, pretrained=False, num_classes=0)
     groups = {n: sum(p.numel() for p in m.parameters()) for n, m in model.named_children()}
-    shipped = timm_towers()["towers"]["gemma3n_vision"]["architectures"][name]
+    (shipped,) = timm_towers()["towers"]["gemma3n_vision"]["architectures"][name]  # known without model_args
     total = sum(p.numel() for p in model.parameters())
     assert (total, {n: c for n, c in groups.items() if c}) == (shipped["total"], shipped["groups"])
     assert TIMM_COUNTS[name] == total
+
+
+def test_fast_vlm_at_class_defaults_is_its_parts_as_transformers_builds_them() -> None:
+    """FastVlmForConditionalGeneration at its class defaults (FastVLM-7B), counted by its towers: 7,762,651,744, as
+    transformers and timm 1.0.31 build the whole class on meta (measured in a throwaway environment with timm): the
+    Qwen2 language model 7,070,848,512, the projector 23,862,272, the untied head 545,226,752, and timm's FastViT-HD
+    ``fastvit_mci3`` with ``{"inference_mode": True}`` (reparameterized) 122,714,208, shipped (``TIMM_WRAPPER_COUNTS``);
+    without timm the parts are built from transformers' own classes."""
+    config = {"model_type": "fast_vlm"}
+    model = Model.from_config(config)
+    tree = model.summary.tree
+    parts = {n.path: n.count for n in tree.children}
+    assert ("towers", 7_762_651_744, 7_762_651_744) == (model.counted_by, _hf_total(config), model.summary.total)
+    assert {"language_model": 7_070_848_512, "vision": 122_714_208, "projector": 23_862_272} == {
+        k: v for k, v in parts.items() if k != "head"
+    }
+    assert {"vision/stem", "vision/stages", "vision/final_conv"} == {n.path for n in tree.find("vision").children}  # type: ignore[union-attr]
+    assert any("fastvit_mci3" in note and "inference_mode" in note for note in model.notes)
+
+
+#: PerceptionLM configs shaped like the released checkpoints (Llama 3.2 1B's text tower tied / Llama 3.1 8B's untied,
+#: the large / gigantic Perception Encoder, pooling 2) -> the whole class's count measured with transformers and timm
+#: 1.0.31 on meta in a throwaway environment.
+PERCEPTION_LM = {
+    "1B-like": (
+        dict(hidden_size=2048, intermediate_size=8192, num_hidden_layers=16, num_attention_heads=32)
+        | dict(num_key_value_heads=8, vocab_size=128256, tie_word_embeddings=True),
+        "vit_pe_core_large_patch14_336",
+        PE_LARGE,
+        1_533_524_992,
+    ),
+    "8B-like": (
+        dict(hidden_size=4096, intermediate_size=14336, num_hidden_layers=32, num_attention_heads=32)
+        | dict(num_key_value_heads=8, vocab_size=128256),
+        "vit_pe_core_gigantic_patch14_448",
+        PE_GIGANTIC,
+        9_794_260_736,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PERCEPTION_LM))
+def test_perception_lm_equals_transformers_with_timm(case: str) -> None:
+    """PerceptionLM shaped like its 1B and 8B checkpoints (1,533,524,992 and 9,794,260,736, measured with timm on
+    meta: ``PERCEPTION_LM``) is counted by its towers to the parameter, and equals transformers' own language model,
+    projector and head built on meta plus timm's measured Perception Encoder (291,415,040 / 1,740,922,624); the
+    1B's head is tied through its text config (the whole config's flag defaults to none)."""
+    text, architecture, args, measured = PERCEPTION_LM[case]
+    config = {
+        "model_type": "perception_lm",
+        "text_config": dict(text, model_type="llama"),
+        "vision_config": {"model_type": "timm_wrapper", "architecture": architecture, "model_args": args},
+        "projector_pooling_ratio": 2,
+    }
+    model = Model.from_config(config)
+    assert ("towers", measured, measured) == (model.counted_by, _hf_total(config), model.summary.total)
+    assert {"vision/patch_embed", "vision/blocks", "vision/pos_embed"} <= {
+        n.path
+        for n in model.summary.tree.find("vision").children  # type: ignore[union-attr]
+    }
+
+
+@pytest.mark.parametrize("model_type", ["fast_vlm", "perception_lm"])
+@pytest.mark.parametrize(("top", "text"), [(True, False), (False, True), (None, True), (None, False), (False, False)])
+def test_a_timm_whole_ties_its_head_as_its_class_does(model_type: str, top: bool | None, text: bool) -> None:
+    """FastVLM ties its LM head by either flag (its config takes the text config's when its own is false);
+    PerceptionLM by its own flag, the text config's when its own is left out: the total equals transformers' parts."""
+    config = copy.deepcopy({"model_type": model_type, **SMALL[model_type]})
+    config["text_config"]["tie_word_embeddings"] = text
+    if top is not None:
+        config["tie_word_embeddings"] = top
+    assert _hf_total(config) == Model.from_config(config).summary.total
+
+
+@pytest.mark.parametrize(
+    ("model_type", "edit", "key"),
+    [
+        ("fast_vlm", {"vision_config": {"architecture": "fastvit_mci9"}}, "vision_config.architecture"),
+        ("fast_vlm", {"vision_config": {"architecture": ["fastvit_mci3"]}}, "vision_config.architecture"),
+        (
+            "fast_vlm",
+            {"vision_config": {"architecture": "fastvit_mci3", "hidden_size": 3072, "model_args": {"lkc_use_act": 1}}},
+            "vision_config.model_args",
+        ),
+        ("fast_vlm", {"vision_config": {"architecture": "fastvit_mci3"}}, "vision_config.hidden_size"),
+        ("fast_vlm", {"vision_feature_layer": -2}, "vision_feature_layer"),
+        (
+            "perception_lm",
+            {"vision_config": {"architecture": "vit_pe_core_large_patch14_336"}},
+            "vision_config.model_args",
+        ),
+        (
+            "perception_lm",
+            {"vision_config": {"architecture": "vit_pe_core_large_patch14_336", "model_args": PE_LARGE | {"depth": 2}}},
+            "vision_config.model_args",
+        ),
+        ("perception_lm", {"vision_config": {"architecture": "resnet50"}}, "vision_config.model_args.embed_dim"),
+    ],
+)
+def test_a_timm_whole_refuses_what_is_not_shipped_naming_the_key(model_type: str, edit: dict, key: str) -> None:
+    """A timm architecture or ``model_args`` whose count is not shipped, a width the projector reads but the config
+    leaves out (TimmWrapperConfig has none: transformers fails too), or a feature layer FastVLM's config refuses, is
+    refused naming the nested key."""
+    from paramscope.engine.spec import SpecError
+
+    config = {"model_type": model_type, **copy.deepcopy(SMALL[model_type]), **edit}
+    with pytest.raises(SpecError) as refused:
+        _ = Model.from_config(config).summary
+    assert key == refused.value.field
+
+
+def test_perception_lm_at_class_defaults_is_refused_as_transformers_fails() -> None:
+    """PerceptionLM's class defaults name a bare ResNet-50 with no model_args, which its projector reads the width
+    from (``model_args["embed_dim"]``): transformers cannot build it (its projector fails, with timm or without),
+    and the page refuses it naming that key."""
+    import torch
+
+    from paramscope.engine.spec import SpecError
+
+    with pytest.raises(SpecError) as refused:
+        _ = Model.from_config({"model_type": "perception_lm"}).summary
+    from transformers.models.perception_lm.modeling_perception_lm import PerceptionLMMultiModalProjector
+
+    with pytest.raises(TypeError, match="not subscriptable"), torch.device("meta"):  # None["embed_dim"]
+        PerceptionLMMultiModalProjector(hf.PerceptionLMConfig())
+    assert "vision_config.model_args.embed_dim" == refused.value.field
+
+
+@pytest.mark.parametrize("case", ["fast_vlm", "fast_vlm-small", "perception_lm-small"])
+def test_a_timm_whole_equals_its_class_built_with_timm(case: str) -> None:
+    """FastVLM at its class defaults and the small FastVLM and PerceptionLM cases equal the whole transformers class
+    built on meta with timm building its vision tower (no tower swapped out). Skipped where timm is not installed."""
+    import torch
+
+    pytest.importorskip("timm")
+    model_type, _, small = case.partition("-")
+    config = {"model_type": model_type, **(SMALL[model_type] if small else {})}
+    rest = copy.deepcopy(config)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        hf_config = hf.AutoConfig.for_model(rest.pop("model_type"), **rest)
+        with torch.device("meta"):
+            whole = getattr(hf, WHOLES[model_type].class_name)(hf_config)
+    assert sum(p.numel() for p in whole.parameters()) == Model.from_config(config).summary.total
+
+
+@pytest.mark.parametrize(("name", "args"), [(name, args) for name, args, _ in TIMM_WRAPPER_COUNTS])
+def test_the_shipped_timm_wrapper_counts_are_timms(name: str, args: dict[str, Any]) -> None:
+    """The TimmWrapperConfig tower counts shipped in timm_towers.json (by architecture and model_args) equal timm's
+    own, each built on meta as TimmWrapperModel builds it (num_classes=0, the model_args), with its top-level modules
+    and parameters; and the measured literals above. Skipped where timm is not installed."""
+    import torch
+
+    from paramscope.families.wholes import timm_towers
+
+    timm = pytest.importorskip("timm")
+    with torch.device("meta"):
+        model = timm.create_model(name, pretrained=False, num_classes=0, **args)
+    groups = {n: sum(p.numel() for p in m.parameters()) for n, m in model.named_children()}
+    groups |= {n: p.numel() for n, p in model.named_parameters(recurse=False)}
+    variants = timm_towers()["towers"]["timm_wrapper"]["architectures"][name]
+    shipped = next(t for t in variants if t["model_args"] == args)
+    total = sum(p.numel() for p in model.parameters())
+    assert (total, {n: c for n, c in groups.items() if c}) == (shipped["total"], shipped["groups"])
+    assert next(n for a_name, a, n in TIMM_WRAPPER_COUNTS if (a_name, a) == (name, args)) == total
 
 
 def test_a_whole_with_a_tower_its_row_cannot_describe_is_counted_by_transformers() -> None:

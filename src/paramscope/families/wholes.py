@@ -5,8 +5,9 @@ A :class:`Whole` names the towers of a multimodal ``model_type`` (``text_config`
 (``vision_config.hidden_size*text_config.hidden_size``), and where the LM head sits, the way transformers' modeling
 file composes ``...ForConditionalGeneration`` from ``AutoModel.from_config`` of each sub-config. Each tower is counted
 by its own family row, so the whole is exact with formulas and needs neither torch nor transformers. A tower no config
-key sizes (Gemma 3n's timm MobileNetV5, named by ``vision_config.architecture``) is counted from data generated at
-development time (``timm_towers.json``, by ``scripts/gen_timm_towers.py``): :data:`DATA_TOWERS`.
+key sizes (a timm network named by ``vision_config.architecture`` and ``vision_config.model_args``: Gemma 3n's
+MobileNetV5, FastVLM's FastViT-HD, PerceptionLM's Perception Encoder) is counted from data generated at development
+time (``timm_towers.json``, by ``scripts/gen_timm_towers.py``): :data:`DATA_TOWERS`.
 
 How each sub-config is read is transformers' own declaration (``sub_configs_defaults``: the class or default type of
 each tower, the values it starts from when the file leaves it out), generated into ``hf_wholes.json`` by
@@ -57,13 +58,20 @@ def timm_towers() -> dict[str, Any]:
     return json.loads(resources.files("paramscope.families").joinpath("timm_towers.json").read_text())
 
 
+def _args_key(model_args: Any) -> str:
+    """``model_args`` as one comparable text: no arguments (``None``, ``{}``) alike, tuples as the lists a config.json
+    holds, keys sorted."""
+    return json.dumps(model_args or {}, sort_keys=True)
+
+
 def timm_tower(key: str, sub: Mapping[str, Any]) -> Node:
     """A vision tower transformers builds with timm (TimmWrapperModel: ``timm.create_model(architecture,
-    num_classes=0, **model_args)``, Gemma 3n's MobileNetV5): no config key sizes it, so its count is timm's for the
-    architecture named, shipped as data, its top-level modules (stem, blocks, msfa) as the tree's groups.
+    num_classes=0, **model_args)``: Gemma 3n's MobileNetV5, FastVLM's FastViT-HD, PerceptionLM's Perception Encoder):
+    no config key sizes it, so its count is timm's for the architecture and the ``model_args`` named, shipped as data,
+    its top-level modules (stem, stages, blocks, msfa, pos_embed, ...) as the tree's groups.
 
     ``SpecError`` naming ``{key}.architecture`` for an architecture with no count shipped, ``{key}.model_args`` for
-    arguments that would change the network."""
+    arguments it is not known with (they change the network)."""
     data = timm_towers()
     known = data["towers"][sub["model_type"]]
     name = sub.get("architecture")
@@ -75,14 +83,22 @@ def timm_tower(key: str, sub: Mapping[str, Any]) -> Node:
             f"{shown} is no timm architecture whose count is known here (known: {', '.join(known['architectures'])}); "
             "its parameters are timm's network's, which no config key sizes",
         )
-    if sub.get("model_args"):
+    model_args = sub.get("model_args")
+    variants = known["architectures"][name]
+    try:
+        wanted = _args_key(model_args) if model_args is None or isinstance(model_args, Mapping) else None
+    except (TypeError, ValueError):  # a value JSON cannot hold: no shipped variant has it
+        wanted = None
+    tower = next((t for t in variants if _args_key(t["model_args"]) == wanted), None)
+    if tower is None:
+        shown = " or ".join(_args_key(t["model_args"]) for t in variants)
         raise SpecError(
             f"{key}.model_args",
             f"arguments to timm.create_model change {name}'s network, whose count is known here only as timm builds it "
-            "without them",
+            f"with {shown[:300]}",
         )
-    tower = known["architectures"][name]
-    note = f"timm's count for {name} (timm {data['timm_version']}), not a formula: no config key sizes it"
+    args = f" with {_args_key(model_args)}" if model_args else ""
+    note = f"timm's count for {name}{args} (timm {data['timm_version']}), not a formula: no config key sizes it"
     kids = [
         Node(f"{PREFIX[key]}/{group_name}", n, f"timm({key}.architecture).{group_name}", note=note)
         for group_name, n in tower["groups"].items()
@@ -91,7 +107,10 @@ def timm_tower(key: str, sub: Mapping[str, Any]) -> Node:
 
 
 #: The towers counted from shipped data instead of a row, by their sub-config's model_type.
-DATA_TOWERS: dict[str, Callable[[str, Mapping[str, Any]], Node]] = {"gemma3n_vision": timm_tower}
+DATA_TOWERS: dict[str, Callable[[str, Mapping[str, Any]], Node]] = {
+    "gemma3n_vision": timm_tower,
+    "timm_wrapper": timm_tower,
+}
 
 
 @dataclass(frozen=True)
@@ -122,6 +141,8 @@ class Parts:
         return sub[name] if sub.get(name) is not None else hf_defaults().get(sub["model_type"], {}).get(name)
 
     def vision(self) -> tuple[int, str]:
+        if "vision_config" not in self.widths:  # a timm tower's config (TimmWrapperConfig) that states no width
+            raise SpecError("vision_config.hidden_size", "absent, and the projector reads it (the class has none)")
         return self.widths["vision_config"]
 
     def text(self) -> tuple[int, str]:
@@ -298,6 +319,34 @@ def _gemma3n(parts: Parts) -> list[Node]:
     return out
 
 
+def _fast_vlm(parts: Parts) -> list[Node]:
+    """FastVLM: LLaVA's two linear layers, from the vision config's ``hidden_size`` (the FastViT-HD's width, 3,072,
+    stated beside its architecture: TimmWrapperConfig has no such key of its own). Its config refuses any feature
+    layer but the last and any selection but the full one."""
+    if parts.get("vision_feature_layer") != -1:
+        raise SpecError("vision_feature_layer", "FastVLM supports only -1 (its config refuses any other)")
+    if parts.get("vision_feature_select_strategy") != "full":
+        raise SpecError("vision_feature_select_strategy", "FastVLM supports only 'full' (its config refuses any other)")
+    v, v_expr = parts.vision()
+    bias = as_bool("multimodal_projector_bias", parts.get("multimodal_projector_bias"))
+    return _two_layer("projector", v, v_expr, parts, bias)
+
+
+def _perception_lm(parts: Parts) -> list[Node]:
+    """PerceptionLM: two linear layers with biases from the Perception Encoder's width, read from its arguments to
+    timm (``vision_config.model_args.embed_dim``, as transformers reads it: a config without it cannot be built),
+    into the language model's; its pooling (``projector_pooling_ratio`` > 1) averages tokens, with no parameters."""
+    args = parts.tower_key("vision_config", "model_args")
+    key = "vision_config.model_args.embed_dim"
+    if not isinstance(args, Mapping) or "embed_dim" not in args:
+        raise SpecError(key, "absent, and the projector reads it (transformers cannot build the model without it)")
+    v = as_int(key, args["embed_dim"])
+    if not 0 < v <= MAX_WIDTH:
+        raise SpecError(key, f"must be between 1 and {MAX_WIDTH:,}, got {v:,}")
+    as_int("projector_pooling_ratio", parts.get("projector_pooling_ratio"))
+    return _two_layer("projector", v, key, parts, True)
+
+
 def _clip(parts: Parts) -> list[Node]:
     (v, v_expr), (t, t_expr) = parts.vision(), parts.text()
     p = parts.size("projection_dim")
@@ -373,6 +422,8 @@ WHOLES: dict[str, Whole] = {
         _row("gemma3", "Gemma3ForConditionalGeneration", _gemma3),
         _row("gemma4", "Gemma4ForConditionalGeneration", _gemma4),
         _row("gemma3n", "Gemma3nForConditionalGeneration", _gemma3n),
+        _row("fast_vlm", "FastVlmForConditionalGeneration", _fast_vlm),
+        _row("perception_lm", "PerceptionLMForConditionalGeneration", _perception_lm),
         _row("mistral3", "Mistral3ForConditionalGeneration", _mistral3),
         _row("idefics3", "Idefics3ForConditionalGeneration", _idefics3),
         _row("smolvlm", "SmolVLMForConditionalGeneration", _idefics3),
@@ -512,7 +563,10 @@ def compose(config: Mapping[str, Any]) -> MetaResult:
             children.append(node)
             summaries.append(Summary(node.count, 0, node.count, node.count, node, 0))
             stated = sub.get("hidden_size")
-            width = as_int(f"{key}.hidden_size", hf_defaults()[kind]["hidden_size"] if stated is None else stated)
+            stated = hf_defaults().get(kind, {}).get("hidden_size") if stated is None else stated
+            if stated is None:  # TimmWrapperConfig has none: a projector that reads it refuses (Parts.vision)
+                continue
+            width = as_int(f"{key}.hidden_size", stated)
             if not 0 <= width <= MAX_WIDTH:  # it sizes the embedder only (transformers builds one of width 0)
                 raise SpecError(f"{key}.hidden_size", f"must be between 0 and {MAX_WIDTH:,}, got {width:,}")
             widths[key] = (width, f"{key}.hidden_size")
@@ -554,6 +608,8 @@ def compose(config: Mapping[str, Any]) -> MetaResult:
     if whole.language == "base" and text_spec is not None:
         tied = config.get("tie_word_embeddings")
         tied = data["defaults"].get("tie_word_embeddings") if tied is None else as_bool("tie_word_embeddings", tied)
+        if tied is None:  # a class whose flag defaults to none takes the text config's (PerceptionLM)
+            tied = parts.tower_key("text_config", "tie_word_embeddings")
         tied = bool(tied) or (data["tie_from_text"] and bool(parts.tower_key("text_config", "tie_word_embeddings")))
         tied = tied and data["ties_head"]  # a class that declares no tied weights keeps its own head whatever the flag
         t, t_expr = widths["text_config"]
