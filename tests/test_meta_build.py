@@ -1052,3 +1052,33 @@ def test_a_refusal_is_one_line_with_the_next_step(monkeypatch: pytest.MonkeyPatc
         len(message) < 400,
         "albert" in message,
     )
+
+
+#: Types whose class transformers builds only with another library: (config, the library, the class that needs it).
+NEEDS_LIBRARY = [
+    ({"model_type": "detr"}, "timm", "TimmBackbone"),
+    ({"model_type": "dinat"}, "natten", ""),
+    ({"model_type": "layoutlmv2"}, "detectron2", ""),
+]
+
+
+@pytest.mark.parametrize(("config", "library", "part"), NEEDS_LIBRARY, ids=[c[1] for c in NEEDS_LIBRARY])
+def test_a_class_that_needs_another_library_is_refused_in_one_line(config: dict, library: str, part: str) -> None:
+    """A type whose class transformers builds only with a library the page does not install (timm, natten,
+    detectron2) is refused in one line naming the library and the module that needs it, and where it can be counted
+    (transformers' own message, a paragraph on pip and restarting a runtime, is not shown)."""
+    import importlib.util
+
+    from paramscope.engine.spec import SpecError
+
+    if not available() or importlib.util.find_spec(library):
+        pytest.skip(f"transformers is not installed, or {library} is")
+    with pytest.raises(SpecError) as refused:
+        build_tree(config)
+    message = refused.value.message
+    assert ("config", True, True, False) == (
+        refused.value.field,
+        f"only with the {library} library" in message and f"where {library}" in message,
+        (f"its {part}" in message) == bool(part),
+        "\n" in message or "restart" in message,
+    )

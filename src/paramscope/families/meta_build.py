@@ -253,10 +253,30 @@ def _build_model(model_type: str, rest: dict[str, Any], cls: type) -> nn.Module:
             try:
                 with torch.device("meta"):
                     return cls._from_config(cfg, attn_implementation="eager")  # type: ignore[attr-defined]
+            except ImportError as exc:  # a class that needs another library (timm, natten, detectron2)
+                raise SpecError("config", _needs_library(cls.__name__, exc)) from None
             except Exception as exc:
                 raise SpecError("config", f"transformers could not build {cls.__name__}: {_short(exc)}") from None
     finally:
         hf_logging.set_verbosity(verbosity)
+
+
+#: transformers' refusal of a class whose backend library is missing ("TimmBackbone requires the timm library ...").
+_REQUIRES = re.compile(r"(\w+) requires the (\w+) library")
+
+
+def _needs_library(class_name: str, exc: ImportError) -> str:
+    """One line for a class transformers builds only with a library this install lacks: which, and what to do."""
+    found = _REQUIRES.search(str(exc))
+    if not found:
+        return f"transformers could not build {class_name}: {_short(exc)}"
+    part, library = found.groups()
+    also = " and torchvision (from the index torch came from)" if library == "timm" else ""
+    where = f" (its {part})" if part != class_name else ""
+    return (
+        f"transformers builds {class_name} only with the {library} library{where}, which neither this install nor "
+        f"the page as deployed has: count it with the CLI where {library}{also} is installed"
+    )
 
 
 def _short(exc: BaseException) -> str:
