@@ -205,10 +205,13 @@ SETS = {
 
 
 def recipe_settings(case):
-    """ParamScope's run settings for a measured case (no runtime line: the figures are above the allocator's floor)."""
+    """ParamScope's run settings for a measured case (no runtime line: the figures are above the allocator's floor);
+    None for a run no setting describes (qlora-bare, measured to isolate prepare_model_for_kbit_training's upcast)."""
     from paramscope.engine.run import RunSettings
 
     base = dict(batch=case["batch"], seq=case["seq"], runtime_mib=0)
+    if case["recipe"] == "qlora-bare":  # not a recipe the page offers: QLoRA without PEFT's fp32 upcast
+        return None
     if case["recipe"] == "inference":
         return RunSettings(**base)
     recompute = "full" if case.get("checkpointing", True) else "none"  # the LoRA runs checkpoint
@@ -223,8 +226,11 @@ def predicted_over_measured(row, cfg):
     from paramscope import from_config
     from paramscope.engine.memory import phases
 
+    settings = recipe_settings(row)
+    if settings is None:
+        return None
     spec = from_config(cfg).cost_spec
-    peak = max(p.count for p in phases(spec, recipe_settings(row)))
+    peak = max(p.count for p in phases(spec, settings))
     measured = max(row["peak_prefill"], row["peak_decode"]) if row["recipe"] == "inference" else row["peak"]
     return peak / measured if measured else None
 
@@ -239,6 +245,9 @@ def preset_config(name):
 def load(name):
     cfg = preset_config(name)
     cfg.pop("quantization_config", None)
+    for sub in [cfg] + [v for k, v in cfg.items() if k.endswith("_config") and isinstance(v, dict)]:
+        for key in ("torch_dtype", "dtype"):  # every tower in the run's dtype (LLaVA's file names float16)
+            sub.pop(key, None)
     for key in NO_DROPOUT:
         if key in cfg:
             cfg[key] = 0.0
@@ -512,10 +521,12 @@ def run_lora(name, batch, seq, checkpointing, recipe="lora"):
     return row
 
 
-def _version(module):
+def _version(distribution):
+    from importlib.metadata import PackageNotFoundError, version
+
     try:
-        return __import__(module).__version__
-    except Exception:  # not installed: recipes that need it fail and are recorded so
+        return version(distribution)
+    except PackageNotFoundError:  # not installed: recipes that need it fail and are recorded so
         return None
 
 
@@ -557,7 +568,7 @@ def main():
         "torch": torch.__version__,
         "transformers": transformers.__version__,
         "peft": peft.__version__,
-        **{name: _version(name) for name in ("liger_kernel", "bitsandbytes")},
+        **{name: _version(name) for name in ("liger-kernel", "bitsandbytes")},
         "cap_gib": cap or None,
         "runtime_mib_start": runtime_mib(),
         "cases": [],
@@ -606,7 +617,8 @@ def main():
         }
         if CUDA and "error" not in row:
             try:
-                short["predicted/measured"] = round(predicted_over_measured(row, load(name)), 3)
+                ratio = predicted_over_measured(row, load(name))
+                short["predicted/measured"] = round(ratio, 3) if ratio else None
             except Exception as e:  # the measurement stands; the estimate is compared later
                 short["predicted/measured"] = f"{type(e).__name__}: {e}"[:200]
         print(json.dumps(short), flush=True)

@@ -747,12 +747,18 @@ def _element_bytes(settings: RunSettings) -> int:
     return 4 if settings.dtype == "fp32" else 2
 
 
+def _upcast(settings: RunSettings) -> bool:
+    """PEFT's QLoRA recipe: ``prepare_model_for_kbit_training`` upcasts every weight that is not NF4 (embeddings,
+    norms, LM head) to fp32, so the embedding's output, and every layer's input, is fp32 under autocast."""
+    return settings.mode == "finetune" and settings.quant == "nf4" and settings.precision == "amp"
+
+
 def _eager(settings: RunSettings) -> tuple[bool, int, bool]:
     """Whether transformers' eager modules run, the bytes of an element of the residual stream, and whether autocast
     runs over fp32 weights (AMP training: the embedding's output, and so every layer's input, stays fp32)."""
     e = _element_bytes(settings)
     amp = settings.mode == "training" and settings.precision == "amp" and e < 4
-    return settings.kernels == "transformers", 4 if amp else e, amp
+    return settings.kernels == "transformers", 4 if amp or _upcast(settings) and e < 4 else e, amp
 
 
 def _norm_bytes(spec: Spec, e: int, r: int) -> int:
@@ -823,6 +829,14 @@ def _stack(
     for kind in ("linear_attention", "ssm", "short_conv", "time_mixing", "lightning", "mlstm"):
         if getattr(kinds, kind):
             terms = _state_terms(spec, e, kind)
+            if kind == "ssm" and eager and spec.ssm_version == 1:
+                terms.append(
+                    (
+                        "selective_scan",
+                        (12 + e) * spec.ssm_inner * spec.ssm_state_size,
+                        f"(12 + {e})*ssm_inner*ssm_state_size",
+                    )
+                )
             node = _Act(tuple(terms)).node(f"{prefix}/{kind}", tokens, tp, sp)
             parts.append(repeated(node, getattr(kinds, kind), kinds.expr(kind)))
     shared_input = spec.parallel_attn and spec.has_attention or eager  # eager: the norms' outputs are counted there
@@ -984,6 +998,16 @@ def activations(spec: Spec, settings: RunSettings, seq: int) -> Node:
                     "logits: it computes the gradient of the head's input in the forward pass",
                 )
             )
+    if spec.lm_head and eager and _upcast(settings) and e < 4:
+        head.append(
+            Node(
+                "activations/head/weight_cast",
+                e * spec.vocab_size * spec.embed_width,
+                f"{e}*vocab_size*hidden_size",
+                note="autocast's 16-bit copy of the head, which prepare_model_for_kbit_training left in fp32, kept for "
+                "the backward pass",
+            )
+        )
     if head:
         parts.append(group("activations/head", head))
     if amp:
@@ -1231,6 +1255,17 @@ def _layer_transient(spec: Spec, settings: RunSettings, tokens: int, seq: int, l
                 "the MLP: its input, output and intermediates",
             )
         )
+    if kinds.ssm and spec.ssm_version == 1 and not settings.serving:
+        d, n, heads = spec.ssm_inner, spec.ssm_state_size, max(spec.ssm_heads, 1)  # Zamba scans head by head
+        scan = "ssm_inner/ssm_heads" if spec.ssm_heads > 1 else "ssm_inner"
+        options.append(
+            (
+                12 * d // heads * n + (5 * e + 8) * d + 4 * e * h,
+                f"12*{scan}*ssm_state_size + {5 * e + 8}*ssm_inner + {4 * e}*hidden_size",
+                "the selective scan as transformers writes it without mamba-ssm's kernels: the discretized A and B "
+                "and B·x for every token (fp32), with the projections, the time step and the scan's outputs",
+            )
+        )
     if kinds.moe:
         slot = max(h + 4 * spec.expert_size, 4 * h)
         expr = "max(hidden_size + 4*moe_intermediate_size, 4*hidden_size)"
@@ -1371,12 +1406,19 @@ def _finetune_states(spec: Spec, settings: RunSettings, layout: Layout = ONE_GPU
         elements = (matrices.count if matrices else 0) // e
         nf4 = math.ceil(elements * NF4_BITS / 8)
         rest = base.count - (matrices.count if matrices else 0)
+        r = 4 if _upcast(settings) else e
         frozen = Node(
             "weights/base",
-            nf4 + rest,
+            nf4 + rest // e * r,
             f"{elements:,} layer matrix weights × 4.127 bits (NF4 + double "
-            f"quantization) + {rest:,} B of 16-bit embeddings, norms and biases",
-            note="frozen, QLoRA NF4",
+            f"quantization) + {rest // e:,} embedding, norm and bias weights × {r} B",
+            note="frozen, QLoRA NF4"
+            + (
+                "; PEFT's prepare_model_for_kbit_training upcasts the weights that are not NF4 to fp32 (measured on "
+                "an H200: Llama 3.1 8B, Qwen2.5 7B, Qwen3 14B, Mistral 7B)"
+                if r == 4
+                else ""
+            ),
         )
     else:
         frozen = Node("weights/base", base.count, f"all weights × {e} B", note="frozen")

@@ -1106,6 +1106,7 @@ def zamba_layers(c: Cfg, d: Values) -> None:
         raise SpecError(
             "n_mamba_heads", f"{heads} heads must divide the mixers' width ({d['ssm_inner']:,}), as ZambaConfig checks"
         )
+    d["ssm_heads"] = heads  # the selective scan runs head by head (its working set: memory._layer_transient)
     width = c.int("attention_hidden_size")  # null or 0: 2 × hidden_size, as the class derives it
     if width:
         if width < 0:
