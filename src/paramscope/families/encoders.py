@@ -572,6 +572,7 @@ PHI4_MULTIMODAL_AUDIO = Family(
         final_norm=False,
         position_embedding="relative",
         macaron_ffn=True,
+        fused=("gate_up",),  # one gate_up_proj layer (one module to PEFT)
     ),
     hooks=(hooks.phi4_multimodal_audio,),
     default_arch="base",
