@@ -107,6 +107,11 @@ def _quiet(cls: type, **kwargs: object) -> object:
         return cls(**kwargs)
 
 
+#: Whole models whose config class is its language model's config too (Phi4MultimodalConfig: the text model's keys at
+#: the top level, no text_config), by the type whose row reads those keys: a text_config is declared for it, laid over
+#: the whole class's own defaults for those keys, and read from the top level whatever the file holds.
+TEXT_AT_TOP = {"phi4_multimodal": "phi3"}
+
 # How each whole model's config class reads its towers (its sub_configs_defaults: the class, or the default type of
 # an AutoConfig sub-config, and the values used when the file leaves it out), and what it does after: whether it moves
 # top-level text keys into a missing text_config (the keys it moves), and whether it takes the text config's
@@ -135,7 +140,20 @@ for model_type in sorted(WHOLES):
     text = subs.get("text_config")
     text_keys: list[str] = []
     tie_from_text = False
-    if text is not None:
+    if model_type in TEXT_AT_TOP:
+        text_type = TEXT_AT_TOP[model_type]
+        known = {*inspect.signature(CONFIG_MAPPING[text_type].__init__).parameters, "rope_scaling", "rope_theta"}
+        own = signature_defaults(cls)
+        names = [*inspect.signature(cls.__init__).parameters, "rope_scaling", "rope_theta"]
+        text_keys = [k for k in names if k in known and k not in ("self", "kwargs", "architectures")]
+        subs["text_config"] = {
+            "type": text_type,
+            "auto": False,
+            "init": {k: own[k] for k in text_keys if k in own},
+            "optional": False,
+            "over_init": True,
+        }
+    elif text is not None:
         text_cls = CONFIG_MAPPING[text["type"]]
         probe = 12_345
         moved = _quiet(cls, max_position_embeddings=probe)
@@ -163,6 +181,7 @@ for model_type in sorted(WHOLES):
         **({"language_types": language_types} if language_types else {}),
         "defaults": signature_defaults(cls),
         "subs": subs,
+        **({"text_at_top": True} if model_type in TEXT_AT_TOP else {}),
         "text_keys": sorted(set(text_keys)),
         "tie_from_text": tie_from_text,
         "ties_head": bool(getattr(transformers, WHOLES[model_type].class_name)._tied_weights_keys),

@@ -38,6 +38,11 @@ _GEMMA3N_TEXT = _TEXT_KV | dict(head_dim=8, hidden_size_per_layer_input=8, vocab
 _GEMMA3N_TEXT |= dict(laurel_rank=4, num_kv_shared_layers=0, pad_token_id=0)
 _GEMMA3N_AUDIO = dict(hidden_size=16, conf_num_hidden_layers=1, conf_num_attention_heads=2, input_feat_size=20)
 _GEMMA3N_AUDIO |= dict(sscp_conv_channel_size=[8, 4], sscp_conv_kernel_size=[[3, 5], [2, 3]], vocab_size=7)
+#: Phi-4-multimodal's towers, small: its audio Conformer (NeMo subsampling of two stages) and its SigLIP-like vision
+#: tower; its language model (Phi-3's) is the whole config's own top-level keys
+_PHI4MM_AUDIO = dict(hidden_size=16, intermediate_size=24, num_blocks=2, num_attention_heads=2, nemo_conv_channels=4)
+_PHI4MM_AUDIO |= dict(ext_pw_out_channel=16, depthwise_separable_out_channel=16, time_reduction=4, input_size=20)
+_PHI4MM_AUDIO |= dict(bias_max_distance=10)
 #: The Perception Encoder's arguments to timm in PerceptionLM's checkpoints (transformers' conversion script writes
 #: them): 448-pixel tiles, no pooling head, no norm after the blocks, layer scale; the large PE (1B, 3B), the gigantic
 #: (8B).
@@ -116,6 +121,12 @@ SMALL: dict[str, dict[str, Any]] = {
         text_config=_GEMMA3N_TEXT,
         vision_config=dict(hidden_size=24, vocab_size=5),
         audio_config=_GEMMA3N_AUDIO,
+    ),
+    "phi4_multimodal": dict(  # no text_config: the language model's keys are the whole config's own
+        **_TEXT_KV,
+        pad_token_id=0,
+        vision_config=dict(_VISION, image_size=28, patch_size=14),
+        audio_config=_PHI4MM_AUDIO | dict(downsample_rate=2),
     ),
     "fast_vlm": dict(  # its vision tower is timm's FastViT (the smallest), its width stated beside it
         text_config=dict(_TEXT_KV, model_type="qwen2"),
@@ -301,6 +312,17 @@ def test_a_whole_at_its_class_defaults_equals_transformers(model_type: str) -> N
     assert ("towers", _hf_total(config)) == (model.counted_by, model.summary.total)
 
 
+#: The wholes whose language model's keys are the whole config's own (no text_config), by the tower prefix.
+WHOLES_AT_TOP = {"phi4_multimodal": ("language_model/",)}
+
+
+def _tower(config: Any, key: str) -> Any:
+    """A tower's config as transformers reads it: ``text_config`` of a whole whose own keys are its language
+    model's is the whole config itself."""
+    at_top = key == "text_config" and getattr(config, "model_type", None) in WHOLES_AT_TOP
+    return config if at_top else getattr(config, key)
+
+
 @pytest.mark.parametrize("model_type", sorted(SMALL))
 def test_a_small_whole_equals_transformers_tower_by_tower(model_type: str) -> None:
     """A small whole config: the total equals transformers', the tree holds each tower under its prefix
@@ -312,10 +334,14 @@ def test_a_small_whole_equals_transformers_tower_by_tower(model_type: str) -> No
     assert _hf_total(config) == model.summary.total == sum(n.count for n in tree.children)
     assert {"vision", "audio"} & {n.path for n in tree.children}
     assert {"language_model", "text"} & {n.path for n in tree.children}
+    at_top = WHOLES_AT_TOP.get(model_type, ())  # towers whose keys are the whole config's own: named as they are
     for node in tree.walk():
         towers = ("vision/", "audio/", "language_model/", "text/", "qformer/")
         if node.path.startswith(towers) and not node.children and node.count:
-            assert "_config." in node.formula, node.path
+            if node.path.startswith(at_top):
+                assert "_config." not in node.formula, node.path
+            else:
+                assert "_config." in node.formula, node.path
 
 
 @pytest.mark.parametrize("model_type", sorted(SMALL))
@@ -332,7 +358,7 @@ def test_each_tower_control_shows_what_its_key_holds(model_type: str) -> None:
     config = {"model_type": model_type, **SMALL[model_type]}
     read = hf.AutoConfig.for_model(**copy.deepcopy(config))
     shown = {nested: value for _, _, nested, value in tower_controls(Model.from_config(config))}
-    held = {nested: one(getattr(getattr(read, nested.split(".")[0]), nested.split(".")[1])) for nested in shown}
+    held = {nested: one(getattr(_tower(read, nested.split(".")[0]), nested.split(".")[1])) for nested in shown}
     assert held == shown
 
 
@@ -655,7 +681,12 @@ def test_random_nested_edits_of_either_tower_equal_transformers(model_type: str,
     values = {key: data.draw(_EDITS[keys[key]], label=key) for key in picked}
     edited = start.edit(**values)
     assert _hf_total(edited.config) == edited.summary.total
-    before = {k: start.config[k.partition(".")[0]].get(k.partition(".")[2]) for k in values}
+    config = start.config
+    at_top = model_type in WHOLES_AT_TOP  # its text_config's keys are written at the top level
+    before = {
+        k: (config if at_top and k.startswith("text_config.") else config[k.partition(".")[0]]).get(k.partition(".")[2])
+        for k in values
+    }
     follows = {k for k in edited.edits if k.partition(".")[2] in FOLLOW_LAYERS}  # per-layer lists follow the count
     assert {k: v for k, v in values.items() if v != before[k]} == {
         k: edited.edits[k] for k in edited.edits if k not in follows
@@ -813,3 +844,111 @@ def test_blip_2_q_former_keys_read_the_vision_width() -> None:
         keys,
         "(vision_config.hidden_size + 1)*qformer_config.num_attention_heads*qformer_config.head_dim",
     )
+
+
+def _phi4mm_parts(config: dict[str, Any]) -> dict[str, int]:
+    """Phi4MultimodalForCausalLM built from ``config`` on meta, counted by where each parameter lives: the vision
+    tower (``img_processor``), the audio tower (``encoder``), the rest of ``embed_tokens_extend`` (the projector), the
+    language model without it, and the head (0 when tied)."""
+    import torch
+
+    rest = copy.deepcopy(config)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        hf_config = hf.AutoConfig.for_model(rest.pop("model_type"), **rest)
+        with torch.device("meta"):
+            model = hf.Phi4MultimodalForCausalLM(hf_config)
+
+    def n(module: Any) -> int:
+        return sum(p.numel() for p in module.parameters())
+
+    extend = model.model.embed_tokens_extend
+    vision, audio = n(extend.image_embed.img_processor), n(extend.audio_embed.encoder)
+    head = 0 if hf_config.tie_word_embeddings else n(model.lm_head)
+    return {
+        "vision": vision,
+        "audio": audio,
+        "projector": n(extend) - vision - audio,
+        "language_model": n(model.model) - n(extend),
+        "head": head,
+        "total": sum(p.numel() for p in model.parameters()),
+    }
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {},
+        SMALL["phi4_multimodal"],
+        SMALL["phi4_multimodal"] | {"tie_word_embeddings": True},
+        SMALL["phi4_multimodal"] | {"audio_config": _PHI4MM_AUDIO | {"time_reduction": 6, "bias_symmetric": True}},
+    ],
+    ids=["class-defaults", "small", "small-tied", "small-symmetric-reduction-6"],
+)
+def test_phi4_multimodal_is_its_parts_where_transformers_keeps_them(config: dict[str, Any]) -> None:
+    """Each part of Phi-4-multimodal equals where transformers keeps it: the vision and audio towers inside
+    ``embed_tokens_extend``, the projections and separators beside them (``projector/``), the language model (Phi-3's
+    layers, its keys at the top level) and the head, tied by the top-level flag (class defaults: 5,308,268,992)."""
+    config = {"model_type": "phi4_multimodal", **copy.deepcopy(config)}
+    model = Model.from_config(config)
+    tree = model.summary.tree
+    ours = {part: tree.get(part) for part in ("vision", "audio", "projector", "language_model", "head")}
+    assert ours | {"total": model.summary.total} == _phi4mm_parts(config)
+    if config.keys() == {"model_type"}:
+        assert model.summary.total == 5_308_268_992
+
+
+def test_phi4_multimodal_reads_its_language_model_at_the_top_level() -> None:
+    """Phi4MultimodalConfig has no text_config: the language model's keys are its own, so a nested edit of the
+    language model writes the top-level key, the formulas name the top-level keys, and a text_config in the file is
+    refused naming it, as transformers fails to build the class with one (its generation config reads it)."""
+    from paramscope.engine.spec import SpecError
+
+    config = {"model_type": "phi4_multimodal", **copy.deepcopy(SMALL["phi4_multimodal"])}
+    start = Model.from_config(config)
+    edited = start.edit(**{"text_config.num_hidden_layers": 3, "audio_config.num_blocks": 1})
+    assert edited.config["num_hidden_layers"] == 3 and "text_config" not in edited.config
+    assert edited.config["audio_config"]["num_blocks"] == 1
+    assert _hf_total(edited.config) == edited.summary.total
+    attention = edited.summary.tree.find("language_model/layers/attention/o")
+    assert attention.formula == "num_attention_heads*head_dim*hidden_size"
+    assert edited.summary.tree.find("head/lm").formula == "hidden_size*vocab_size"
+    stray = config | {"text_config": {"hidden_size": 64, "num_hidden_layers": 9}}
+    with pytest.raises(AttributeError):
+        _hf_total(stray)
+    with pytest.raises(SpecError, match=r"^text_config: Phi4MultimodalForCausalLM's config has none"):
+        _ = Model.from_config(stray).summary
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(
+    layers=st.integers(1, 3),
+    kv=st.sampled_from([1, 2, 4]),
+    vision=st.tuples(st.integers(1, 3), st.integers(1, 3), st.integers(1, 4)),
+    audio=st.tuples(st.integers(1, 3), st.integers(0, 3), st.sampled_from([2, 4, 8]), st.integers(1, 3)),
+    tied=st.booleans(),
+)
+def test_random_phi4_multimodal_wholes_equal_transformers(
+    layers: int, kv: int, vision: tuple[int, int, int], audio: tuple[int, int, int, int], tied: bool
+) -> None:
+    """Random Phi-4-multimodal configs (its language model's layers and KV heads, each tower's width, layers and
+    image or audio sizes, the downsample rate, tying) count, part by part, as transformers builds them on meta."""
+    heads, v_layers, patches = vision
+    a_heads, a_layers, reduction, rate = audio
+    config = {
+        "model_type": "phi4_multimodal",
+        **_TEXT,
+        "num_hidden_layers": layers,
+        "num_key_value_heads": kv,
+        "pad_token_id": 0,
+        "tie_word_embeddings": tied,
+        "vision_config": dict(_VISION, num_attention_heads=heads, hidden_size=8 * heads, num_hidden_layers=v_layers)
+        | dict(patch_size=7, image_size=7 * patches),
+        "audio_config": _PHI4MM_AUDIO
+        | dict(num_attention_heads=a_heads, hidden_size=8 * a_heads, num_blocks=a_layers, time_reduction=reduction)
+        | dict(ext_pw_out_channel=8 * a_heads, depthwise_separable_out_channel=8 * a_heads, downsample_rate=rate),
+    }
+    model = Model.from_config(config)
+    tree = model.summary.tree
+    ours = {part: tree.get(part) for part in ("vision", "audio", "projector", "language_model", "head")}
+    assert ours | {"total": model.summary.total} == _phi4mm_parts(config)

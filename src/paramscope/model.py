@@ -289,7 +289,8 @@ def _write(config: dict[str, Any], key: str, value: Any) -> None:
         return
     if tower not in TOWERS or not name or "." in name:
         raise SpecError(key, f"not a key of this config (a nested key is {' or '.join(TOWERS)} and a key of it)")
-    if tower not in config and name in _moved_text_keys(config):  # written the old way: the class moves it in
+    moved = _moved_text_keys(config)
+    if (tower not in config or _text_at_top(config)) and name in moved:  # the class reads it at the top level
         _write(config, name, value)
         return
     sub = config.get(tower)
@@ -308,6 +309,14 @@ def _moved_text_keys(config: Mapping[str, Any]) -> list[str]:
 
     kind = config.get("model_type")
     return wholes.hf_wholes()[kind]["text_keys"] if isinstance(kind, str) and kind in wholes.WHOLES else []
+
+
+def _text_at_top(config: Mapping[str, Any]) -> bool:
+    """Whether a whole model's config class is its language model's config too (Phi-4-multimodal's)."""
+    from paramscope.families import wholes
+
+    kind = config.get("model_type")
+    return isinstance(kind, str) and kind in wholes.WHOLES and bool(wholes.hf_wholes()[kind].get("text_at_top"))
 
 
 #: The keys that count a tower's layers (a nested edit of one rewrites the tower's per-layer lists).

@@ -332,7 +332,9 @@ def _stack(spec: Spec, prefix: str, layers: int, layers_expr: str, seq: int, cau
         block = P.conv_module(f"{prefix}/conv_module", spec)
         conv = block.find(f"{block.path}/conv")
         one = _matmuls(block, seq, "seq")
-        if conv is not None:
+        if spec.conv_glu_channels:  # Phi-4-multimodal's: Conv1d layers, each a multiply-add per parameter per frame
+            one = [Node(c.path, 2 * c.count * seq, f"2*seq*{P.paren(c.formula)}") for c in block.children]
+        elif conv is not None:
             one.append(Node(conv.path, 2 * conv.count * seq, f"2*seq*{P.paren(conv.formula)}"))
         parts.append(group(block.path, [repeated(n, kinds.layers, kinds.layers_expr) for n in one]))
     if spec.per_layer_input:  # Gemma 4: each layer's gate and projection of its per-layer input

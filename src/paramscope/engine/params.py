@@ -557,12 +557,58 @@ def conv_module(prefix: str, spec: Spec) -> Node:
     halved by a GLU, a depthwise convolution of conv_module_kernel taps without a bias, a bias-free linear layer back
     (its two norms are counted with the layer's)."""
     h, k = spec.hidden_size, spec.conv_module_kernel
+    if spec.conv_glu_channels:
+        return _conv1d_module(prefix, spec)
     return group(
         prefix,
         [
             linear(f"{prefix}/start", h, "hidden_size", 2 * h, "2*hidden_size", False),
             depthwise_conv(f"{prefix}/conv", h, "hidden_size", k, "conv_module_kernel", bias=False),
             linear(f"{prefix}/end", h, "hidden_size", h, "hidden_size", False),
+        ],
+    )
+
+
+def _conv1d_module(prefix: str, spec: Spec) -> Node:
+    """Phi-4-multimodal's convolution module (its two norms are counted with the layer's), every layer a Conv1d with a
+    bias (no nn.Linear: LoRA's all-linear passes them by): a pointwise one to 2 x conv_glu_channels halved by a GLU
+    that adds two learned biases (b1, b2), a depthwise one of conv_module_kernel taps and conv_depthwise_multiplier
+    outputs a channel, a pointwise one to conv_separable_channels, and a pointwise one from hidden_size to
+    conv_glu_channels at the end (the widths the class declares; a forward pass needs all of them equal to
+    hidden_size and a multiplier of 1)."""
+    h, k, e = spec.hidden_size, spec.conv_module_kernel, spec.conv_glu_channels
+    m, s = spec.conv_depthwise_multiplier, spec.conv_separable_channels
+    return group(
+        prefix,
+        [
+            Node(
+                f"{prefix}/glu",
+                2 * e * h + 4 * e,
+                "2*conv_glu_channels*hidden_size + 4*conv_glu_channels",
+                shape=f"{h}×{2 * e} + {2 * e} + 2×{e}",
+                note="a pointwise Conv1d to 2 x conv_glu_channels with a bias, halved by a GLU, and its b1 and b2",
+            ),
+            Node(
+                f"{prefix}/conv",
+                h * m * k + h * m,
+                "hidden_size*conv_depthwise_multiplier*(conv_module_kernel + 1)",
+                shape=f"{h * m}×1×{k} + {h * m}",
+                note="depthwise Conv1d with a bias: conv_depthwise_multiplier kernels per channel",
+            ),
+            Node(
+                f"{prefix}/pointwise",
+                h * m * s + s,
+                "hidden_size*conv_depthwise_multiplier*conv_separable_channels + conv_separable_channels",
+                shape=f"{h * m}×{s} + {s}",
+                note="pointwise Conv1d with a bias",
+            ),
+            Node(
+                f"{prefix}/end",
+                h * e + e,
+                "(hidden_size + 1)*conv_glu_channels",
+                shape=f"{h}×{e} + {e}",
+                note="pointwise Conv1d with a bias",
+            ),
         ],
     )
 
@@ -961,6 +1007,8 @@ def _subsampling(spec: Spec, prefix: str) -> Node:
     channels) to hidden_size."""
     h, a, b = spec.hidden_size, spec.subsampling_channels, spec.subsampling_out_channels
     k1, k2, f = spec.subsampling_taps, spec.subsampling_out_taps, spec.subsampling_freq
+    if spec.subsampling_stages:
+        return _nemo_subsampling(spec, prefix)
     return group(
         prefix,
         [
@@ -976,6 +1024,52 @@ def _subsampling(spec: Spec, prefix: str) -> Node:
             linear(f"{prefix}/projection", f * b, "subsampling_freq*subsampling_out_channels", h, "hidden_size", False),
         ],
         note="mel frames in: two subsampling convolutions and a projection instead of a token table",
+    )
+
+
+def _nemo_subsampling(spec: Spec, prefix: str) -> Node:
+    """Phi-4-multimodal's audio input (NeMo's subsampling): mel frames through a convolution of subsampling_taps taps
+    (3 x 3, stride 2) from one channel to subsampling_channels, then subsampling_stages - 1 stages of a depthwise
+    convolution (3 x 3, stride 2) and a pointwise one, every convolution with a bias, then a linear layer with a bias
+    from subsampling_freq x subsampling_channels features (the frequency bins the stages leave, by the channels) to
+    hidden_size."""
+    h, c, k, f, n = (
+        spec.hidden_size,
+        spec.subsampling_channels,
+        spec.subsampling_taps,
+        spec.subsampling_freq,
+        spec.subsampling_stages,
+    )
+    stage = group(
+        f"{prefix}/stages",
+        [
+            Node(
+                f"{prefix}/stages/depthwise",
+                (k + 1) * c,
+                "(subsampling_taps + 1)*subsampling_channels",
+                shape=f"{c}×1×({k} taps) + {c}",
+            ),
+            Node(
+                f"{prefix}/stages/pointwise",
+                c * c + c,
+                "(subsampling_channels + 1)*subsampling_channels",
+                shape=f"{c}×{c} + {c}",
+            ),
+        ],
+    )
+    return group(
+        prefix,
+        [
+            Node(
+                f"{prefix}/conv1",
+                (k + 1) * c,
+                "(subsampling_taps + 1)*subsampling_channels",
+                shape=f"1×{c}×({k} taps) + {c}",
+            ),
+            repeated(stage, n - 1, "(subsampling_stages - 1)"),
+            linear(f"{prefix}/projection", f * c, "subsampling_freq*subsampling_channels", h, "hidden_size", True),
+        ],
+        note="mel frames in: NeMo's stride-2 subsampling convolutions and a projection instead of a token table",
     )
 
 
@@ -1086,7 +1180,8 @@ def _attention_pool(spec: Spec) -> Node:
 
 
 def _relative_bias(prefix: str, spec: Spec, layers: int) -> list[Node]:
-    if spec.position_embedding != "relative" or not layers:  # held by the first layer: none without layers
+    # held by the first layer: none without layers (a Conformer's, Phi-4-multimodal's audio tower's, by the model)
+    if spec.position_embedding != "relative" or not (layers or spec.macaron_ffn):
         return []
     b, heads = spec.relative_attention_num_buckets, spec.num_attention_heads
     return [
@@ -1095,7 +1190,8 @@ def _relative_bias(prefix: str, spec: Spec, layers: int) -> list[Node]:
             b * heads,
             "relative_attention_num_buckets*num_attention_heads",
             shape=f"{b}×{heads}",
-            note="held by the first layer, shared by all",
+            # a Conformer's (Phi-4-multimodal's audio tower) is the model's own, not its first layer's
+            note="shared by all layers" if spec.macaron_ffn else "held by the first layer, shared by all",
         )
     ]
 

@@ -146,6 +146,12 @@ LIMITS = {
     "subsampling_out_taps": 1_048_576,
     "subsampling_freq": 1_048_576,
     "relative_positions": 100_000_000,
+    # Phi-4-multimodal's audio tower: the convolution module's GLU and separable widths (1,024), the depthwise
+    # multiplier (1), the NeMo subsampling's stride-2 stages (3)
+    "conv_glu_channels": 1_048_576,
+    "conv_depthwise_multiplier": 1_024,
+    "conv_separable_channels": 1_048_576,
+    "subsampling_stages": 64,
     # per-layer counts (every released model has at most 4 norms or 2 key/value projections a layer)
     "norms_per_layer": 16,
     "moe_norms": 16,
@@ -495,6 +501,17 @@ class Spec:
     subsampling_taps: int = 9
     subsampling_out_taps: int = 9
     subsampling_freq: int = 0
+    # Phi-4-multimodal's audio tower: NeMo's subsampling (subsampling_stages > 0: a 3 x 3 stride-2 convolution with a
+    # bias from one channel to subsampling_channels, then subsampling_stages - 1 stages of a depthwise 3 x 3 stride-2
+    # convolution and a pointwise one, each with a bias, then a linear layer with a bias from subsampling_freq x
+    # subsampling_channels to hidden_size); its convolution module built of Conv1d layers with biases
+    # (conv_glu_channels > 0: hidden_size -> 2 x conv_glu_channels halved by a GLU with two learned biases, a depthwise
+    # convolution of conv_module_kernel taps and conv_depthwise_multiplier outputs a channel, a pointwise one to
+    # conv_separable_channels, and hidden_size -> conv_glu_channels at the end)
+    subsampling_stages: int = 0
+    conv_glu_channels: int = 0
+    conv_depthwise_multiplier: int = 1
+    conv_separable_channels: int = 0
     output_proj_dims: int = 0
     # BLIP-2's Q-Former: cross-attention (its own q/k/v/o with biases and a norm after it) in layer 0 and every
     # cross_attention_frequency-th layer after it, its keys and values reading encoder_hidden_size wide states (0: the

@@ -528,6 +528,66 @@ GEMMA3N_AUDIO = GEMMA4_AUDIO.but(
     fixed=dict(hidden_act="silu"),
     hooks=(hooks.gemma3n_audio,),
 )
+PHI4_MULTIMODAL_AUDIO = Family(
+    model_type="phi4_multimodal_audio",
+    class_prefix="Phi4MultimodalAudio",
+    source=f"{TF}/phi4_multimodal/modeling_phi4_multimodal.py",
+    keys=dict(
+        hidden_size=("hidden_size",),
+        num_hidden_layers=("num_blocks",),
+        num_attention_heads=("num_attention_heads",),
+        head_dim=("head_dim",),  # read with getattr: no field of the class, hidden_size // heads unless stated
+        intermediate_size=("intermediate_size",),
+        hidden_act=("activation",),
+        conv_module_kernel=("kernel_size",),
+        conv_glu_channels=("ext_pw_out_channel",),
+        conv_depthwise_multiplier=("depthwise_multiplier",),
+        conv_separable_channels=("depthwise_separable_out_channel",),
+        subsampling_channels=("nemo_conv_channels",),
+    ),
+    derive=dict(
+        head_dim=Rule(
+            "hidden_size // num_attention_heads",
+            lambda d: d["hidden_size"] // d["num_attention_heads"] if d["num_attention_heads"] else 0,
+        ),
+    ),
+    # Phi-4-multimodal's audio tower, a Conformer: mel frames through NeMo's subsampling (hooks.phi4_multimodal_audio),
+    # a table of relative-position biases (a bias per head for each of 2 x bias_max_distance distances, or
+    # bias_max_distance when symmetric) shared by all layers, then layers of a gated feed-forward block (a LayerNorm,
+    # gate_up to 2 x intermediate_size and down, with biases), attention with biased q/k/v/o, a convolution module of
+    # Conv1d layers (a LayerNorm, a GLU pointwise convolution with two learned biases, a depthwise-separable
+    # convolution, a pointwise convolution), a second feed-forward block and a LayerNorm: five LayerNorms a layer with
+    # biases, no final norm, no output projection. The mean/variance normaliser holds buffers only
+    fixed=dict(
+        encoder_only=True,
+        vocab_size=0,
+        tie_word_embeddings=False,
+        attention_bias=True,
+        attention_out_bias=True,
+        mlp_bias=True,
+        mlp_gated=True,
+        norm_type="layernorm",
+        norm_bias=True,
+        norms_per_layer=5,
+        final_norm=False,
+        position_embedding="relative",
+        macaron_ffn=True,
+        fused=("gate_up",),  # one gate_up_proj layer (one module to PEFT)
+    ),
+    hooks=(hooks.phi4_multimodal_audio,),
+    default_arch="base",
+    padding_row=False,
+)
+PHI4_MULTIMODAL_VISION = SIGLIP_VISION.but(
+    model_type="phi4_multimodal_vision",
+    class_prefix="Phi4MultimodalVision",
+    source=f"{TF}/phi4_multimodal/modeling_phi4_multimodal.py",
+    keys=dict(attention_pool=None),
+    # SigLIP's vision tower with its attention-pooling head always built (no vision_use_head key), the classes'
+    # own copy; crop_size and feature_layer size nothing (the whole model reads the second-to-last layer's states,
+    # every layer is built)
+    fixed=dict(attention_pool=True),
+)
 LLAMA4_VISION = VIT.but(
     model_type="llama4_vision_model",
     class_prefix="Llama4Vision",
@@ -763,6 +823,8 @@ ROWS = (
     GEMMA4_VISION,
     GEMMA4_AUDIO,
     GEMMA3N_AUDIO,
+    PHI4_MULTIMODAL_AUDIO,
+    PHI4_MULTIMODAL_VISION,
     QWEN3_5_VISION,
     QWEN3_5_MOE_VISION,
     QWEN2_5_VL_VISION,

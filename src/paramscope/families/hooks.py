@@ -513,6 +513,59 @@ def gemma3n_audio(c: Cfg, d: Values) -> None:
     _conformer(c, d, "conf_", "conf_conv_kernel_size", floor_left=True)
 
 
+def phi4_multimodal_audio(c: Cfg, d: Values) -> None:
+    """Phi-4-multimodal's audio tower (Phi4MultimodalAudioConfig): NeMo's subsampling runs int(log2(time_reduction))
+    stride-2 stages (the config refuses an odd time_reduction; log2 of 0 fails), each halving the frequency bins of
+    ``input_size`` as ``floor((bins - 1) / 2 + 1)`` (the config's ``nemo_final_size``, which a file stating it keeps);
+    the relative-position table holds ``bias_max_distance`` rows for each side (one side when ``bias_symmetric``);
+    the attention reads the whole clip (no sliding window: ``chunk_size`` -1). What transformers builds but cannot
+    run, it counts: a convolution of no taps, a depthwise multiplier of 0, no relative distances."""
+    reduction = c.int("time_reduction", default=8)
+    if reduction % 2:
+        raise SpecError("time_reduction", f"must be a multiple of 2 (got {reduction}): the config refuses it")
+    if not 0 < reduction <= 2**20:
+        raise SpecError("time_reduction", f"must be between 2 and {2**20:,} (got {reduction:,}): log2 of it is taken")
+    stages = int(math.log2(reduction))
+    bins = c.int("input_size", default=80)
+    stated = c.data.get("nemo_final_size")
+    if stated is not None:
+        final = as_int("nemo_final_size", stated)
+    else:
+        if not 0 <= bins <= 1_048_576:
+            raise SpecError("input_size", f"must be between 0 and 1,048,576, got {bins:,}")
+        final = bins
+        for _ in range(stages):
+            final = math.floor((final - 1) / 2 + 1)
+    if final < 0:
+        raise SpecError(
+            c.stated("nemo_final_size") or "input_size",
+            f"leaves {final} frequency bins: transformers cannot build the subsampling's projection",
+        )
+    channels = d["subsampling_channels"]
+    if isinstance(channels, int) and channels < 1:
+        raise SpecError("nemo_conv_channels", f"must be at least 1 (got {channels}): transformers cannot build it")
+    distance = c.int("bias_max_distance", default=1000)
+    if distance < 0:
+        raise SpecError("bias_max_distance", f"must not be negative (got {distance}): the table cannot be built")
+    heads = d["num_attention_heads"]
+    if isinstance(heads, int) and heads < 1:
+        raise SpecError("num_attention_heads", f"must be at least 1 (got {heads}): the head width divides by it")
+    for key, field in (("kernel_size", "conv_module_kernel"), ("depthwise_multiplier", "conv_depthwise_multiplier")):
+        if isinstance(d[field], int) and d[field] < 0:
+            raise SpecError(key, f"must not be negative (got {d[field]}): transformers cannot build it")
+    if d["conv_module_kernel"] == 0 or d["conv_depthwise_multiplier"] == 0 or distance == 0:
+        key = "kernel_size" if d["conv_module_kernel"] == 0 else "depthwise_multiplier"
+        key = "bias_max_distance" if distance == 0 else key
+        raise BeyondRow(key, "0: transformers builds it but cannot run it")
+    d["subsampling_stages"] = stages
+    d["subsampling_out_channels"] = channels
+    d["subsampling_taps"] = 9
+    d["subsampling_freq"] = final
+    d["relative_attention_num_buckets"] = distance if c.bool("bias_symmetric", default=False) else 2 * distance
+    # no position table: the frames of a 30 s clip (10 ms mel frames, time_reduction of them a token) are nominal
+    d["max_position_embeddings"] = 3000 // reduction
+
+
 def siglip2_nominal_image(c: Cfg, d: Values) -> None:
     """SigLIP 2 takes images of any shape up to ``num_patches`` patches; the nominal image is the square grid its
     position table is resized from: int(sqrt(num_patches)) patches a side (16 x 16 at the default 256)."""

@@ -178,6 +178,8 @@ class Whole:
     #: Keys the whole config's class writes into a tower after reading it, from another tower's key (BLIP-2 sets the
     #: Q-Former's ``encoder_hidden_size`` to the vision tower's ``hidden_size``): nested target -> nested source
     links: tuple[tuple[str, str], ...] = ()
+    #: Said among the notes of every count of the whole (what the class builds that a reader might expect otherwise)
+    note: str = ""
 
 
 def _times(expr: str, factor: str) -> str:
@@ -392,6 +394,32 @@ def _blip_2(parts: Parts) -> list[Node]:
     ]
 
 
+def _phi4_multimodal(parts: Parts) -> list[Node]:
+    """Phi-4-multimodal: inside its language model (``embed_tokens_extend``), the image embedding's two linear layers
+    with biases (``img_projection_up`` from the vision width, ``img_projection_down``) and its two learned separators
+    (``global_img_feature_extensor``, ``sub_img_feature_extensor``, the vision width each), and the audio embedding's
+    two pairs of linear layers with biases (for speech, and for speech beside an image), each from the audio width
+    times ``audio_config.downsample_rate`` into the language model's width, then text to text."""
+    (v, v_expr), (t, t_expr) = parts.vision(), parts.text()
+    a, a_expr = parts.widths["audio_config"]
+    key = "audio_config.downsample_rate"
+    rate = as_int(key, parts.tower_key("audio_config", "downsample_rate"))
+    if not 0 <= rate <= MAX_FACTOR:
+        raise SpecError(key, f"must be between 0 and {MAX_FACTOR}, got {rate:,}")
+    note = "the learned separators between an image's global and sub-image features, and between rows of them"
+    out = [
+        linear("projector/img_projection_up", v, v_expr, t, t_expr, True),
+        linear("projector/img_projection_down", t, t_expr, t, t_expr, True),
+        Node("projector/img_feature_extensors", 2 * v, f"2*{v_expr}", shape=f"2×{v}", note=note),
+    ]
+    for name in ("speech", "vision_speech"):
+        out += [
+            linear(f"projector/up_proj_for_{name}", a * rate, f"{a_expr}*{key}", t, t_expr, True),
+            linear(f"projector/down_proj_for_{name}", t, t_expr, t, t_expr, True),
+        ]
+    return out
+
+
 def _in_tower(parts: Parts) -> list[Node]:
     """Qwen-VL and GLM-4V: the merger that projects patches into the language model is part of the vision tower."""
     return []
@@ -407,9 +435,10 @@ def _row(
     language: str = "base",
     links: tuple[tuple[str, str], ...] = (),
     source: str = "",
+    note: str = "",
 ) -> Whole:
     source = source or model_type
-    return Whole(model_type, class_name, f"{_HF}{source}/modeling_{source}.py", projector, language, links)
+    return Whole(model_type, class_name, f"{_HF}{source}/modeling_{source}.py", projector, language, links, note)
 
 
 WHOLES: dict[str, Whole] = {
@@ -439,6 +468,14 @@ WHOLES: dict[str, Whole] = {
         _row("qwen3_5_moe", "Qwen3_5MoeForConditionalGeneration", _in_tower),
         _row("glm4v", "Glm4vForConditionalGeneration", _in_tower),
         _row("glm4v_moe", "Glm4vMoeForConditionalGeneration", _in_tower),
+        _row(
+            "phi4_multimodal",
+            "Phi4MultimodalForCausalLM",
+            _phi4_multimodal,
+            note="the language model is Phi-3's (its keys at the top level of the config, read as phi3); transformers "
+            "builds no LoRA adapters in it (the released checkpoint's vision and speech LoRA are not part of this "
+            "class): none are counted",
+        ),
         _row("qwen2_audio", "Qwen2AudioForConditionalGeneration", _qwen2_audio),
         _row("voxtral", "VoxtralForConditionalGeneration", _voxtral),
         _row(
@@ -470,7 +507,15 @@ def _sub_configs(model_type: str, config: Mapping[str, Any]) -> dict[str, dict[s
     out: dict[str, dict[str, Any]] = {}
     for key, declared in data["subs"].items():
         sub = config.get(key)
-        if sub is None and key == "text_config" and data["text_keys"]:
+        if key == "text_config" and data.get("text_at_top"):  # Phi-4-multimodal: its own keys are the text model's
+            if sub is not None:
+                raise SpecError(
+                    key,
+                    f"{WHOLES[model_type].class_name}'s config has none (its language model's keys are its own, at the "
+                    "top level): transformers cannot build the class with one",
+                )
+            sub = {k: config[k] for k in data["text_keys"] if k in config}
+        elif sub is None and key == "text_config" and data["text_keys"]:
             sub = {k: config[k] for k in data["text_keys"] if k in config}
         elif sub is None:
             if declared["optional"]:
@@ -522,6 +567,9 @@ def _nested(node: Node, key: str, prefix: str) -> Node:
     """A tower's tree under ``prefix/``, the leaves' formulas in the whole config's nested names
     (``hidden_size`` → ``vision_config.hidden_size``)."""
     kids = tuple(_nested(kid, key, prefix) for kid in node.children)
+    if not key:  # a tower whose keys are the whole config's own (Phi-4-multimodal's language model)
+        path = f"{prefix}/{node.path}" if node.path else prefix
+        return node._replace(path=path, children=kids)
     formula = node.formula if kids else _IDENTIFIER.sub(rf"{key}.\1", node.formula)
     repeat_name = _IDENTIFIER.sub(rf"{key}.\1", node.repeat_name)
     path = f"{prefix}/{node.path}" if node.path else prefix
@@ -591,13 +639,14 @@ def compose(config: Mapping[str, Any]) -> MetaResult:
         summary = summarize(spec)
         summaries.append(summary)
         prefix = PREFIX[key] if key != "text_config" or language else TEXT_TOWER
-        tree = _nested(summary.tree, key, prefix)
+        at_top = key == "text_config" and bool(data.get("text_at_top"))  # its formulas name the top-level keys
+        tree = _nested(summary.tree, "" if at_top else key, prefix)
         for target, source in whole.links:  # the key the whole writes reads as where its value comes from
             if target.startswith(f"{key}."):
                 tree = _relinked(tree, target, source)
         children.append(tree)
         width_key = family.key_for("hidden_size", sub) or "hidden_size"
-        widths[key] = (spec.hidden_size, f"{key}.{width_key}")
+        widths[key] = (spec.hidden_size, width_key if at_top else f"{key}.{width_key}")
         if key == "text_config":
             text_spec = spec
     parts = Parts(config, data["defaults"], subs, widths)
@@ -619,7 +668,9 @@ def compose(config: Mapping[str, Any]) -> MetaResult:
                 "head/lm", 0, "0 (tied)", shape=f"{t}×{v}", note="tied to language_model/embedding/token: counted once"
             )
         else:
-            lm = linear("head/lm", t, t_expr, v, f"text_config.{vocab_key or 'vocab_size'}", False)
+            vocab_expr = vocab_key or "vocab_size"
+            vocab_expr = vocab_expr if data.get("text_at_top") else f"text_config.{vocab_expr}"
+            lm = linear("head/lm", t, t_expr, v, vocab_expr, False)
             head = lm.count
         children.append(group("head", [lm], note=lm.note))
         subs["text_config"]["tie_word_embeddings"] = tied  # the language model, loaded alone, keeps the whole's head
@@ -650,6 +701,7 @@ def compose(config: Mapping[str, Any]) -> MetaResult:
         "embedding: the towers' tables (token, position, patch) and an untied LM head; active: all but the routed "
         "experts a token does not use",
         *data_notes,
+        *([whole.note] if whole.note else []),
     )
     return MetaResult(
         tree=tree,
