@@ -251,15 +251,20 @@ def load(name):
     for key in NO_DROPOUT:
         if key in cfg:
             cfg[key] = 0.0
-    if not CUDA:  # dry run: 2 layers, in the towers of a whole model too
-        for sub in [cfg] + [v for k, v in cfg.items() if k.endswith("_config") and isinstance(v, dict)]:
-            for key in ("num_hidden_layers", "n_layer"):
-                if key in sub:
-                    sub[key] = 2
-            for key in ("layer_types", "hybrid_override_pattern", "layers_block_type", "mlp_layer_types"):
-                if key in sub:
-                    sub[key] = sub[key][:2]
+    if not CUDA:  # dry run
+        cut_layers(cfg, 2)
     return cfg
+
+
+def cut_layers(cfg, layers):
+    """The config cut to ``layers`` layers, in the towers of a whole model too (per-layer lists follow)."""
+    for sub in [cfg] + [v for k, v in cfg.items() if k.endswith("_config") and isinstance(v, dict)]:
+        for key in ("num_hidden_layers", "n_layer"):
+            if key in sub:
+                sub[key] = layers
+        for key in ("layer_types", "hybrid_override_pattern", "layers_block_type", "mlp_layer_types"):
+            if key in sub:
+                sub[key] = sub[key][:layers]
 
 
 def alloc():

@@ -22,13 +22,7 @@ import measure_peaks as mp  # noqa: E402
 def inventory(recipe, name, batch, seq, layers=None):
     cfg = mp.load(name)
     if layers:
-        for sub in [cfg] + [v for k, v in cfg.items() if k.endswith("_config") and isinstance(v, dict)]:
-            for key in ("num_hidden_layers", "n_layer"):
-                if key in sub:
-                    sub[key] = layers
-            for key in ("layer_types", "hybrid_override_pattern", "layers_block_type", "mlp_layer_types"):
-                if key in sub:
-                    sub[key] = sub[key][:layers]
+        mp.cut_layers(cfg, layers)
     lora = recipe.startswith(("lora", "qlora"))
     model, hf = mp.build(cfg, torch.bfloat16 if lora else torch.float32)
     if recipe.startswith("qlora"):
