@@ -216,7 +216,7 @@ def recipe_settings(case):
         return RunSettings(**base)
     recompute = "full" if case.get("checkpointing", True) else "none"  # the LoRA runs checkpoint
     mode = "training" if case["recipe"].startswith("training") else "finetune"
-    kernels = "fused" if case["recipe"].endswith("-fused") else "transformers"
+    kernels = "liger" if case["recipe"].endswith("-fused") else "transformers"  # -fused: Liger-Kernel's kernels
     quant = "nf4" if case["recipe"].startswith("qlora") else "none"
     return RunSettings(mode=mode, recompute=recompute, precision="amp", kernels=kernels, quant=quant, **base)
 

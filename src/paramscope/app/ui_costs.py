@@ -80,7 +80,11 @@ DTYPE_LABELS = {
 }
 OPTIMIZER_LABELS = {"adamw": "AdamW", "sgd": "SGD with momentum", "adam8bit": "8-bit Adam"}
 PRECISION_LABELS = {"amp": "PyTorch AMP (fp32 trained weights)", "master": "16-bit weights + fp32 master"}
-KERNEL_LABELS = {"transformers": "transformers (eager, its loss)", "fused": "fused kernels, chunked loss"}
+KERNEL_LABELS = {
+    "transformers": "transformers (eager, its loss)",
+    "liger": "Liger-Kernel (fused loss)",
+    "fused": "Megatron-LM (fused kernels)",
+}
 RECOMPUTE_LABELS = {"none": "none", "selective": "selective (attention scores)", "full": "full (layer inputs only)"}
 
 
@@ -245,8 +249,9 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
             KERNELS,
             **_widget("kernels", KERNELS),
             format_func=KERNEL_LABELS.get,
-            help="transformers: its eager modules and its loss (every token's logits in fp32). Fused: fused kernels "
-            "and a chunked loss that never holds them (Megatron-LM, Liger-Kernel).",
+            help="transformers: its eager modules and its loss (every token's logits in fp32). Liger-Kernel: its "
+            "RMSNorm, SwiGLU and RoPE kernels and a fused linear cross-entropy that never holds the logits (the "
+            "Trainer's use_liger_kernel=True). Megatron-LM: fused kernels (Korthikanti et al.) and a chunked loss.",
         )
         got["optimizer"] = st.selectbox(
             "Optimizer", OPTIMIZERS, **_widget("optimizer", OPTIMIZERS), format_func=OPTIMIZER_LABELS.get

@@ -148,8 +148,9 @@ def memory_args(p: argparse.ArgumentParser) -> None:
         "--kernels",
         choices=KERNELS,
         default=d.kernels,
-        help="training / finetune: transformers (eager modules, its loss over fp32 logits; the default) or fused "
-        "(fused kernels and a chunked loss: Megatron-LM, Liger-Kernel)",
+        help="training / finetune: transformers (eager modules, its loss over fp32 logits; the default), liger "
+        "(Liger-Kernel's RMSNorm, SwiGLU, RoPE and fused linear cross-entropy over them) or fused (Megatron-LM's "
+        "fused kernels and a chunked loss)",
     )
     p.add_argument(
         "--serving",

@@ -632,14 +632,15 @@ def _attention_terms(
     return out
 
 
-def _eager_attention_terms(spec: Spec, e: int) -> list[tuple[str, int, str]]:
+def _eager_attention_terms(spec: Spec, e: int, liger: bool = False) -> list[tuple[str, int, str]]:
     """What transformers' eager attention keeps beyond Korthikanti's q, k, v and context (rotary embeddings keep only
     cos and sin, SDPA's output is already laid out for the output projection): SDPA's log-sum-exp (fp32, one per head
     and token), and a per-head q/k norm's fp32 copy of q and k and its 16-bit result (as any eager norm)."""
     out: list[tuple[str, int, str]] = []
     if spec.qk_norm == "head" and not spec.is_mla:
         qk, qk_expr = qkv_width(spec, projections=1 if spec.kv_projections else 0)
-        out.append(("qk_norm", (4 + e) * qk, f"{4 + e}*{paren(qk_expr)}"))
+        k = e if liger else 4 + e  # Liger's RMSNorm: its input only
+        out.append(("qk_norm", k * qk, f"{k}*{paren(qk_expr)}"))
     out.append(("logsumexp", 4 * spec.num_attention_heads, "4*num_attention_heads"))
     return out
 
@@ -653,6 +654,7 @@ def _mlp_terms(
     skip_input: bool,
     eager: bool = False,
     amp: bool = False,
+    liger: bool = False,
 ) -> list[tuple[str, int, str]]:
     """Korthikanti's 19sbh for the GeLU MLP (input 2h, GeLU input 8h, GeLU output 8h, dropout mask h),
     generalized to any width f; a gated MLP keeps gate, up, act(gate) and their product: 4 * 2f; transformers' ReLU
@@ -664,7 +666,7 @@ def _mlp_terms(
     if not skip_input:
         out.append(("input", e * h, f"{e}*hidden_size"))
     # ReLU keeps its output, which is the second projection's input too: one tensor where GeLU keeps two
-    k = 4 if spec.mlp_gated else 1 if eager and spec.hidden_act == "relu" else 2
+    k = (3 if liger else 4) if spec.mlp_gated else 1 if eager and spec.hidden_act == "relu" else 2
     out.append(("hidden", k * e * size, f"{k}*{e}*{size_expr}"))
     if eager and not spec.mlp_gated and spec.hidden_act == "gelu_new":
         if amp:  # fp32 x, tanh, 1 + tanh and 16-bit 0.5*x, in place of the 16-bit GeLU input (counted in hidden)
@@ -735,6 +737,7 @@ def _state_terms(spec: Spec, e: int, kind: str) -> list[tuple[str, int, str]]:
 
 
 RESIDUAL_FP32 = ": the residual stream follows the fp32 embedding under autocast"
+LIGER_NORM_KEPT = "Liger-Kernel's RMSNorm keeps only its input (the fp32 residual under autocast) and a scale per row"
 NORM_KEPT = (
     "what each eager norm keeps (RMSNorm/LayerNorm as transformers writes them): its input in fp32 (a copy of a 16-bit "
     "input; under autocast the fp32 residual itself), and its normalized output, the output the next projection keeps"
@@ -754,14 +757,23 @@ def _upcast(settings: RunSettings) -> bool:
 
 
 def _eager(settings: RunSettings) -> tuple[bool, int, bool]:
-    """Whether transformers' eager modules run, the bytes of an element of the residual stream, and whether autocast
-    runs over fp32 weights (AMP training: the embedding's output, and so every layer's input, stays fp32)."""
+    """Whether transformers' eager modules run (with Liger-Kernel's in place of a few: :func:`_liger`), the bytes of an
+    element of the residual stream, and whether autocast runs over fp32 weights (AMP training: the embedding's output,
+    and so every layer's input, stays fp32)."""
     e = _element_bytes(settings)
     amp = settings.mode == "training" and settings.precision == "amp" and e < 4
-    return settings.kernels == "transformers", 4 if amp or _upcast(settings) and e < 4 else e, amp
+    return settings.kernels != "fused", 4 if amp or _upcast(settings) and e < 4 else e, amp
 
 
-def _norm_bytes(spec: Spec, e: int, r: int) -> int:
+def _liger(settings: RunSettings) -> bool:
+    """Liger-Kernel over transformers' modules (measured with saved-tensor hooks on an H200, Liger-Kernel 0.8.5): its
+    RMSNorm keeps only its input (and one fp32 scale a row), its SwiGLU keeps gate and up (the product is the down
+    projection's input; SiLU is recomputed), and its fused linear cross-entropy keeps no logits but the gradient of
+    the head's input and, where the head trains, the head's fp32 gradient, both computed in the forward pass."""
+    return settings.kernels == "liger"
+
+
+def _norm_bytes(spec: Spec, e: int, r: int, liger: bool = False) -> int:
     """Bytes per element one eager norm keeps, measured with saved-tensor hooks on transformers' classes. An RMSNorm
     written out: 16-bit: an fp32 copy of the input, the normalized tensor and the weighted output in 16 bit (4 + 2e);
     under autocast: the fp32 input and normalized tensor (8, the casts apart: :func:`_casts`); fp32: input,
@@ -769,6 +781,8 @@ def _norm_bytes(spec: Spec, e: int, r: int) -> int:
     in fp32 and the next projections keep their casts)."""
     if spec.norm_type == "layernorm":
         return 2 * r if r == e else r
+    if liger:  # Liger's RMSNorm: its input, in the residual's dtype
+        return r
     if r < 4:
         return 4 + 2 * e
     return 8 if e < 4 else 12
@@ -791,6 +805,7 @@ def _stack(
     dropout = settings.dropout
     tp, sp = settings.tp, settings.sp
     eager, r, amp = _eager(settings)
+    liger = _liger(settings)
     if settings.recompute == "full":
         split = tp if sp else 1
         one = Node(
@@ -809,7 +824,7 @@ def _stack(
     kinds = spec.stack(layers, expr)
     for g in spec.attention_groups(kinds):  # Gemma 4: each group at its own widths
         att = _attention_terms(g.spec, e, _keys_seen(spec, seq), store_scores, dropout, cross=False, skip_input=eager)
-        att += _eager_attention_terms(g.spec, e) if eager else []
+        att += _eager_attention_terms(g.spec, e, _liger(settings)) if eager else []
         terms = tuple((name, b, rename(f, g.renames)) for name, b, f in att)
         parts.append(repeated(_Act(terms).node(f"{prefix}/{g.path}", tokens, tp, sp), g.layers, g.expr))
     if kinds.attention:
@@ -843,11 +858,11 @@ def _stack(
     n_moe, moe_expr, n_dense, dense_expr = kinds.moe, kinds.expr("moe"), kinds.mlp, kinds.expr("mlp")
     wide = min(spec.wide_mlp_layers, n_dense)  # Gemma 4: the KV-sharing layers' MLPs are twice as wide
     if n_dense > wide:
-        mlp = _mlp_terms(spec, e, spec.ffn_size, "intermediate_size", dropout, shared_input, eager, amp)
+        mlp = _mlp_terms(spec, e, spec.ffn_size, "intermediate_size", dropout, shared_input, eager, amp, liger)
         expr = f"({dense_expr} - wide_mlp_layers)" if wide else dense_expr
         parts.append(repeated(_Act(tuple(mlp)).node(f"{prefix}/mlp", tokens, tp, sp), n_dense - wide, expr))
     if wide:
-        mlp = _mlp_terms(spec, e, 2 * spec.ffn_size, "2*intermediate_size", dropout, shared_input, eager, amp)
+        mlp = _mlp_terms(spec, e, 2 * spec.ffn_size, "2*intermediate_size", dropout, shared_input, eager, amp, liger)
         parts.append(repeated(_Act(tuple(mlp)).node(f"{prefix}/wide_mlp", tokens, tp, sp), wide, "wide_mlp_layers"))
     if n_moe:
         terms: list[tuple[str, int, str]] = []
@@ -884,7 +899,7 @@ def _stack(
     n_norms = spec.norms_per_layer + (spec.cross_norms if cross else 0)
     if eager:
         split = tp if sp else 1
-        k, casts = _norm_bytes(spec, e, r), _casts(spec) if amp else 0
+        k, casts = _norm_bytes(spec, e, r, liger), _casts(spec) if amp else 0
         one = Node(
             f"{prefix}/norms",
             -(-(n_norms * k + casts * e) * h * tokens // split),
@@ -892,7 +907,7 @@ def _stack(
             + (f" + {casts}*{e}" if casts else "")
             + ")*hidden_size"
             + (f"/{split}" if split > 1 else ""),
-            note=NORM_KEPT
+            note=(LIGER_NORM_KEPT if liger and spec.norm_type != "layernorm" else NORM_KEPT)
             + (f"; autocast's {casts} bf16 casts of the norms' outputs, one per projection" if casts else ""),
         )
         parts.append(repeated(one, layers, expr))
@@ -942,10 +957,12 @@ def activations(spec: Spec, settings: RunSettings, seq: int) -> Node:
     for prefix, layers, layers_expr, cross in stacks:
         parts.append(_stack(spec, prefix, layers, layers_expr, e, seq, tokens, settings, cross=cross))
     eager, r, amp = _eager(settings)
+    liger = _liger(settings)
     head: list[Node] = []
-    if spec.final_norm and eager:
-        k = _norm_bytes(spec, e, r) + (e if amp else 0)
-        head.append(Node("activations/head/final_norm", k * h * tokens, f"tokens*{k}*hidden_size", note=NORM_KEPT))
+    if spec.final_norm and eager:  # under autocast the head keeps its 16-bit cast (Liger's loss takes its output)
+        k = _norm_bytes(spec, e, r, liger) + (e if amp and not liger else 0)
+        note = LIGER_NORM_KEPT if liger and spec.norm_type != "layernorm" else NORM_KEPT
+        head.append(Node("activations/head/final_norm", k * h * tokens, f"tokens*{k}*hidden_size", note=note))
     elif spec.final_norm:
         head.append(Node("activations/head/final_norm", e * h * tokens, f"tokens*{e}*hidden_size"))
     if spec.lm_head:
@@ -960,7 +977,7 @@ def activations(spec: Spec, settings: RunSettings, seq: int) -> Node:
             )
         if not (eager and spec.final_norm):  # eager: the final norm's output is the head's input
             head.append(Node("activations/head/input", e * spec.embed_width * tokens, f"tokens*{e}*hidden_size"))
-        if eager:
+        if eager and not liger:
             head.append(
                 Node(
                     "activations/head/logits",
@@ -989,15 +1006,27 @@ def activations(spec: Spec, settings: RunSettings, seq: int) -> Node:
                     )
                 )
         else:
+            g = r if liger else e  # Liger's gradient of the head's input is in that input's dtype
             head.append(
                 Node(
                     "activations/head/loss_grad",
-                    e * spec.embed_width * tokens,
-                    f"tokens*{e}*hidden_size",
+                    g * spec.embed_width * tokens,
+                    f"tokens*{g}*hidden_size",
                     note="a fused, chunked loss (Liger-Kernel's fused linear cross-entropy, Megatron's) keeps no "
                     "logits: it computes the gradient of the head's input in the forward pass",
                 )
             )
+            if liger and settings.mode == "training":
+                w = 4 if amp else e  # the head's own dtype
+                head.append(
+                    Node(
+                        "activations/head/head_grad",
+                        w * spec.vocab_size * spec.embed_width,
+                        f"{w}*vocab_size*hidden_size",
+                        note="Liger-Kernel's fused linear cross-entropy computes the head's gradient in the forward "
+                        "pass, in the head's dtype (it becomes the head's gradient in the backward pass)",
+                    )
+                )
     if spec.lm_head and eager and _upcast(settings) and e < 4:
         head.append(
             Node(
@@ -1028,14 +1057,17 @@ def _weight_casts(spec: Spec, settings: RunSettings, kept: bool) -> Node:
     if settings.zero >= 3:  # each GPU gathers, casts and keeps its shard's share (FSDP, ZeRO-3)
         head, layers = _ceil_div(head, settings.gpus), _ceil_div(layers, settings.gpus)
     if kept:
+        if _liger(settings):  # Liger's fused loss computes the head's gradients in the forward pass: no copy kept
+            head = 0
         n = 2 * _ceil_div(head, layout.tp) + (0 if full else layers)
-        expr = "2*lm_head_weights" if full else "2*(layer_matrix_weights + lm_head_weights)"
+        parts = ([] if full else ["layer_matrix_weights"]) + (["lm_head_weights"] if head else [])
+        expr = f"2*({' + '.join(parts)})" if len(parts) > 1 else f"2*{parts[0]}" if parts else "0"
         note = "autocast's bf16 copies of the fp32 weights, kept by the backward pass"
         return Node(
             "activations/weight_casts",
             n,
             expr,
-            note=note + (" (the LM head's: the layers are recomputed)" if full else ""),
+            note=note + (" (the LM head's: the layers are recomputed)" if full and head else ""),
         )
     return Node(
         "transient/weight_casts",
@@ -1143,6 +1175,7 @@ def _loss_transients(spec: Spec, settings: RunSettings, seq: int) -> tuple[Node,
     copies of every layer's weights until the forward pass ends. A fused chunked loss: one chunk's logits."""
     e = _element_bytes(settings)
     eager, _, amp = _eager(settings)
+    eager = eager and not _liger(settings)  # transformers' own loss
     tokens = settings.batch * seq
     v, h = spec.vocab_size, spec.embed_width
     fwd: list[Node] = []

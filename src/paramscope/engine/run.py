@@ -25,9 +25,11 @@ RECOMPUTE = ("none", "selective", "full")
 #: transformers' Trainer runs with bf16=True, and PEFT's fp32 adapters) or 16-bit weights and gradients with an fp32
 #: master copy in the optimizer (Megatron-LM, DeepSpeed).
 PRECISIONS_TRAIN = ("amp", "master")
-#: The kernels a training step runs: transformers' eager modules with its loss (fp32 logits of every token), or fused
-#: kernels with a chunked loss that never holds every token's logits (Megatron-LM, Liger-Kernel).
-KERNELS = ("transformers", "fused")
+#: The kernels a training step runs: transformers' eager modules with its loss (fp32 logits of every token);
+#: Liger-Kernel over them (its RMSNorm, SwiGLU and RoPE kernels, and a fused linear cross-entropy that never holds
+#: every token's logits: the Trainer's use_liger_kernel=True); or Megatron-LM's fused kernels (Korthikanti et al.'s
+#: terms) with a chunked loss.
+KERNELS = ("transformers", "liger", "fused")
 ZERO_STAGES = (0, 1, 2, 3)
 
 #: Upper bounds that keep every computation instant.
@@ -71,7 +73,7 @@ class RunSettings:
     lora_targets: str = "all-linear"  # finetune: all-linear (every linear layer but the LM head) | attn
     quant: str = "none"  # finetune: the frozen base in `dtype` (none) or 4-bit NF4 with double quantization (QLoRA)
     precision: str = "amp"  # training / finetune: amp (fp32 trained weights, autocast) | master (16 bit + fp32 master)
-    kernels: str = "transformers"  # training / finetune: transformers (eager, its loss) | fused (chunked loss)
+    kernels: str = "transformers"  # training / finetune: transformers (eager, its loss) | liger | fused (Megatron)
     serving: bool = False  # inference: a serving engine with chunked prefill (vLLM) instead of transformers' generate
     chunk: int = 8192  # serving: max_num_batched_tokens, the most tokens one forward pass takes
     gpu_util: float = 0.9  # serving: gpu_memory_utilization, the share of each GPU's memory the engine may use
