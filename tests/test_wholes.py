@@ -952,3 +952,23 @@ def test_random_phi4_multimodal_wholes_equal_transformers(
     tree = model.summary.tree
     ours = {part: tree.get(part) for part in ("vision", "audio", "projector", "language_model", "head")}
     assert ours | {"total": model.summary.total} == _phi4mm_parts(config)
+
+
+@pytest.mark.parametrize(
+    ("model_type", "key", "value"),
+    [
+        ("phi4_multimodal", "audio_config.intermediate_size", 8),  # its language model's keys are at the top level
+        ("phi4_multimodal", "vision_config.intermediate_size", 40),
+        ("qwen2_vl", "vision_config.embed_dim", 24),  # a text key moved in by the class has the same name
+    ],
+)
+def test_a_nested_edit_of_another_tower_stays_in_that_tower(model_type: str, key: str, value: int) -> None:
+    """An edit of a vision or audio tower's key that shares its name with a language-model key the class reads at the
+    top level (Phi-4-multimodal's ``intermediate_size``) is written in that tower, reported by its nested name, and
+    counted as transformers builds the edited config (the language model unchanged)."""
+    start = Model.from_config({"model_type": model_type, **copy.deepcopy(SMALL[model_type])}, origin="upload")
+    edited = start.edit(**{key: value})
+    tower, _, name = key.partition(".")
+    assert ({key: value}, value) == (edited.edits, edited.config[tower][name])
+    assert start.config.get(name) == edited.config.get(name)
+    assert _hf_total(edited.config) == edited.summary.total

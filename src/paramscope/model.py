@@ -289,7 +289,7 @@ def _write(config: dict[str, Any], key: str, value: Any) -> None:
         return
     if tower not in TOWERS or not name or "." in name:
         raise SpecError(key, f"not a key of this config (a nested key is {' or '.join(TOWERS)} and a key of it)")
-    moved = _moved_text_keys(config)
+    moved = _moved_text_keys(config) if tower == "text_config" else []  # the other towers are always nested
     if (tower not in config or _text_at_top(config)) and name in moved:  # the class reads it at the top level
         _write(config, name, value)
         return
