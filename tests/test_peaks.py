@@ -98,8 +98,6 @@ KNOWN_PEAK_MISSES = {
     "fresh-2026-11-26-training-amp-qwen3-4b-1x4096-False": 1.102,
     # ModernBERT's loss and unpadding transients are not modelled
     "fresh-2026-11-26-training-amp-modernbert-base-16x1024-False": 0.855,
-    # Mamba-2's chunked scan as transformers writes it without mamba-ssm's kernels is not modelled
-    "fresh-2026-11-26-inference-nemotron-h-8b-4x4096-": 0.648,
 }
 
 

@@ -1299,6 +1299,18 @@ def _layer_transient(spec: Spec, settings: RunSettings, tokens: int, seq: int, l
                 "and B·x for every token (fp32), with the projections, the time step and the scan's outputs",
             )
         )
+    if kinds.ssm and spec.ssm_version == 2 and not settings.serving:
+        heads, n, d, q = spec.ssm_heads, spec.ssm_state_size, spec.ssm_inner, max(spec.ssm_chunk, 1)
+        options.append(
+            (
+                4 * (3 * heads * n + 3 * heads * q + 8 * d + 3 * d * n // q) + 4 * e * h,
+                "4*(3*ssm_heads*ssm_state_size + 3*ssm_heads*ssm_chunk + 8*ssm_inner + "
+                f"3*ssm_inner*ssm_state_size/ssm_chunk) + {4 * e}*hidden_size",
+                "Mamba-2's chunked scan as transformers writes it without mamba-ssm's kernels, every tensor it makes "
+                "alive until it returns, in fp32: B and C for every head and B's decay, the segment sums, scores and "
+                "their masked copy of each chunk, the inputs, outputs and chunk states",
+            )
+        )
     if kinds.moe:
         slot = max(h + 4 * spec.expert_size, 4 * h)
         expr = "max(hidden_size + 4*moe_intermediate_size, 4*hidden_size)"

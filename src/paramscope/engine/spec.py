@@ -62,6 +62,7 @@ LIMITS = {
     "ssm_dt_rank": 1_048_576,
     "ssm_heads": 65_536,
     "ssm_groups": 65_536,
+    "ssm_chunk": 1_048_576,
     "linear_num_key_heads": 65_536,
     "linear_num_value_heads": 65_536,
     "linear_key_head_dim": 65_536,
@@ -250,6 +251,7 @@ class Spec:
     ssm_dt_rank: int = 0  # Mamba: the rank of the time step's projection
     ssm_heads: int = 0  # Mamba-2
     ssm_groups: int = 0  # Mamba-2: B and C are shared by groups of heads
+    ssm_chunk: int = 0  # Mamba-2: the positions per chunk of the chunked scan (its working set: memory)
     ssm_conv_bias: bool = True
     ssm_proj_bias: bool = False  # in_proj and out_proj biases (use_bias)
     ssm_out_bias: bool | None = None  # out_proj's own bias switch (Falcon-H1's projectors_bias); None: ssm_proj_bias

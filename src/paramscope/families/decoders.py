@@ -1295,7 +1295,7 @@ MAMBA2 = MAMBA.but(
     model_type="mamba2",
     class_prefix="Mamba2",
     source=f"{TF}/mamba2/modeling_mamba2.py",
-    keys=dict(ssm_inner=None, ssm_heads=("num_heads",), ssm_groups=("n_groups",)),  # inner: always expand x hidden
+    keys=dict(ssm_inner=None, ssm_heads=("num_heads",), ssm_groups=("n_groups",), ssm_chunk=("chunk_size",)),
     fixed=dict(ssm_version=2),
 )
 JAMBA = LLAMA.but(
@@ -1326,6 +1326,7 @@ MAMBA2_HYBRID_KEYS = dict(
     ssm_conv_kernel=("mamba_d_conv",),
     ssm_conv_bias=("mamba_conv_bias",),
     ssm_proj_bias=("mamba_proj_bias",),
+    ssm_chunk=("mamba_chunk_size",),
 )
 BAMBA = LLAMA.but(
     model_type="bamba",
@@ -1345,6 +1346,7 @@ ZAMBA2 = LLAMA.but(
         mlp_bias=("add_bias_linear",),
         ssm_heads=("n_mamba_heads",),
         ssm_groups=("mamba_ngroups",),
+        ssm_chunk=("chunk_size",),
         ssm_state_size=("mamba_d_state",),
         ssm_conv_kernel=("mamba_d_conv",),
         ssm_conv_bias=("use_conv_bias",),
@@ -1447,6 +1449,7 @@ NEMOTRON_H = LLAMA.but(
         ssm_conv_kernel=("conv_kernel", "mamba_d_conv"),
         ssm_conv_bias=("use_conv_bias", "mamba_conv_bias"),
         ssm_proj_bias=("use_bias",),
+        ssm_chunk=("chunk_size",),
     ),
     # one RMSNorm before each block; ReLU² MLPs and experts without a gate; attention without positions
     fixed=dict(
