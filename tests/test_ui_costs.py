@@ -44,6 +44,8 @@ def _app(model: str, settings: RunSettings | None = None) -> AppTest:
         ("t5-small", RunSettings(dtype="int4", batch=4)),
         ("bert-base-uncased", RunSettings(mode="training", recompute="full", dropout=True)),
         ("deepseek-v2-lite", RunSettings(seq=32768, kv_dtype="fp8", causal=True, tokens_per_second=1e5)),
+        ("qwen3-0.6b", RunSettings(mode="training", kernels="liger", batch=8, seq=4096)),
+        ("llama-3-8b", RunSettings(mode="finetune", quant="nf4", batch=4, seq=2048, recompute="full")),
     ],
 )
 def test_tabs_render_and_show_engine_numbers(model: str, settings: RunSettings | None) -> None:
@@ -68,6 +70,22 @@ def test_controls_keep_hidden_settings() -> None:
     assert not at.exception
     s = at.session_state["run_settings"]
     assert ("training", "sgd", True, 3) == (s.mode, s.optimizer, s.flash, s.batch)
+
+
+def test_the_kernels_choice_offers_liger_and_reaches_the_settings() -> None:
+    """The Kernels choice in training offers transformers', Liger-Kernel's and Megatron's, and picking Liger-Kernel
+    reaches the run's settings."""
+    at = _app("qwen3-0.6b")
+    at.radio(key="run_mode").set_value("training").run()
+    box = at.selectbox(key="run_kernels")
+    assert [
+        "transformers (eager, its loss)",
+        "Liger-Kernel (fused loss)",
+        "Megatron-LM (fused kernels)",
+    ] == list(box.options)
+    box.set_value("liger").run()
+    assert not at.exception
+    assert "liger" == at.session_state["run_settings"].kernels
 
 
 def test_a_run_setting_reset_without_the_person_is_put_back() -> None:
