@@ -92,8 +92,6 @@ KNOWN_PEAK_MISSES = {
     # LoRA with Liger-Kernel: 2.6 GiB at the end of the forward pass beyond what it keeps (which the estimate meets,
     # 1.00), not explained
     "fresh-2026-11-26-lora-fused-qwen2.5-7b-4x4096-True": 0.893,
-    # QLoRA without checkpointing: bitsandbytes returns the MLP's projections in the fp32 of the upcast residual
-    "fresh-2026-11-26-qlora-mistral-7b-2x4096-False": 0.861,
     # kept 8.3 GiB less than the same 8,192 tokens as 2 x 2,048 (which the estimate meets, 0.996): not explained
     "fresh-2026-11-26-training-amp-qwen3-4b-1x4096-False": 1.102,
     # ModernBERT's loss and unpadding transients are not modelled

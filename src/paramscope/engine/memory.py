@@ -655,6 +655,7 @@ def _mlp_terms(
     eager: bool = False,
     amp: bool = False,
     liger: bool = False,
+    upcast: bool = False,
 ) -> list[tuple[str, int, str]]:
     """Korthikanti's 19sbh for the GeLU MLP (input 2h, GeLU input 8h, GeLU output 8h, dropout mask h),
     generalized to any width f; a gated MLP keeps gate, up, act(gate) and their product: 4 * 2f; transformers' ReLU
@@ -667,7 +668,10 @@ def _mlp_terms(
         out.append(("input", e * h, f"{e}*hidden_size"))
     # ReLU keeps its output, which is the second projection's input too: one tensor where GeLU keeps two
     k = (3 if liger else 4) if spec.mlp_gated else 1 if eager and spec.hidden_act == "relu" else 2
-    out.append(("hidden", k * e * size, f"{k}*{e}*{size_expr}"))
+    if upcast and spec.mlp_gated:  # QLoRA: bitsandbytes returns gate and up in its input's fp32; the product's cast
+        out.append(("hidden", (8 + e) * size, f"(8 + {e})*{size_expr}"))
+    else:
+        out.append(("hidden", k * e * size, f"{k}*{e}*{size_expr}"))
     if eager and not spec.mlp_gated and spec.hidden_act == "gelu_new":
         if amp:  # fp32 x, tanh, 1 + tanh and 16-bit 0.5*x, in place of the 16-bit GeLU input (counted in hidden)
             out.append(("gelu_terms", 12 * size, f"12*{size_expr}"))
@@ -806,6 +810,7 @@ def _stack(
     tp, sp = settings.tp, settings.sp
     eager, r, amp = _eager(settings)
     liger = _liger(settings)
+    upcast = _upcast(settings) and eager and not liger and r > e  # QLoRA's fp32 residual
     if settings.recompute == "full":
         split = tp if sp else 1
         one = Node(
@@ -858,11 +863,13 @@ def _stack(
     n_moe, moe_expr, n_dense, dense_expr = kinds.moe, kinds.expr("moe"), kinds.mlp, kinds.expr("mlp")
     wide = min(spec.wide_mlp_layers, n_dense)  # Gemma 4: the KV-sharing layers' MLPs are twice as wide
     if n_dense > wide:
-        mlp = _mlp_terms(spec, e, spec.ffn_size, "intermediate_size", dropout, shared_input, eager, amp, liger)
+        mlp = _mlp_terms(spec, e, spec.ffn_size, "intermediate_size", dropout, shared_input, eager, amp, liger, upcast)
         expr = f"({dense_expr} - wide_mlp_layers)" if wide else dense_expr
         parts.append(repeated(_Act(tuple(mlp)).node(f"{prefix}/mlp", tokens, tp, sp), n_dense - wide, expr))
     if wide:
-        mlp = _mlp_terms(spec, e, 2 * spec.ffn_size, "2*intermediate_size", dropout, shared_input, eager, amp, liger)
+        mlp = _mlp_terms(
+            spec, e, 2 * spec.ffn_size, "2*intermediate_size", dropout, shared_input, eager, amp, liger, upcast
+        )
         parts.append(repeated(_Act(tuple(mlp)).node(f"{prefix}/wide_mlp", tokens, tp, sp), wide, "wide_mlp_layers"))
     if n_moe:
         terms: list[tuple[str, int, str]] = []
@@ -900,6 +907,8 @@ def _stack(
     if eager:
         split = tp if sp else 1
         k, casts = _norm_bytes(spec, e, r, liger), _casts(spec) if amp else 0
+        if upcast and spec.norm_type != "layernorm":  # its fp32 input; the frozen weight keeps no normalized copy
+            k, casts = 4, _casts(spec)
         one = Node(
             f"{prefix}/norms",
             -(-(n_norms * k + casts * e) * h * tokens // split),
@@ -920,7 +929,8 @@ def _stack(
             note="the input of each norm" + (" (split by sequence parallelism)" if split > 1 else ""),
         )
         parts.append(repeated(one, layers, expr))
-    if settings.mode == "finetune" and eager and settings.precision == "amp" and settings.lora_targets == "all-linear":
+    adapters = settings.mode == "finetune" and settings.precision == "amp" and settings.lora_targets == "all-linear"
+    if adapters and eager and not upcast:  # QLoRA: the projections' casts of the fp32 input are counted with the norms
         q = spec.num_attention_heads * spec.head_size if kinds.attention else 0
         one = Node(
             f"{prefix}/adapters",
@@ -961,6 +971,8 @@ def activations(spec: Spec, settings: RunSettings, seq: int) -> Node:
     head: list[Node] = []
     if spec.final_norm and eager:  # under autocast the head keeps its 16-bit cast (Liger's loss takes its output)
         k = _norm_bytes(spec, e, r, liger) + (e if amp and not liger else 0)
+        if _upcast(settings) and r > e and spec.norm_type != "layernorm":  # QLoRA: the frozen fp32 norm, its input
+            k = 4
         note = LIGER_NORM_KEPT if liger and spec.norm_type != "layernorm" else NORM_KEPT
         head.append(Node("activations/head/final_norm", k * h * tokens, f"tokens*{k}*hidden_size", note=note))
     elif spec.final_norm:
