@@ -431,18 +431,44 @@ def liger(model):
     _apply_liger_kernel_to_instance(model=model)
 
 
-def run_training(name, batch, seq, checkpointing, fused=False):
+def adapted(model, recipe, checkpointing):
+    """The built model as the recipe runs it, in training mode (this script's runs and bench/saved_tensors.py's):
+    QLoRA's NF4 layers and PEFT's upcast, gradient checkpointing, Liger-Kernel's kernels, PEFT's LoRA adapters."""
+    from peft import LoraConfig, get_peft_model, prepare_model_for_kbit_training
+
+    lora = recipe in RECIPES_LORA
+    if recipe.startswith("qlora"):
+        nf4(model)
+        gc.collect()
+        if CUDA:
+            torch.cuda.empty_cache()
+    if recipe == "training-fused":
+        liger(model)
+    if recipe == "qlora":  # PEFT's QLoRA recipe: the weights that are not NF4 in fp32
+        model = prepare_model_for_kbit_training(
+            model, use_gradient_checkpointing=checkpointing, gradient_checkpointing_kwargs={"use_reentrant": False}
+        )
+    elif checkpointing:
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+        if lora:
+            model.enable_input_require_grads()
+    if recipe == "lora-fused":
+        liger(model)
+    if lora:
+        config = LoraConfig(r=16, lora_alpha=32, target_modules="all-linear", task_type="CAUSAL_LM")
+        model = get_peft_model(model, config)
+    model.train()
+    return model
+
+
+def run_training(name, batch, seq, checkpointing, recipe="training-amp"):
     batch, seq = shapes(batch, seq)
     cfg = load(name)
     floor = alloc()
     model, hf = build(cfg, torch.float32)
-    if fused:
-        liger(model)
-    model.train()
-    if checkpointing:
-        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    model = adapted(model, recipe, checkpointing)
     row = {
-        "recipe": "training-fused" if fused else "training-amp",
+        "recipe": recipe,
         "model": name,
         "batch": batch,
         "seq": seq,
@@ -486,28 +512,11 @@ def nf4(model):
 
 
 def run_lora(name, batch, seq, checkpointing, recipe="lora"):
-    from peft import LoraConfig, get_peft_model, prepare_model_for_kbit_training
-
     batch, seq = shapes(batch, seq)
     cfg = load(name)
     floor = alloc()
     model, hf = build(cfg, torch.bfloat16)
-    if recipe.startswith("qlora"):
-        nf4(model)
-        gc.collect()
-        if CUDA:
-            torch.cuda.empty_cache()
-    if recipe == "qlora":  # PEFT's QLoRA recipe: the weights that are not NF4 in fp32
-        model = prepare_model_for_kbit_training(
-            model, use_gradient_checkpointing=checkpointing, gradient_checkpointing_kwargs={"use_reentrant": False}
-        )
-    elif checkpointing:
-        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
-        model.enable_input_require_grads()
-    if recipe == "lora-fused":
-        liger(model)
-    model = get_peft_model(model, LoraConfig(r=16, lora_alpha=32, target_modules="all-linear", task_type="CAUSAL_LM"))
-    model.train()
+    model = adapted(model, recipe, checkpointing)
     trainable = [p for p in model.parameters() if p.requires_grad]
     row = {
         "recipe": recipe,
@@ -587,7 +596,7 @@ def main():
     runners = {
         "inference": run_inference,
         "training-amp": run_training,
-        "training-fused": lambda n, b, s, c: run_training(n, b, s, c, fused=True),
+        "training-fused": functools.partial(run_training, recipe="training-fused"),
         **{r: functools.partial(run_lora, recipe=r) for r in RECIPES_LORA},
     }
     jobs = [

@@ -23,22 +23,8 @@ def inventory(recipe, name, batch, seq, layers=None):
     cfg = mp.load(name)
     if layers:
         mp.cut_layers(cfg, layers)
-    lora = recipe.startswith(("lora", "qlora"))
-    model, hf = mp.build(cfg, torch.bfloat16 if lora else torch.float32)
-    if recipe.startswith("qlora"):
-        mp.nf4(model)
-    if recipe == "qlora":
-        from peft import prepare_model_for_kbit_training
-
-        model = prepare_model_for_kbit_training(model, use_gradient_checkpointing=False)
-    if recipe.endswith("-fused"):
-        mp.liger(model)
-    if lora:
-        from peft import LoraConfig, get_peft_model
-
-        lora_config = LoraConfig(r=16, lora_alpha=32, target_modules="all-linear", task_type="CAUSAL_LM")
-        model = get_peft_model(model, lora_config)
-    model.train()
+    model, hf = mp.build(cfg, torch.bfloat16 if recipe in mp.RECIPES_LORA else torch.float32)
+    model = mp.adapted(model, recipe, checkpointing=False)
     params = {p.untyped_storage().data_ptr() for p in model.parameters()}
     kept = {}
 

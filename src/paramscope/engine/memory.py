@@ -755,9 +755,10 @@ def _element_bytes(settings: RunSettings) -> int:
 
 
 def _upcast(settings: RunSettings) -> bool:
-    """PEFT's QLoRA recipe: ``prepare_model_for_kbit_training`` upcasts every weight that is not NF4 (embeddings,
-    norms, LM head) to fp32, so the embedding's output, and every layer's input, is fp32 under autocast."""
-    return settings.mode == "finetune" and settings.quant == "nf4" and settings.precision == "amp"
+    """PEFT's QLoRA recipe in 16 bit: ``prepare_model_for_kbit_training`` upcasts every weight that is not NF4
+    (embeddings, norms, LM head) to fp32, so the embedding's output, and every layer's input, is fp32 under autocast."""
+    qlora = settings.mode == "finetune" and settings.quant == "nf4" and settings.precision == "amp"
+    return qlora and _element_bytes(settings) < 4
 
 
 def _eager(settings: RunSettings) -> tuple[bool, int, bool]:
@@ -766,7 +767,7 @@ def _eager(settings: RunSettings) -> tuple[bool, int, bool]:
     and so every layer's input, stays fp32)."""
     e = _element_bytes(settings)
     amp = settings.mode == "training" and settings.precision == "amp" and e < 4
-    return settings.kernels != "fused", 4 if amp or _upcast(settings) and e < 4 else e, amp
+    return settings.kernels != "fused", 4 if amp or _upcast(settings) else e, amp
 
 
 def _liger(settings: RunSettings) -> bool:
@@ -810,7 +811,7 @@ def _stack(
     tp, sp = settings.tp, settings.sp
     eager, r, amp = _eager(settings)
     liger = _liger(settings)
-    upcast = _upcast(settings) and eager and not liger and r > e  # QLoRA's fp32 residual
+    upcast = _upcast(settings) and eager and not liger  # QLoRA's fp32 residual
     if settings.recompute == "full":
         split = tp if sp else 1
         one = Node(
@@ -829,7 +830,7 @@ def _stack(
     kinds = spec.stack(layers, expr)
     for g in spec.attention_groups(kinds):  # Gemma 4: each group at its own widths
         att = _attention_terms(g.spec, e, _keys_seen(spec, seq), store_scores, dropout, cross=False, skip_input=eager)
-        att += _eager_attention_terms(g.spec, e, _liger(settings)) if eager else []
+        att += _eager_attention_terms(g.spec, e, liger) if eager else []
         terms = tuple((name, b, rename(f, g.renames)) for name, b, f in att)
         parts.append(repeated(_Act(terms).node(f"{prefix}/{g.path}", tokens, tp, sp), g.layers, g.expr))
     if kinds.attention:
@@ -971,7 +972,7 @@ def activations(spec: Spec, settings: RunSettings, seq: int) -> Node:
     head: list[Node] = []
     if spec.final_norm and eager:  # under autocast the head keeps its 16-bit cast (Liger's loss takes its output)
         k = _norm_bytes(spec, e, r, liger) + (e if amp and not liger else 0)
-        if _upcast(settings) and r > e and spec.norm_type != "layernorm":  # QLoRA: the frozen fp32 norm, its input
+        if _upcast(settings) and spec.norm_type != "layernorm":  # QLoRA: the frozen fp32 norm keeps its input
             k = 4
         note = LIGER_NORM_KEPT if liger and spec.norm_type != "layernorm" else NORM_KEPT
         head.append(Node("activations/head/final_norm", k * h * tokens, f"tokens*{k}*hidden_size", note=note))
@@ -1039,7 +1040,7 @@ def activations(spec: Spec, settings: RunSettings, seq: int) -> Node:
                         "pass, in the head's dtype (it becomes the head's gradient in the backward pass)",
                     )
                 )
-    if spec.lm_head and eager and _upcast(settings) and e < 4:
+    if spec.lm_head and eager and _upcast(settings):
         head.append(
             Node(
                 "activations/head/weight_cast",
