@@ -56,3 +56,29 @@ def test_routed_experts_equal_transformers() -> None:
         expected = block(tokens.view(5, 1, 64))
     expected = expected[0] if isinstance(expected, tuple) else expected
     assert torch.equal(expected.view(5, 64), decoder.routed(layer, tokens))
+
+
+def test_peak_anatomy_finds_the_live_tensors_at_the_peak() -> None:
+    """``bench/peak_anatomy.py`` replays the CUDA allocator's record: on a hand-written record (a 100-byte tensor from
+    line 1, a 300-byte one from line 2 freed again, then a 50-byte one from line 1), the peak is 400 bytes holding
+    lines 1 and 2, the end of the forward pass (before the last event) holds line 1 alone, and torch's own frames are
+    skipped to reach the model's line."""
+    from peak_anatomy import replay
+
+    torch_frame = {"filename": "/x/torch/nn/functional.py", "line": 9, "name": "linear"}
+
+    def frame(line: int) -> list[dict]:
+        return [torch_frame, {"filename": "/x/transformers/models/m/modeling_m.py", "line": line, "name": "forward"}]
+
+    events = [
+        {"action": "alloc", "addr": 1, "size": 100, "frames": frame(1)},
+        {"action": "alloc", "addr": 2, "size": 300, "frames": frame(2)},
+        {"action": "free_requested", "addr": 2, "size": 300},
+        {"action": "free_completed", "addr": 2, "size": 300},
+        {"action": "alloc", "addr": 3, "size": 50, "frames": frame(1)},
+    ]
+    moments = replay(events, {"end_of_forward": 4})
+    assert moments == {
+        "end_of_forward": {"bytes": 100, "sites": [["m/modeling_m.py:1 forward", 1, 100]]},
+        "peak": {"bytes": 400, "sites": [["m/modeling_m.py:2 forward", 1, 300], ["m/modeling_m.py:1 forward", 1, 100]]},
+    }
