@@ -89,10 +89,13 @@ def _label(case: dict) -> str:
 #: Runs of the second held-out set (h200-peaks-fresh) whose peak the estimate does not yet follow within 10 %, each
 #: with what was measured (predicted / measured); the test fails when one starts to match, to be taken off this list
 KNOWN_PEAK_MISSES = {
-    # LoRA with Liger-Kernel: 2.6 GiB at the end of the forward pass beyond what it keeps (which the estimate meets,
-    # 1.00), not explained
+    # LoRA with Liger-Kernel: the recomputed layer's LoRA working set at the start of the backward pass (PEFT's fp32
+    # copy of the down projection's input and its 16-bit cast, with gate and up alive: bench/peak_anatomy.py) is not
+    # modelled; Llama 3.1 8B's run (h100-peaks-third) is at 0.914
     "fresh-2026-11-26-lora-fused-qwen2.5-7b-4x4096-True": 0.893,
-    # kept 8.3 GiB less than the same 8,192 tokens as 2 x 2,048 (which the estimate meets, 0.996): not explained
+    # kept 8.3 GiB less than the same 8,192 tokens as 2 x 2,048 (which the estimate meets, 0.996); not reproduced:
+    # the same run on an H100 (h100-peaks-rerun) ran out of memory at 79.2 GiB, as the estimate (86.4 GiB) says, and
+    # bench/peak_anatomy.py found it keeping what the estimate says (36.8 GiB)
     "fresh-2026-11-26-training-amp-qwen3-4b-1x4096-False": 1.102,
     # ModernBERT's loss and unpadding transients are not modelled
     "fresh-2026-11-26-training-amp-modernbert-base-16x1024-False": 0.855,
@@ -114,10 +117,19 @@ def test_peak_within_ten_percent_of_the_h100(case: dict) -> None:
 
 #: Resident parts the estimate still misses, each with what was measured; the test fails when one starts to match
 KNOWN_MISSES = {
-    # Kept 1.23x (and Qwen3-4B at 1 x 4,096 1.29x) what the estimate says, where 2 layers of the same model at the same
-    # shape keep what it says (bench/saved_tensors.py): batch 1 at full depth, not explained
+    # Kept 0.81x (and Qwen3-4B at 1 x 4,096 0.78x) what the estimate says on the H200; not reproduced: the same runs
+    # on an H100 (h100-peaks-rerun, h100-peak-anatomy) keep what the estimate says (0.998 and 1.00)
     "fresh-2026-11-26-lora-llama-3.1-8b-1x2048-False",
     "fresh-2026-11-26-training-amp-qwen3-4b-1x4096-False",
+    # built from the config, whose class ties the head whatever the file says (transformers 5's T5): 25 and 128 M
+    # parameters fewer than the checkpoints; measured again untied, as the checkpoints load (h100-peaks-rerun)
+    "third-2026-11-27-training-amp-flan-t5-base-8x512-False",
+    "third-2026-11-27-training-amp-mt5-small-16x512-False",
+    # held 32 MiB more before the step than the same run in h200-peaks-fresh (0.708 against 0.676 GiB), which the
+    # estimate meets (1.000): the states are at 0.956, the kept activations at 0.954
+    "third-2026-11-27-training-amp-t5-small-32x512-False",
+    # likewise 118 MiB more than the estimate's states (0.955; T5-small at 16 x 1,024 in the same file: 1.000)
+    "check3-2026-11-27-training-amp-t5-base-16x512-False",
     # T5 ran with its config's dropout_rate 0.1 (the script did not zero that key): dropout's masks kept
     "fresh-2026-11-26-training-amp-t5-small-32x512-False",
     # a whole vision-language model on text only: its vision tower gets no gradient, so AdamW keeps no state for it
@@ -246,6 +258,9 @@ KNOWN_RESERVED_MISSES = {
     "fresh-2026-11-26-training-fused-llama-3.2-1b-8x2048-True",
     "fresh-2026-11-26-training-fused-mistral-7b-2x4096-True",
     "fresh-2026-11-26-lora-llama-3.1-8b-1x2048-False",
+    # DBRX's experts run one after another, each on its own tokens: the prefill's transient (0.8 GiB measured) is a
+    # fraction of the estimate's every token gathered for each of its experts at once (3.4 GiB); the peak is at 1.098
+    "third-2026-11-27-inference-dbrx-instruct-4l-2x4096-",
 }
 
 

@@ -373,7 +373,11 @@ def _cost_spec(config_json: str) -> Spec | None:
     if spec.architecture == "base" and spec.vocab_size:  # the LM head sits outside the language model (Qwen2.5-VL)
         with_head = dataclasses.replace(spec, architecture="causal_lm")
         spec = with_head if summarize(with_head).total <= whole else spec
-    return dataclasses.replace(spec, towers_params=whole - summarize(spec).total)
+    from paramscope.families import wholes
+
+    row = wholes.WHOLES.get(json.loads(config_json).get("model_type"))
+    every = bool(row and row.logits_every_token)
+    return dataclasses.replace(spec, towers_params=whole - summarize(spec).total, logits_every_token=every)
 
 
 @lru_cache(maxsize=4096)

@@ -645,6 +645,10 @@ def _eager_attention_terms(spec: Spec, e: int, liger: bool = False) -> list[tupl
     return out
 
 
+#: The heads whose loss (``CrossEntropyLoss`` on the logits as the head returns them) takes the 16-bit logits
+LOSS_ON_16BIT = ("masked_lm", "seq2seq_lm")
+
+
 def _mlp_terms(
     spec: Spec,
     e: int,
@@ -661,17 +665,28 @@ def _mlp_terms(
     generalized to any width f; a gated MLP keeps gate, up, act(gate) and their product: 4 * 2f; transformers' ReLU
     MLP (OPT) keeps one 2f. transformers' written-out tanh-GeLU (``gelu_new``) keeps x³'s input, tanh and 1 + tanh
     besides; under CUDA's autocast ``torch.pow`` runs in fp32, so x³'s input, tanh and 1 + tanh are fp32 and 0.5*x
-    stays 16-bit (measured on an H100: GPT-2 and Phi-2 keep 6 bytes per intermediate element more than in bf16)."""
+    stays 16-bit (measured on an H100: GPT-2 and Phi-2 keep 6 bytes per intermediate element more than in bf16); gated
+    (T5 v1.1's gated-gelu) the GeLU's output is fp32 too, and so is its product with up, which the down projection
+    casts back (18f + 2 * 2f, measured: Flan-T5). T5 casts the hidden to its fp32 output projection's dtype first:
+    under autocast the projection keeps a second 16-bit copy of a ReLU's output (measured: T5)."""
     h = spec.hidden_size
     out: list[tuple[str, int, str]] = []
     if not skip_input:
         out.append(("input", e * h, f"{e}*hidden_size"))
     # ReLU keeps its output, which is the second projection's input too: one tensor where GeLU keeps two
     k = (3 if liger else 4) if spec.mlp_gated else 1 if eager and spec.hidden_act == "relu" else 2
+    tanh_gelu = eager and spec.hidden_act == "gelu_new" and not liger
     if upcast and spec.mlp_gated:  # QLoRA: bitsandbytes returns gate and up in its input's fp32; the product's cast
         out.append(("hidden", (8 + e) * size, f"(8 + {e})*{size_expr}"))
+    elif tanh_gelu and spec.mlp_gated and amp:  # T5 v1.1: up and the fp32 product's 16-bit cast for the down projection
+        out.append(("hidden", 2 * e * size, f"2*{e}*{size_expr}"))
+        out.append(("gelu_terms", 18 * size, f"18*{size_expr}"))  # fp32 x, tanh, 1 + tanh, GeLU; 16-bit 0.5*x
     else:
         out.append(("hidden", k * e * size, f"{k}*{e}*{size_expr}"))
+    if tanh_gelu and spec.mlp_gated and not amp:  # the gate's x³ input, tanh, 0.5*x and 1 + tanh
+        out.append(("gelu_terms", 3 * e * size, f"3*{e}*{size_expr}"))
+    if eager and amp and spec.down_proj_fp32 and not spec.mlp_gated:  # the 16-bit cast of the fp32 cast of the hidden
+        out.append(("down_input", e * size, f"{e}*{size_expr}"))
     if eager and not spec.mlp_gated and spec.hidden_act == "gelu_new":
         if amp:  # fp32 x, tanh, 1 + tanh and 16-bit 0.5*x, in place of the 16-bit GeLU input (counted in hidden)
             out.append(("gelu_terms", 12 * size, f"12*{size_expr}"))
@@ -999,14 +1014,15 @@ def activations(spec: Spec, settings: RunSettings, seq: int) -> Node:
                     note="transformers' loss: the logits upcast to fp32, log_softmax's output kept (Korthikanti: 4sbv)",
                 )
             )
-            if amp and spec.architecture == "masked_lm":
+            if amp and spec.architecture in LOSS_ON_16BIT:
                 head.append(
                     Node(
                         "activations/head/logits_16bit",
                         e * spec.vocab_size * tokens,
                         f"tokens*{e}*vocab_size",
-                        note="a masked LM's loss takes the 16-bit logits under CUDA's autocast and keeps them too "
-                        "(measured with saved-tensor hooks on an H200: BertForMaskedLM; CPU autocast does not)",
+                        note="a masked LM's or an encoder-decoder's loss takes the 16-bit logits under CUDA's "
+                        "autocast and keeps them too (measured on an H200 and an H100: BertForMaskedLM, T5, Flan-T5, "
+                        "mT5; CPU autocast does not)",
                     )
                 )
             if spec.logit_softcap:
@@ -1193,8 +1209,8 @@ def _loss_transients(spec: Spec, settings: RunSettings, seq: int) -> tuple[Node,
     v, h = spec.vocab_size, spec.embed_width
     fwd: list[Node] = []
     bwd: list[Node] = []
-    if spec.lm_head and eager and amp and spec.architecture == "masked_lm":  # the 16-bit logits are kept (activations)
-        note = "a masked LM's loss on 16-bit logits under autocast (measured on an H100: BertForMaskedLM, one run)"
+    if spec.lm_head and eager and amp and spec.architecture in LOSS_ON_16BIT:  # the 16-bit logits are kept
+        note = "a loss on 16-bit logits under autocast (measured on an H100: BertForMaskedLM, T5)"
         fwd.append(Node("transient/logits", e * v * tokens, f"tokens*{e}*vocab_size", note=note))
         bwd.append(Node("transient/logits_grad", 2 * e * v * tokens, f"tokens*2*{e}*vocab_size", note=note))
     elif spec.lm_head and eager:
@@ -1282,6 +1298,23 @@ def _layer_transient(spec: Spec, settings: RunSettings, tokens: int, seq: int, l
                 f"the class's own attention: {b} bytes per score",
             )
         )
+    if spec.index_n_heads and not spec.csa_layers and spec.has_attention and not settings.serving:
+        # torch.matmul folds one sequence's queries into one matrix; a batch copies the keys out for every query
+        d, heads = spec.index_head_dim, spec.index_n_heads
+        width, width_expr = (
+            (max(d + heads, 2 * heads), "max(index_head_dim + index_n_heads, 2*index_n_heads)")
+            if settings.batch > 1
+            else (2 * heads, "2*index_n_heads")
+        )
+        options.append(
+            (
+                e * (4 * h + 2 * qkv) + 4 * width * _keys_seen(spec, seq),
+                f"{e}*(4*hidden_size + 2*{paren(qkv_expr)}) + 4*{width_expr}*{_keys_expr(spec)}",
+                "the lightning indexer as transformers writes it: every query's fp32 score against every key for each "
+                "indexer head, twice (scaled, then its ReLU), or, in a batch, once beside the keys copied out for "
+                "every query by the product (measured on an H100: DeepSeek-V3.2 at 2 x 4,096 and 1 x 6,144)",
+            )
+        )
     if spec.attention_sinks and spec.has_attention:
         n = e * (4 * h + 2 * qkv + 3 * spec.num_attention_heads * seq)
         options.append(
@@ -1343,7 +1376,17 @@ def _layer_transient(spec: Spec, settings: RunSettings, tokens: int, seq: int, l
             note=f"one layer's working set, {what}; tokens = {tokens:,}",
         )
     ]
-    if spec.lm_head:
+    if spec.lm_head and spec.logits_every_token:
+        kids.append(
+            Node(
+                "transient/logits",
+                e * spec.vocab_size * tokens,
+                f"tokens*{e}*vocab_size",
+                note="the logits of every prompt token: the class's forward takes no logits_to_keep (measured on an "
+                "H100: Qwen2-Audio)",
+            )
+        )
+    elif spec.lm_head:
         rows = settings.batch if spec.architecture != "masked_lm" else tokens
         kids.append(
             Node(

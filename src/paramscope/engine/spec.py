@@ -293,6 +293,7 @@ class Spec:
     # MLP
     mlp_gated: bool = False  # gate_proj * act(up_proj): SwiGLU / GeGLU
     mlp_bias: bool = False
+    down_proj_fp32: bool = False  # T5: the MLP's output projection stays fp32 and its input is cast to its dtype first
     act_params: int = 0  # learned scalars of the MLP's activation, per MLP (Apertus' xIELU: alpha_p, alpha_n)
     # norms
     norm_type: str = "layernorm"  # layernorm | rmsnorm
@@ -415,6 +416,8 @@ class Spec:
     # a multimodal checkpoint's parameters outside this language model (its vision and audio towers, projectors),
     # counted by transformers: held in memory and trained, never in FLOPs, active parameters or a decode step's reads
     towers_params: int = 0
+    # the whole model's class computes the logits of every prompt token (its forward takes no logits_to_keep)
+    logits_every_token: bool = False
     # sharing
     num_hidden_groups: int | None = None  # ALBERT: distinct parameter sets shared by the layers
     # attention span (memory only)

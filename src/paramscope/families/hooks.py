@@ -1668,10 +1668,13 @@ def albert_groups(c: Cfg, d: Values) -> None:
 
 
 def feed_forward_proj(c: Cfg, d: Values) -> None:
-    """T5: ``feed_forward_proj`` is "relu" or "gated-gelu" style: gating and activation in one string."""
+    """T5: ``feed_forward_proj`` is "relu" or "gated-gelu" style: gating and activation in one string ("gated-gelu"
+    is the tanh GeLU, ``gelu_new``, as T5Config maps it); T5's MLPs cast their hidden to the output projection's
+    dtype, which the class keeps in fp32."""
     proj = str(c.get("feed_forward_proj") or "relu")
     d["mlp_gated"] = proj.startswith("gated-")
-    d["hidden_act"] = proj.removeprefix("gated-")
+    d["hidden_act"] = "gelu_new" if proj == "gated-gelu" else proj.removeprefix("gated-")
+    d["down_proj_fp32"] = True
 
 
 def encoder_model_class(c: Cfg, d: Values) -> None:

@@ -180,6 +180,8 @@ class Whole:
     links: tuple[tuple[str, str], ...] = ()
     #: Said among the notes of every count of the whole (what the class builds that a reader might expect otherwise)
     note: str = ""
+    #: The class's forward takes no ``logits_to_keep``: a prefill computes the logits of every prompt token
+    logits_every_token: bool = False
 
 
 def _times(expr: str, factor: str) -> str:
@@ -436,9 +438,11 @@ def _row(
     links: tuple[tuple[str, str], ...] = (),
     source: str = "",
     note: str = "",
+    logits_every_token: bool = False,
 ) -> Whole:
     source = source or model_type
-    return Whole(model_type, class_name, f"{_HF}{source}/modeling_{source}.py", projector, language, links, note)
+    url = f"{_HF}{source}/modeling_{source}.py"
+    return Whole(model_type, class_name, url, projector, language, links, note, logits_every_token)
 
 
 WHOLES: dict[str, Whole] = {
@@ -476,7 +480,7 @@ WHOLES: dict[str, Whole] = {
             "builds no LoRA adapters in it (the released checkpoint's vision and speech LoRA are not part of this "
             "class): none are counted",
         ),
-        _row("qwen2_audio", "Qwen2AudioForConditionalGeneration", _qwen2_audio),
+        _row("qwen2_audio", "Qwen2AudioForConditionalGeneration", _qwen2_audio, logits_every_token=True),
         _row("voxtral", "VoxtralForConditionalGeneration", _voxtral),
         _row(
             "blip-2",
@@ -485,6 +489,7 @@ WHOLES: dict[str, Whole] = {
             language="lm",
             links=(("qformer_config.encoder_hidden_size", "vision_config.hidden_size"),),
             source="blip_2",
+            logits_every_token=True,
         ),
         _row("clip", "CLIPModel", _clip, language=""),
         _row("siglip", "SiglipModel", _siglip, language=""),
