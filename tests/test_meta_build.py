@@ -1055,8 +1055,8 @@ def test_a_refusal_is_one_line_with_the_next_step(monkeypatch: pytest.MonkeyPatc
 
 
 #: Types whose class transformers builds only with another library: (config, the library, the class that needs it).
+#: (A class that needs timm is built with timm's networks from shipped data: tests/test_timm_networks.py.)
 NEEDS_LIBRARY = [
-    ({"model_type": "detr"}, "timm", "TimmBackbone"),
     ({"model_type": "dinat"}, "natten", ""),
     ({"model_type": "layoutlmv2"}, "detectron2", ""),
 ]
