@@ -17,9 +17,10 @@ import contextlib
 import io
 import math
 import re
+import threading
 import warnings
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -251,9 +252,10 @@ def _mapping_label(mapping_name: str) -> str:
 
 
 def _build_model(model_type: str, rest: dict[str, Any], cls: type) -> tuple[nn.Module, tuple[str, ...]]:
-    """The class built on meta, and the timm networks (their keys) it took from shipped data: none where it needs no
-    timm or timm is installed; where a class needs timm and timm is missing (the page as deployed), transformers builds
-    it again with timm's networks answered from the data (:mod:`.timm_stand_in`)."""
+    """The class built on meta, and a note for each library it needs that is missing but was done without: where a
+    class needs timm and timm is missing (the page as deployed), transformers builds it again with timm's networks
+    answered from shipped data (:mod:`.timm_stand_in`); where it needs a library that holds none of its parameters
+    (:data:`KERNELS_ONLY`), with transformers' check for it passed."""
     from transformers.utils import logging as hf_logging
 
     verbosity = hf_logging.get_verbosity()
@@ -264,6 +266,18 @@ def _build_model(model_type: str, rest: dict[str, Any], cls: type) -> tuple[nn.M
             try:
                 return _construct(model_type, rest, cls), ()
             except ImportError as exc:  # a class that needs another library (timm, natten, detectron2)
+                library = _kernels_only(exc)
+                if library:
+                    with _check_passed(library):
+                        try:
+                            model = _construct(model_type, rest, cls)
+                        except ImportError as again:
+                            raise SpecError("config", _needs_library(cls.__name__, again)) from None
+                    note = (
+                        f"{library} is not installed: it holds none of {cls.__name__}'s parameters (only the attention "
+                        "kernels its forward calls), so the class was built without it"
+                    )
+                    return model, (note,)
                 if not _stands_in(exc):
                     raise SpecError("config", _needs_library(cls.__name__, exc)) from None
             from paramscope.families import timm_stand_in
@@ -275,7 +289,12 @@ def _build_model(model_type: str, rest: dict[str, Any], cls: type) -> tuple[nn.M
                     raise SpecError(_where(rest, exc.name), _unknown_network(exc.key)) from None
                 except ImportError as exc:
                     raise SpecError("config", _needs_library(cls.__name__, exc)) from None
-            return model, tuple(key for _, key in calls.made)
+            keys = list(dict.fromkeys(key for _, key in calls.made))
+            note = (
+                f"timm is not installed: the timm network{'s' if len(keys) > 1 else ''} it builds ({'; '.join(keys)}) "
+                f"counted from timm {timm_stand_in.timm_version()}'s counts shipped as data"
+            )
+            return model, (note,)
     finally:
         hf_logging.set_verbosity(verbosity)
 
@@ -313,6 +332,34 @@ def _stands_in(exc: ImportError) -> bool:
     from transformers.utils import is_timm_available
 
     return not is_timm_available()
+
+
+#: Libraries a class asks for that hold none of its parameters, only kernels its forward calls: DiNAT's neighborhood
+#: attention (``natten.functional``'s ``natten2dqkrpb`` and ``natten2dav``, for which transformers defines stand-ins
+#: where natten is missing; the query, key, value and relative-position-bias parameters are transformers' own).
+KERNELS_ONLY = frozenset({"natten"})
+_CHECK_LOCK = threading.Lock()
+
+
+def _kernels_only(exc: ImportError) -> str:
+    """The library ``exc`` says is missing, when it holds no parameters of the class (:data:`KERNELS_ONLY`); else ""."""
+    found = _REQUIRES.search(str(exc))
+    return found.group(2) if found is not None and found.group(2) in KERNELS_ONLY else ""
+
+
+@contextlib.contextmanager
+def _check_passed(library: str) -> Iterator[None]:
+    """Within it transformers' check that ``library`` is installed passes (one build at a time: the check is
+    transformers' global), so that a class whose parameters are all its own is built without it."""
+    from transformers.utils import import_utils
+
+    with _CHECK_LOCK:
+        check = import_utils.BACKENDS_MAPPING[library]
+        import_utils.BACKENDS_MAPPING[library] = (lambda: True, check[1])
+        try:
+            yield
+        finally:
+            import_utils.BACKENDS_MAPPING[library] = check
 
 
 def _where(config: Mapping[str, Any], name: object) -> str:
@@ -599,7 +646,7 @@ def build_tree(config: Mapping[str, Any]) -> MetaResult:
     """
     model_type, rest = _validate(config)
     cls, how = _pick_class(model_type, rest)
-    model, networks = _build_model(model_type, rest, cls)
+    model, built_without = _build_model(model_type, rest, cls)
     total = int(sum(p.numel() for p in model.parameters()))
     tree = _tree(model)
     if tree.count != total:  # the walk visits what parameters() yields; a mismatch is a bug here
@@ -608,13 +655,7 @@ def build_tree(config: Mapping[str, Any]) -> MetaResult:
     notes = [f"counted by transformers {_transformers_version()} on the meta device, no formulas"]
     if how:
         notes.append(how)
-    if networks:
-        from paramscope.families.timm_stand_in import timm_version
-
-        notes.append(
-            f"timm is not installed: the timm network{'s' if len(networks) > 1 else ''} it builds "
-            f"({'; '.join(dict.fromkeys(networks))}) counted from timm {timm_version()}'s counts shipped as data"
-        )
+    notes.extend(built_without)
     if isinstance(config.get("quantization_config"), Mapping):
         notes.append("quantization_config ignored: the count is of the model's parameters before quantization")
     if any("expert" in name.lower() for name, _ in model.named_modules()):
