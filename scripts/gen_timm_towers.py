@@ -14,6 +14,13 @@ timm imports torchvision, which cannot be installed beside the CPU torch wheel u
 environment with timm installed, importing a stand-in for torchvision first if the real one is missing (nothing
 this script builds calls torchvision): ``python scripts/gen_timm_towers.py --torchvision-stub path/to/stub.py``, where
 the stub module registers an import hook that answers ``import torchvision`` with empty modules.
+
+It also writes ``networks``: every timm network the classes transformers builds only with timm ask for (TimmBackbone's
+and TimmWrapperModel's ``timm.create_model`` calls, made while building each class in :data:`CALLERS` on meta with
+timm), keyed by the call's name and arguments (``paramscope.families.timm_stand_in.network_key``), each with its
+top-level modules' parameters (and, apart, those of their ``nn.BatchNorm2d`` layers, which the DETR family freezes
+into buffers) and the ``feature_info`` transformers reads; the deployed page builds those classes with a stand-in
+answering the same calls from this data (``timm_stand_in``).
 """
 
 import argparse
@@ -40,6 +47,50 @@ ARCHITECTURES: dict[str, dict[str, list[dict]]] = {
     "timm_wrapper": {"resnet50": [{}], **{f"fastvit_mci{i}": FASTVIT_ARGS for i in range(5)}, **PE_ARGS},
 }
 
+#: The backbones the DETR family's checkpoints name (DETR and Conditional DETR: ResNet-50 and -101, plain and DC5;
+#: Table Transformer: ResNet-18; Deformable DETR and DAB-DETR: ResNet-50) and their neighbours.
+RESNETS = [f"resnet{depth}" for depth in (18, 34, 50, 101, 152)]
+DETR = ["detr", "conditional_detr", "deformable_detr", "dab-detr", "table-transformer"]
+#: EdgeTAM's released vision tower (its class default names ``archirecture``, a typo, so it builds resnet50), with the
+#: labels TimmWrapperConfig.to_dict writes (a nested TimmWrapperConfig read without them fails in transformers).
+REPVIT = {"in_chans": 3, "features_only": True, "out_indices": [0, 1, 2, 3]}
+LABELS = {"num_classes": 2, "label_names": ["LABEL_0", "LABEL_1"]}
+#: The configs built to record the timm networks their classes ask for: (config, class name or "" for AutoModel).
+CALLERS: list[tuple[dict, str]] = [
+    *(({"model_type": t, "backbone": b}, "") for t in DETR for b in RESNETS),
+    *(({"model_type": t, "backbone": b, "dilation": True}, "") for t in DETR for b in RESNETS),
+    ({"model_type": "deformable_detr", "num_feature_levels": 1}, ""),
+    ({"model_type": "omdet-turbo"}, ""),
+    *(({"model_type": "timm_backbone", "backbone": b}, "") for b in RESNETS),
+    *(({"model_type": "timm_wrapper", "architecture": b}, "") for b in RESNETS),
+    *(
+        ({"model_type": "timm_wrapper", "architecture": b, "num_labels": 1000}, "TimmWrapperForImageClassification")
+        for b in RESNETS
+    ),
+    *(
+        ({"model_type": "timm_wrapper", "architecture": name, "model_args": model_args}, "")
+        for name, variants in ARCHITECTURES["timm_wrapper"].items()
+        for model_args in variants
+    ),
+    ({"model_type": "edgetam"}, ""),
+    ({"model_type": "edgetam_vision_model"}, ""),
+    *(
+        ({"model_type": "edgetam", "vision_config": {"backbone_config": backbone}}, "")
+        for backbone in (
+            {"model_type": "timm_wrapper", "architecture": name, "model_args": REPVIT} | LABELS
+            for name in ("repvit_m1", "repvit_m1.dist_in1k")
+        )
+    ),
+    *(
+        ({"model_type": "edgetam_vision_model", "backbone_config": backbone}, "")
+        for backbone in (
+            {"model_type": "timm_wrapper", "architecture": name, "model_args": REPVIT} | LABELS
+            for name in ("repvit_m1", "repvit_m1.dist_in1k")
+        )
+    ),
+    *(({"model_type": t}, "") for t in ("pe_video", "pe_video_encoder", "pe_audio_video", "pe_audio_video_encoder")),
+]
+
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--torchvision-stub", type=pathlib.Path, help="a module to import before timm (see above)")
 args = parser.parse_args()
@@ -50,7 +101,10 @@ if args.torchvision_stub is not None:
 
 import timm  # noqa: E402
 import torch  # noqa: E402
+import transformers  # noqa: E402
 from transformers.models.auto.configuration_auto import CONFIG_MAPPING  # noqa: E402
+
+from paramscope.families.timm_stand_in import network_key  # noqa: E402
 
 out: dict = {"timm_version": timm.__version__, "towers": {}}
 for model_type, known in ARCHITECTURES.items():
@@ -75,6 +129,67 @@ for model_type, known in ARCHITECTURES.items():
                 }
             )
     out["towers"][model_type] = {"default_architecture": config.architecture, "architectures": towers}
+
+
+def _plain(info: dict) -> dict:
+    """A feature_info stage as plain data (its numbers and names)."""
+    return {k: v for k, v in info.items() if isinstance(v, (int, str)) and not isinstance(v, bool)}
+
+
+def _network(model: torch.nn.Module) -> dict:
+    """A network's top-level modules (and own parameters) as ``[parameters, of which in nn.BatchNorm2d]``, its
+    feature_info and num_features."""
+    groups: dict[str, list[int]] = {}
+    for n, m in model.named_children():
+        norms = sum(p.numel() for k in m.modules() if isinstance(k, torch.nn.BatchNorm2d) for p in k.parameters())
+        if isinstance(m, torch.nn.BatchNorm2d):
+            norms = sum(p.numel() for p in m.parameters())
+        groups[n] = [sum(p.numel() for p in m.parameters()), norms]
+    groups |= {n: [p.numel(), 0] for n, p in model.named_parameters(recurse=False)}
+    total = sum(p.numel() for p in model.parameters())
+    assert total == sum(g[0] for g in groups.values())
+    info = getattr(model, "feature_info", None)
+    if hasattr(info, "out_indices"):
+        feature_info: object = {"info": [_plain(i) for i in info.info], "out_indices": list(info.out_indices)}
+    else:
+        feature_info = [_plain(i) for i in info or ()]
+    return {
+        "total": total,
+        "groups": {n: g for n, g in groups.items() if g[0]},
+        "feature_info": feature_info,
+        "num_features": int(model.num_features) if hasattr(model, "num_features") else None,
+    }
+
+
+recorded: dict[str, dict] = {}
+create_model = timm.create_model
+
+
+def _recording(model_name: str, *a: object, **kwargs: object) -> torch.nn.Module:
+    model = create_model(model_name, *a, **kwargs)
+    recorded.setdefault(network_key(model_name, kwargs), _network(model))
+    return model
+
+
+timm.create_model = _recording
+for case, class_name in CALLERS:
+    rest = dict(case)
+    config = transformers.AutoConfig.for_model(rest.pop("model_type"), **rest)
+    cls = getattr(transformers, class_name) if class_name else transformers.AutoModel
+    with torch.device("meta"):
+        cls.from_config(config) if not class_name else cls(config)
+timm.create_model = create_model
+out["networks"] = dict(sorted(recorded.items()))
+# TimmWrapperConfig.from_dict names a config's labels, where it names none, after the ImageNet subset its num_classes
+# implies (timm.data.infer_imagenet_subset): the subsets and how many labels each has.
+subsets: dict[str, list] = {}
+for num_classes, subset in timm.data.imagenet_info._NUM_CLASSES_TO_SUBSET.items():
+    try:
+        subsets[str(num_classes)] = [subset, len(timm.data.ImageNetInfo(subset).label_names())]
+    except AssertionError:  # a subset ImageNetInfo does not hold: transformers fails on it too
+        continue
+out["imagenet_subsets"] = subsets
+
 path = pathlib.Path(__file__).resolve().parents[1] / "src" / "paramscope" / "families" / "timm_towers.json"
 path.write_text(json.dumps(out, indent=1) + "\n")
 counts = [
@@ -83,4 +198,4 @@ counts = [
     for n, ts in v["architectures"].items()
     for t in ts
 ]
-print(f"wrote {path}: " + ", ".join(counts))
+print(f"wrote {path}: " + ", ".join(counts) + f"; {len(recorded)} networks")

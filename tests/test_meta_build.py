@@ -1055,9 +1055,9 @@ def test_a_refusal_is_one_line_with_the_next_step(monkeypatch: pytest.MonkeyPatc
 
 
 #: Types whose class transformers builds only with another library: (config, the library, the class that needs it).
+#: (A class that needs timm is built with timm's networks from shipped data: tests/test_timm_networks.py; DiNAT, which
+#: needs natten only for its forward's kernels, without it: below.)
 NEEDS_LIBRARY = [
-    ({"model_type": "detr"}, "timm", "TimmBackbone"),
-    ({"model_type": "dinat"}, "natten", ""),
     ({"model_type": "layoutlmv2"}, "detectron2", ""),
 ]
 
@@ -1081,4 +1081,43 @@ def test_a_class_that_needs_another_library_is_refused_in_one_line(config: dict,
         f"only with the {library} library" in message and f"where {library}" in message,
         (f"its {part}" in message) == bool(part),
         "\n" in message or "restart" in message,
+    )
+
+
+#: DiNAT configs: its class defaults, and a small one with a dilation per layer and a kernel of its own.
+DINAT = [
+    {"model_type": "dinat"},
+    {"model_type": "dinat", "embed_dim": 32, "depths": [1, 2], "num_heads": [2, 4], "kernel_size": 5}
+    | {"dilations": [[1], [1, 2]], "architectures": ["DinatForImageClassification"], "num_labels": 10},
+]
+
+
+@pytest.mark.parametrize("config", DINAT, ids=["defaults", "small"])
+def test_dinat_is_counted_without_natten_as_transformers_builds_it(
+    monkeypatch: pytest.MonkeyPatch, config: dict
+) -> None:
+    """DiNAT, whose class transformers builds only where natten is installed though natten holds none of its
+    parameters (only the neighborhood-attention kernels its forward calls; transformers defines stand-ins for them),
+    is counted exactly: equal to the class built on meta with transformers' check for natten passed here, as natten,
+    which needs compiling, is not installed; the note says so."""
+    import copy
+    import importlib.util
+
+    import torch
+    import transformers
+    from transformers.utils import import_utils
+
+    if not available() or importlib.util.find_spec("natten"):
+        pytest.skip("transformers is not installed, or natten is")
+    result = build_tree(config)
+    rest = copy.deepcopy(config)
+    model_type = rest.pop("model_type")
+    class_name = (rest.get("architectures") or ["DinatModel"])[0]
+    monkeypatch.setitem(import_utils.BACKENDS_MAPPING, "natten", (lambda: True, ""))
+    with torch.device("meta"):
+        model = getattr(transformers, class_name)(transformers.AutoConfig.for_model(model_type, **rest))
+    assert (sum(p.numel() for p in model.parameters()), class_name, True) == (
+        result.summary.total,
+        result.class_name,
+        any("natten is not installed" in note for note in result.notes),
     )

@@ -13,11 +13,14 @@ maps) are dropped. Nothing is cached here: the caller caches.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
 import re
+import threading
 import warnings
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -70,6 +73,18 @@ DROPPED_KEYS = frozenset(
 _UNBOUNDED_SUFFIXES = ("theta", "clipping")
 _CLASS_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")  # xLSTM's classes begin in lower case
 NO_FORMULA = ""  # the formula of every node: "counted by transformers, no formulas"
+#: The attribute holding the note of a module standing in for part of a timm network (:mod:`.timm_stand_in`)
+STAND_IN_NOTE = "paramscope_note"
+
+
+class UnknownNetwork(ValueError):
+    """A timm network asked of :mod:`.timm_stand_in` whose count is not shipped: its name and its key (the name and
+    arguments of ``timm.create_model``)."""
+
+    def __init__(self, name: object, key: str) -> None:
+        super().__init__(key)
+        self.name = name
+        self.key = key
 
 
 @dataclass(frozen=True)
@@ -236,9 +251,11 @@ def _mapping_label(mapping_name: str) -> str:
     }.get(mapping_name, "AutoModel")
 
 
-def _build_model(model_type: str, rest: dict[str, Any], cls: type) -> nn.Module:
-    import torch
-    from transformers import AutoConfig
+def _build_model(model_type: str, rest: dict[str, Any], cls: type) -> tuple[nn.Module, tuple[str, ...]]:
+    """The class built on meta, and a note for each library it needs that is missing but was done without: where a
+    class needs timm and timm is missing (the page as deployed), transformers builds it again with timm's networks
+    answered from shipped data (:mod:`.timm_stand_in`); where it needs a library that holds none of its parameters
+    (:data:`KERNELS_ONLY`), with transformers' check for it passed."""
     from transformers.utils import logging as hf_logging
 
     verbosity = hf_logging.get_verbosity()
@@ -247,18 +264,124 @@ def _build_model(model_type: str, rest: dict[str, Any], cls: type) -> nn.Module:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:
-                cfg = AutoConfig.for_model(model_type, **rest)
-            except Exception as exc:
-                raise SpecError("config", f"transformers rejected it: {_short(exc)}") from None
-            try:
-                with torch.device("meta"):
-                    return cls._from_config(cfg, attn_implementation="eager")  # type: ignore[attr-defined]
+                return _construct(model_type, rest, cls), ()
             except ImportError as exc:  # a class that needs another library (timm, natten, detectron2)
-                raise SpecError("config", _needs_library(cls.__name__, exc)) from None
-            except Exception as exc:
-                raise SpecError("config", f"transformers could not build {cls.__name__}: {_short(exc)}") from None
+                library = _kernels_only(exc)
+                if library:
+                    with _check_passed(library):
+                        try:
+                            model = _construct(model_type, rest, cls)
+                        except ImportError as again:
+                            raise SpecError("config", _needs_library(cls.__name__, again)) from None
+                    note = (
+                        f"{library} is not installed: it holds none of {cls.__name__}'s parameters (only the attention "
+                        "kernels its forward calls), so the class was built without it"
+                    )
+                    return model, (note,)
+                if not _stands_in(exc):
+                    raise SpecError("config", _needs_library(cls.__name__, exc)) from None
+            from paramscope.families import timm_stand_in
+
+            with timm_stand_in.installed() as calls:
+                try:
+                    model = _construct(model_type, rest, cls)
+                except UnknownNetwork as exc:
+                    raise SpecError(_where(rest, exc.name), _unknown_network(exc.key)) from None
+                except ImportError as exc:
+                    raise SpecError("config", _needs_library(cls.__name__, exc)) from None
+            keys = list(dict.fromkeys(key for _, key in calls.made))
+            note = (
+                f"timm is not installed: the timm network{'s' if len(keys) > 1 else ''} it builds ({'; '.join(keys)}) "
+                f"counted from timm {timm_stand_in.timm_version()}'s counts shipped as data"
+            )
+            return model, (note,)
     finally:
         hf_logging.set_verbosity(verbosity)
+
+
+def _construct(model_type: str, rest: dict[str, Any], cls: type) -> nn.Module:
+    """The config read and the class built on meta; ``ImportError`` (a library missing) and
+    :class:`UnknownNetwork` pass through, anything else transformers raises is a ``SpecError``."""
+    import torch
+    from transformers import AutoConfig
+
+    try:
+        cfg = AutoConfig.for_model(model_type, **rest)
+    except ImportError:
+        raise
+    except Exception as exc:
+        raise SpecError("config", f"transformers rejected it: {_short(exc)}") from None
+    try:
+        # PeVideoModel decorates a function it defines on every build, and transformers prints what that docstring lacks
+        with torch.device("meta"), contextlib.redirect_stdout(io.StringIO()):
+            return cls._from_config(cfg, attn_implementation="eager")  # type: ignore[attr-defined,no-any-return]
+    except ImportError:
+        raise
+    except Exception as exc:
+        if isinstance(exc, UnknownNetwork):  # the stand-in's: timm's network is not shipped
+            raise
+        raise SpecError("config", f"transformers could not build {cls.__name__}: {_short(exc)}") from None
+
+
+def _stands_in(exc: ImportError) -> bool:
+    """Whether the library ``exc`` says is missing is timm, which transformers also finds missing: its networks are
+    then taken from shipped data."""
+    found = _REQUIRES.search(str(exc))
+    if found is None or found.group(2) != "timm":
+        return False
+    from transformers.utils import is_timm_available
+
+    return not is_timm_available()
+
+
+#: Libraries a class asks for that hold none of its parameters, only kernels its forward calls: DiNAT's neighborhood
+#: attention (``natten.functional``'s ``natten2dqkrpb`` and ``natten2dav``, for which transformers defines stand-ins
+#: where natten is missing; the query, key, value and relative-position-bias parameters are transformers' own).
+KERNELS_ONLY = frozenset({"natten"})
+_CHECK_LOCK = threading.Lock()
+
+
+def _kernels_only(exc: ImportError) -> str:
+    """The library ``exc`` says is missing, when it holds no parameters of the class (:data:`KERNELS_ONLY`); else ""."""
+    found = _REQUIRES.search(str(exc))
+    return found.group(2) if found is not None and found.group(2) in KERNELS_ONLY else ""
+
+
+@contextlib.contextmanager
+def _check_passed(library: str) -> Iterator[None]:
+    """Within it transformers' check that ``library`` is installed passes (one build at a time: the check is
+    transformers' global), so that a class whose parameters are all its own is built without it."""
+    from transformers.utils import import_utils
+
+    with _CHECK_LOCK:
+        check = import_utils.BACKENDS_MAPPING[library]
+        import_utils.BACKENDS_MAPPING[library] = (lambda: True, check[1])
+        try:
+            yield
+        finally:
+            import_utils.BACKENDS_MAPPING[library] = check
+
+
+def _where(config: Mapping[str, Any], name: object) -> str:
+    """The dotted key of ``config`` holding the timm network's name ``name`` (``backbone``,
+    ``vision_config.backbone_config.architecture``), or ``config`` where the class's default names it."""
+    queue: deque[tuple[str, Any]] = deque(config.items())
+    while queue:
+        where, value = queue.popleft()
+        if isinstance(value, str) and value == name:
+            return where
+        if isinstance(value, Mapping):
+            queue.extend((f"{where}.{k}", v) for k, v in value.items())
+    return "config"
+
+
+def _unknown_network(key: str) -> str:
+    """One line for a timm network whose count is not shipped."""
+    shown = key if len(key) <= 240 else key[:237] + "..."
+    return (
+        f"transformers builds this class with timm's network {shown}, whose count is not shipped here (no config key "
+        "sizes it; timm is not installed): count it with the CLI where timm is installed"
+    )
 
 
 #: transformers' refusal of a class whose backend library is missing ("TimmBackbone requires the timm library ...").
@@ -379,10 +502,27 @@ class _Walker:
         return out
 
     def module(self, module: nn.Module, path: str, dotted: str, name: str) -> Node:
+        shipped = getattr(module, STAND_IN_NOTE, None)
+        if isinstance(shipped, str):  # a top-level module of a timm network taken from shipped data: one count
+            return self._shipped(module, path, dotted, shipped)
         prefix = _numbering(module, self.module_dict)
         if prefix is not None:
             return self._folded(module, path, dotted, name, prefix)
         return _group(path, self.items(module, path, dotted))
+
+    def _shipped(self, module: nn.Module, path: str, dotted: str, note: str) -> Node:
+        """One node for a module standing in for part of a timm network: its parameters' count (those it owns: a
+        network two towers share is counted once, with a tie note where it is not owned)."""
+        count, tied = 0, ""
+        for name, param in module.named_parameters(remove_duplicate=False):
+            full = _join_dotted(dotted, name)
+            if self._owned(param, full):
+                self.tree_path.setdefault(full, f"{path}/{name.replace('.', '/')}")
+                count += int(param.numel())
+            elif not tied:
+                first = self.owners.get(id(param), "")
+                tied = _tied_note((self.tree_path.get(first) or first).rsplit("/", 1)[0])
+        return Node(path, count, NO_FORMULA, note=note if count else tied)
 
     def _signature(self, member: nn.Module, dotted: str) -> tuple[tuple[str, tuple[int, ...], bool], ...]:
         return tuple(
@@ -506,7 +646,7 @@ def build_tree(config: Mapping[str, Any]) -> MetaResult:
     """
     model_type, rest = _validate(config)
     cls, how = _pick_class(model_type, rest)
-    model = _build_model(model_type, rest, cls)
+    model, built_without = _build_model(model_type, rest, cls)
     total = int(sum(p.numel() for p in model.parameters()))
     tree = _tree(model)
     if tree.count != total:  # the walk visits what parameters() yields; a mismatch is a bug here
@@ -515,6 +655,7 @@ def build_tree(config: Mapping[str, Any]) -> MetaResult:
     notes = [f"counted by transformers {_transformers_version()} on the meta device, no formulas"]
     if how:
         notes.append(how)
+    notes.extend(built_without)
     if isinstance(config.get("quantization_config"), Mapping):
         notes.append("quantization_config ignored: the count is of the model's parameters before quantization")
     if any("expert" in name.lower() for name, _ in model.named_modules()):
