@@ -89,16 +89,10 @@ def _label(case: dict) -> str:
 #: Runs of the second held-out set (h200-peaks-fresh) whose peak the estimate does not yet follow within 10 %, each
 #: with what was measured (predicted / measured); the test fails when one starts to match, to be taken off this list
 KNOWN_PEAK_MISSES = {
-    # LoRA with Liger-Kernel: the recomputed layer's LoRA working set at the start of the backward pass (PEFT's fp32
-    # copy of the down projection's input and its 16-bit cast, with gate and up alive: bench/peak_anatomy.py) is not
-    # modelled; Llama 3.1 8B's run (h100-peaks-third) is at 0.914
-    "fresh-2026-11-26-lora-fused-qwen2.5-7b-4x4096-True": 0.893,
     # kept 8.3 GiB less than the same 8,192 tokens as 2 x 2,048 (which the estimate meets, 0.996); not reproduced:
     # the same run on an H100 (h100-peaks-rerun) ran out of memory at 79.2 GiB, as the estimate (86.4 GiB) says, and
     # bench/peak_anatomy.py found it keeping what the estimate says (36.8 GiB)
     "fresh-2026-11-26-training-amp-qwen3-4b-1x4096-False": 1.102,
-    # ModernBERT's loss and unpadding transients are not modelled
-    "fresh-2026-11-26-training-amp-modernbert-base-16x1024-False": 0.855,
 }
 
 

@@ -635,8 +635,13 @@ def _attention_terms(
 def _eager_attention_terms(spec: Spec, e: int, liger: bool = False) -> list[tuple[str, int, str]]:
     """What transformers' eager attention keeps beyond Korthikanti's q, k, v and context (rotary embeddings keep only
     cos and sin, SDPA's output is already laid out for the output projection): SDPA's log-sum-exp (fp32, one per head
-    and token), and a per-head q/k norm's fp32 copy of q and k and its 16-bit result (as any eager norm)."""
+    and token), a per-head q/k norm's fp32 copy of q and k and its 16-bit result (as any eager norm), and after one
+    fused projection of q, k and v the rotated q and k, which are copies, while v, a view, keeps the projection's
+    output whole (measured on an H100: ModernBERT)."""
     out: list[tuple[str, int, str]] = []
+    if "qkv" in spec.fused and spec.position_embedding == "rotary" and not spec.is_mla and not liger:
+        qk, qk_expr = qkv_width(spec, projections=1 if spec.kv_projections else 0)
+        out.append(("rotated_qk", e * qk, f"{e}*{paren(qk_expr)}"))
     if spec.qk_norm == "head" and not spec.is_mla:
         qk, qk_expr = qkv_width(spec, projections=1 if spec.kv_projections else 0)
         k = e if liger else 4 + e  # Liger's RMSNorm: its input only
@@ -645,8 +650,13 @@ def _eager_attention_terms(spec: Spec, e: int, liger: bool = False) -> list[tupl
     return out
 
 
-#: The heads whose loss (``CrossEntropyLoss`` on the logits as the head returns them) takes the 16-bit logits
+#: The heads whose loss is ``CrossEntropyLoss`` on the logits as the head returns them (16-bit under autocast), unless
+#: the class calls transformers' ``loss_function`` (``Spec.loss_upcast``: ModernBERT, T5Gemma), which upcasts them
 LOSS_ON_16BIT = ("masked_lm", "seq2seq_lm")
+
+
+def _loss_on_16bit(spec: Spec) -> bool:
+    return spec.architecture in LOSS_ON_16BIT and not spec.loss_upcast
 
 
 def _mlp_terms(
@@ -1014,7 +1024,7 @@ def activations(spec: Spec, settings: RunSettings, seq: int) -> Node:
                     note="transformers' loss: the logits upcast to fp32, log_softmax's output kept (Korthikanti: 4sbv)",
                 )
             )
-            if amp and spec.architecture in LOSS_ON_16BIT:
+            if amp and _loss_on_16bit(spec):
                 head.append(
                     Node(
                         "activations/head/logits_16bit",
@@ -1151,7 +1161,8 @@ def phases(spec: Spec, settings: RunSettings) -> list[Node]:
     if bwd.count:
         out.append(_phase("loss_backward", [weights, none, optimizer, kept], bwd))
     last = _first_layer(spec, settings, seq, kept)
-    out.append(_phase("backward", [weights, grads, optimizer, last], _recomputed_scores(spec, settings, seq, layout)))
+    recomputed = _recomputed_scores(spec, settings, seq, layout)
+    out.append(_phase("backward", [weights, grads, optimizer, last], _adapter_input(spec, settings, seq, recomputed)))
     out.append(_phase("step", [weights, grads, optimizer], group("transient", [])))
     return out
 
@@ -1172,6 +1183,27 @@ def _recomputed_scores(spec: Spec, settings: RunSettings, seq: int, layout: Layo
         note=f"the recomputed layer's attention scores, {b} bytes each as the class computes them",
     )
     return group("transient", [node])
+
+
+def _adapter_input(spec: Spec, settings: RunSettings, seq: int, transient: Node) -> Node:
+    """``transient`` with, for LoRA on every linear layer under autocast with full recomputation, the recomputed layer's
+    down projection's input as PEFT's fp32 adapters take it: PEFT's fp32 copy, and autocast's 16-bit cast of that copy
+    for lora_A, (4 + 2) * intermediate_size a token (measured on an H100 with bench/peak_anatomy.py: Qwen2.5-7B with
+    Liger-Kernel, whose loss leaves the backward pass's start as the step's peak)."""
+    adapters = settings.mode == "finetune" and settings.precision == "amp" and settings.lora_targets == "all-linear"
+    dense = spec.stack(spec.num_hidden_layers, "num_hidden_layers").mlp
+    if not (adapters and dense and settings.recompute == "full" and not _upcast(settings)):
+        return transient
+    e = _element_bytes(settings)
+    tokens = settings.batch * seq
+    node = Node(
+        "transient/adapter_input",
+        -(-(4 + e) * spec.ffn_size * tokens // settings.tp),
+        f"tokens*(4 + {e})*intermediate_size" + (f"/{settings.tp}" if settings.tp > 1 else ""),
+        note="the recomputed layer's down projection's input as PEFT's fp32 adapters take it: its fp32 copy and "
+        "autocast's 16-bit cast of that copy",
+    )
+    return group("transient", [*transient.children, node])
 
 
 def _phase(name: str, parts: list[Node], transient: Node) -> Node:
@@ -1209,7 +1241,7 @@ def _loss_transients(spec: Spec, settings: RunSettings, seq: int) -> tuple[Node,
     v, h = spec.vocab_size, spec.embed_width
     fwd: list[Node] = []
     bwd: list[Node] = []
-    if spec.lm_head and eager and amp and spec.architecture in LOSS_ON_16BIT:  # the 16-bit logits are kept
+    if spec.lm_head and eager and amp and _loss_on_16bit(spec):  # the 16-bit logits are kept
         note = "a loss on 16-bit logits under autocast (measured on an H100: BertForMaskedLM, T5)"
         fwd.append(Node("transient/logits", e * v * tokens, f"tokens*{e}*vocab_size", note=note))
         bwd.append(Node("transient/logits_grad", 2 * e * v * tokens, f"tokens*2*{e}*vocab_size", note=note))

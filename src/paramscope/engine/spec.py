@@ -293,6 +293,7 @@ class Spec:
     # MLP
     mlp_gated: bool = False  # gate_proj * act(up_proj): SwiGLU / GeGLU
     mlp_bias: bool = False
+    loss_upcast: bool = False  # a masked LM's or encoder-decoder's loss is transformers' loss_function (fp32 logits)
     down_proj_fp32: bool = False  # T5: the MLP's output projection stays fp32 and its input is cast to its dtype first
     act_params: int = 0  # learned scalars of the MLP's activation, per MLP (Apertus' xIELU: alpha_p, alpha_n)
     # norms

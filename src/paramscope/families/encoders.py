@@ -148,6 +148,7 @@ MODERNBERT = Family(
         first_layer_attn_norm=False,
         position_embedding="rotary",
         mlm_transform=True,
+        loss_upcast=True,  # self.loss_function: transformers' ForMaskedLMLoss upcasts the logits
     ),
     hooks=(hooks.modernbert_local_attention,),
     default_arch="masked_lm",
@@ -267,6 +268,7 @@ T5GEMMA = Family(
         position_embedding="rotary",
         encoder_embedding=True,
         scores_bytes=10,  # eager only (soft-capping, as Gemma 2: 9-9.7 bytes a score measured there)
+        loss_upcast=True,  # self.loss_function: transformers' ForMaskedLMLoss upcasts the logits
     ),
     hooks=(hooks.t5gemma,),
     nested=dict(hooks.T5GEMMA_NESTED),
