@@ -214,6 +214,7 @@ CUTS.update(
         "dbrx-instruct-4l": ("dbrx-instruct", {"n_layers": 4}),
         "minimax-m2-4l": ("minimax-m2", {"num_hidden_layers": 4}),
         "deepseek-v3.2-exp-4l": ("deepseek-v3.2-exp", {"num_hidden_layers": 4}),
+        "mamba-codestral-7b-8l": ("mamba-codestral-7b", {"num_hidden_layers": 8}),
     }
 )
 THIRD = {
