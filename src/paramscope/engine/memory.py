@@ -773,6 +773,20 @@ NORM_KEPT = (
 )
 
 
+def _chunked_scan_kept(spec: Spec) -> tuple[str, int, str]:
+    """What Mamba-2's chunked scan as transformers writes it without mamba-ssm's kernels keeps for the backward pass,
+    in fp32, a token: the decay mask L and the scores C·B of its chunk (ssm_chunk per head each), B and C per head and
+    their copies for the products (4 per head and state), the input, its discretized copy and the two halves of the
+    output (4 ssm_inner), and the chunk states thrice (fit to two models measured on an H200 with
+    bench/peak_anatomy.py: Mamba-Codestral, whose chunk is 256, and Nemotron-H, 128; within 2.5 % of both)."""
+    heads, n, d, q = spec.ssm_heads, spec.ssm_state_size, spec.ssm_inner, max(spec.ssm_chunk, 1)
+    return (
+        "chunked_scan",
+        4 * (2 * heads * q + 4 * heads * n + 4 * d + 3 * d * n // q),
+        "4*(2*ssm_heads*ssm_chunk + 4*ssm_heads*ssm_state_size + 4*ssm_inner + 3*ssm_inner*ssm_state_size/ssm_chunk)",
+    )
+
+
 def _element_bytes(settings: RunSettings) -> int:
     """Bytes of one activation element: 4 in fp32, 2 in the 16-bit formats (autocast's and the quantized formats'
     compute dtype)."""
@@ -883,6 +897,8 @@ def _stack(
                         f"(12 + {e})*ssm_inner*ssm_state_size",
                     )
                 )
+            if kind == "ssm" and eager and spec.ssm_version == 2:
+                terms.append(_chunked_scan_kept(spec))
             node = _Act(tuple(terms)).node(f"{prefix}/{kind}", tokens, tp, sp)
             parts.append(repeated(node, getattr(kinds, kind), kinds.expr(kind)))
     shared_input = spec.parallel_attn and spec.has_attention or eager  # eager: the norms' outputs are counted there
