@@ -252,9 +252,6 @@ KNOWN_RESERVED_MISSES = {
     "fresh-2026-11-26-training-fused-llama-3.2-1b-8x2048-True",
     "fresh-2026-11-26-training-fused-mistral-7b-2x4096-True",
     "fresh-2026-11-26-lora-llama-3.1-8b-1x2048-False",
-    # DBRX's experts run one after another, each on its own tokens: the prefill's transient (0.8 GiB measured) is a
-    # fraction of the estimate's every token gathered for each of its experts at once (3.4 GiB); the peak is at 1.098
-    "third-2026-11-27-inference-dbrx-instruct-4l-2x4096-",
 }
 
 

@@ -294,6 +294,7 @@ class Spec:
     mlp_gated: bool = False  # gate_proj * act(up_proj): SwiGLU / GeGLU
     mlp_bias: bool = False
     loss_upcast: bool = False  # a masked LM's or encoder-decoder's loss is transformers' loss_function (fp32 logits)
+    experts_loop: bool = False  # the class runs its experts one after another, each on the tokens routed to it
     down_proj_fp32: bool = False  # T5: the MLP's output projection stays fp32 and its input is cast to its dtype first
     act_params: int = 0  # learned scalars of the MLP's activation, per MLP (Apertus' xIELU: alpha_p, alpha_n)
     # norms

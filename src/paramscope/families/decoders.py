@@ -1515,6 +1515,7 @@ DBRX = Family(
         position_embedding="rotary",
         intermediate_size=0,
         hidden_act="silu",
+        experts_loop=True,  # DbrxExperts runs the experts hit one after another, each on its own tokens
     ),
     hooks=(hooks.dbrx_sub_configs,),
     nested=dict(hooks.DBRX_NESTED),
