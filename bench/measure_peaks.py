@@ -215,6 +215,11 @@ CUTS.update(
         "minimax-m2-4l": ("minimax-m2", {"num_hidden_layers": 4}),
         "deepseek-v3.2-exp-4l": ("deepseek-v3.2-exp", {"num_hidden_layers": 4}),
         "mamba-codestral-7b-8l": ("mamba-codestral-7b", {"num_hidden_layers": 8}),
+        "nemotron-h-8b-8l": ("nemotron-h-8b", {"num_hidden_layers": 8, "hybrid_override_pattern": "M-M-M-M*"}),
+        "nemotron-3-nano-30b-a3b-6l": (
+            "nemotron-3-nano-30b-a3b",
+            {"num_hidden_layers": 6, "hybrid_override_pattern": "MEMEM*"},
+        ),
     }
 )
 THIRD = {
