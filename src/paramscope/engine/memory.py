@@ -918,7 +918,10 @@ def _stack(
         if not shared_input:
             terms.append(("input", e * h, f"{e}*hidden_size"))
         terms.append(("router", e * spec.num_experts, f"{e}*num_experts"))
-        per_expert = _mlp_terms(spec, e, spec.expert_size, "moe_intermediate_size", False, skip_input=False)
+        # transformers' grouped experts (torch's grouped_mm, which autocast does not cast) compute in the fp32 weights'
+        # dtype under AMP; a class that loops over its experts (DBRX) is autocast's as any linear layer
+        xe = 4 if amp and not spec.experts_loop else e
+        per_expert = _mlp_terms(spec, xe, spec.expert_size, "moe_intermediate_size", False, skip_input=False)
         ex = sum(b for _, b, _ in per_expert)
         terms.append(
             (
@@ -929,7 +932,7 @@ def _stack(
         )
         if eager:  # grouped experts: each token's input gathered per chosen expert, and each expert's output
             k = spec.num_experts_per_tok
-            terms.append(("dispatch", 2 * e * h * k, f"num_experts_per_tok*2*{e}*hidden_size"))
+            terms.append(("dispatch", 2 * xe * h * k, f"num_experts_per_tok*2*{xe}*hidden_size"))
         if spec.shared_expert_size:
             sh = _mlp_terms(spec, e, spec.shared_expert_size, "shared_expert_intermediate_size", False, True)
             terms.append(("shared_experts", sum(b for _, b, _ in sh), " + ".join(f for _, _, f in sh)))
@@ -1099,16 +1102,29 @@ def activations(spec: Spec, settings: RunSettings, seq: int) -> Node:
     return group("activations", parts)
 
 
+def _expert_matrix_elements(spec: Spec, layout: Layout) -> int:
+    """The elements of the experts' matrices on one GPU (an expert whole on its expert-parallel GPU)."""
+    return sum(
+        leaf.matrix[0] * leaf.matrix[1] * layout.copies(leaf.path, leaf.repeat, spec)
+        for leaf in count(spec).leaves()
+        if leaf.count and leaf.matrix and "/experts/" in leaf.path and _in_layers(leaf.path)
+    )
+
+
 def _weight_casts(spec: Spec, settings: RunSettings, kept: bool) -> Node:
     """Autocast's 16-bit copies of the fp32 weight matrices (its cache, cleared when the autocast region ends): kept
     for the backward pass by every layer's matrices without recomputation, by the LM head alone with it; the copies
-    of recomputed layers live only through the forward pass (``kept=False``)."""
+    of recomputed layers live only through the forward pass (``kept=False``). transformers' grouped experts call
+    torch's grouped_mm, which autocast does not cast: their fp32 weights get no copy (measured on an H200 with
+    bench/peak_anatomy.py: Nemotron-3-Nano)."""
     layout = Layout(settings.tp, settings.pp, settings.ep)
     w = weight_bytes(spec, "bf16", layout)
     tree = count(spec)
     head = tree.get("head/lm") or tree.get("embedding/token")
     full = settings.recompute == "full"
     layers = w.get("weights/matrices")
+    if not spec.experts_loop:  # transformers' grouped experts run in the fp32 weights' dtype: autocast casts none
+        layers -= 2 * _expert_matrix_elements(spec, layout)
     if settings.zero >= 3:  # each GPU gathers, casts and keeps its shard's share (FSDP, ZeRO-3)
         head, layers = _ceil_div(head, settings.gpus), _ceil_div(layers, settings.gpus)
     if kept:
