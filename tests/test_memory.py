@@ -172,6 +172,27 @@ def test_weight_bytes_by_format_llama_2_7b(dtype: str, bits: int) -> None:
         assert matrices * 17 // 32 + 2 * (embeddings + norms) == tree.count  # 4.25 bits = 17/32 bytes
 
 
+@pytest.mark.parametrize(("name", "dtype"), [("t5-small", "fp16"), ("t5-small", "bf16"), ("flan-t5-base", "fp16")])
+def test_t5_keeps_its_mlp_output_projection_in_fp32_in_fp16(name: str, dtype: str) -> None:
+    """from_pretrained loads every weight in the asked dtype but the modules its dtype plan keeps in fp32 (T5's
+    ``_keep_in_fp32_modules = ["wo"]``, for fp16 only): the bytes of the class built on meta, each parameter once at
+    the dtype transformers' own ``_get_dtype_plan`` gives it, equal the weights' bytes (no buffers in T5)."""
+    import torch
+    import transformers
+
+    config = dict(presets.get(name).config)
+    model_type = config.pop("model_type")
+    with torch.device("meta"):
+        model = getattr(transformers, config["architectures"][0])(
+            transformers.AutoConfig.for_model(model_type, **config)
+        )
+    if config.get("tie_word_embeddings") is False:  # the checkpoint's own head (transformers 5's T5 ties it anyway)
+        model.lm_head.weight = torch.nn.Parameter(torch.empty_like(model.lm_head.weight))
+    plan = model._get_dtype_plan({"fp16": torch.float16, "bf16": torch.bfloat16}[dtype])
+    expected = sum(p.numel() * (4 if plan.keys() & set(n.split(".")) else 2) for n, p in model.named_parameters())
+    assert expected == weight_bytes(presets.load(name), dtype).count
+
+
 def test_fits_and_largest_context() -> None:
     """Llama 2 7B in bf16 on an 80 GB GPU, its context window lifted to 1M tokens: the prefill's peak is 13.48 GB of
     weights, 0.5 MiB of KV cache a token (2·32·4096·2 = 524,288 bytes), one layer's working set of 2·(4h + 3f) =

@@ -131,12 +131,16 @@ def weight_bytes(spec: Spec, dtype: str, layout: Layout = ONE_GPU) -> Node:
     emb_elems = 0
     head_elems = 0
     other_elems = 0
+    fp32_elems = 0  # T5's MLP output projections (wo): _keep_in_fp32_modules keeps them fp32 when loaded in fp16
     tower_elems = tree.get("towers")  # a multimodal model's other towers: whole on every GPU, not quantized
     for leaf in tree.leaves():
         if not leaf.count:
             continue
         m = leaf.matrix
-        if m and _in_layers(leaf.path):
+        if m and _in_layers(leaf.path) and spec.down_proj_fp32 and dtype == "fp16" and leaf.path.endswith("/mlp/down"):
+            copies = layout.copies(leaf.path, leaf.repeat, spec)
+            fp32_elems += _ceil_div(leaf.count // leaf.repeat, tp) * copies
+        elif m and _in_layers(leaf.path):
             n_in, n_out, _ = m
             copies = layout.copies(leaf.path, leaf.repeat, spec)
             split = 1 if "/experts/" in leaf.path else tp  # an expert lives whole on its expert-parallel GPU
@@ -174,6 +178,16 @@ def weight_bytes(spec: Spec, dtype: str, layout: Layout = ONE_GPU) -> Node:
     ]
     if quant:
         children.append(Node("weights/scales", scale_bytes, f"{matrices:,} matrices: {quant.label}", note=quant.label))
+    if fp32_elems:
+        children.append(
+            Node(
+                "weights/fp32",
+                4 * fp32_elems,
+                f"{fp32_elems:,} MLP output projection weights × 4 B",
+                note="from_pretrained keeps the MLP's output projection (wo) in fp32 when the rest loads in fp16 "
+                "(the class's _keep_in_fp32_modules, against fp16's overflow; bf16 casts it with the rest)",
+            )
+        )
     children += [
         Node(
             "weights/embeddings",
