@@ -201,6 +201,11 @@ def box(page, label: str):
     return page.get_by_role("spinbutton", name=re.compile("^" + re.escape(label))).first
 
 
+def open_exact(page) -> None:
+    """Open the sidebar's Exact sizes section (the sliders' exact boxes are drawn only while it is open)."""
+    page.locator("[data-testid='stSidebar'] summary").filter(has_text="Exact sizes").click()
+
+
 def wait_for_total(page, want: str) -> None:
     """Until the page's total reads ``want``."""
     page.wait_for_function(f"(want) => {TOTAL_JS} === want", arg=want, timeout=10_000)
@@ -233,6 +238,7 @@ def test_dragging_a_slider_moves_the_total_and_the_pie(server, browser, label, e
     if exact is None:
         value = int(slider(page, label).get_attribute("aria-valuetext").replace(",", ""))
     else:
+        open_exact(page)
         field = box(page, exact)
         field.wait_for(timeout=10_000)
         value = int(field.input_value().replace(",", ""))
@@ -258,6 +264,7 @@ def test_width_plus_keeps_a_valid_model_and_any_width_can_be_typed(server, brows
     off that step typed in the box (1,008 = 12 heads of 84) is taken as typed: both totals as transformers builds
     GPT-2's config.json with that n_embd."""
     page = open_page(browser, f"{server}/?preset=gpt2")
+    open_exact(page)
     width_box = box(page, "Hidden size (embedding width), exact")
     width_box.locator("xpath=../..").get_by_test_id("stNumberInputStepUp").click()
     for width in (864, 1008):
@@ -275,6 +282,7 @@ def test_an_invalid_width_is_pending_and_its_nearest_valid_value_applies(server,
     above the tabs and under the heads, and offers 996; one click on the offer gives what transformers builds from
     GPT-2's config.json with n_embd 996."""
     page = open_page(browser, f"{server}/?preset=gpt2")
+    open_exact(page)
     width_box = box(page, "Hidden size (embedding width), exact")
     width_box.fill("1000")
     width_box.press("Enter")
@@ -296,6 +304,7 @@ def test_the_vocabulary_box_reads_1e5_and_an_emptied_box_takes_the_default(serve
     vocab_size: the class's default (GPT2Config: 50,257), said under the box. Both totals as transformers builds the
     edited config.json."""
     page = open_page(browser, f"{server}/?preset=gpt2&vocab_size=32000")
+    open_exact(page)
     vocab = box(page, "Vocabulary size, exact")
     config = presets.get("gpt2").config
     emptied = {k: v for k, v in config.items() if k != "vocab_size"}
@@ -330,7 +339,7 @@ def test_share_link_opens_the_same_model(server, browser):
     page = open_page(browser, f"{server}/?{query}", viewport={"width": 1400, "height": 1000}, color_scheme="dark")
     want = engine_total("gpt2", n_embd=1024, n_layer=24, n_head=16, tie_word_embeddings=False)
     expect(page.locator(TOTAL)).to_have_text(want, timeout=20_000)  # waits out a page still drawing under load
-    expect(page.get_by_role("spinbutton", name=re.compile(r"^Hidden size .*exact"))).to_have_value("1024")
+    expect(slider(page, "Hidden size")).to_have_attribute("aria-valuetext", "1,024")
     expect(box(page, "Attention heads")).to_have_value("16")  # opened
     expect(page.locator("[data-testid='stCode']").first).to_contain_text(query)
     assert 0 == page.locator("[data-testid='stAlertContentWarning']").count()

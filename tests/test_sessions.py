@@ -37,7 +37,8 @@ def test_concurrent_sessions_keep_their_own_models() -> None:
     assert f"{gpt2_24:,}" == total(a)
     assert f"{presets.get('llama-3.2-1b').expected_total:,}" == total(b)
 
-    a.number_input(key="f.hidden_size").set_value(1536).run()
+    a.session_state["sec.Exact sizes"] = True  # the width's exact box is drawn while its section is open
+    a.run().number_input(key="f.hidden_size").set_value(1536).run()
     b.run()
     changed = summarize(read({**GPT2, "n_layer": 24, "n_embd": 1536}).spec).total
     assert f"{changed:,}" == total(a)

@@ -180,11 +180,13 @@ def image_controls(view: Spec, show: Spot) -> None:
 
 def model_controls(error: str, culprit: str) -> None:
     """Every control in plain words with its Hugging Face name, in sections drawn only while open (a move redraws
-    every control drawn: docs/benchmarks.md); an error shows under the control it names, its section opened."""
+    every control drawn: docs/benchmarks.md); an error shows under the control it names, its section opened. Size
+    holds the card's six controls, sliders and switches; their exact boxes and origins wait in Exact sizes."""
     model: Model = st.session_state.model
     show = Spot(error, culprit, model)
     view = model.spec
     section("Size", size_controls, view, show)
+    section(EXACT, exact_controls, view, show)
     section("Attention", attention_controls, view, show)
     section("Feed-forward", feed_forward_controls, view, show)
     section("Norms and embeddings", norm_controls, view, show)
@@ -209,7 +211,7 @@ def size_controls(view: Spec, show: Spot) -> None:
             "vocab_size",
             "Vocabulary size",
             "Rows of the token embedding (and of an untied LM head). The slider steps through common vocabularies; "
-            "type any size in the box.",
+            "type any size in the box under Exact sizes.",
             show,
             slider=vocab_steps(view.vocab_size),
         )
@@ -217,10 +219,9 @@ def size_controls(view: Spec, show: Spot) -> None:
         "hidden_size",
         "Hidden size (embedding width)",
         "Width of every token vector between blocks. The slider and the box's + and − keep every head whole "
-        f"({width_rule(show.model)}); type any width in the box.",
+        f"({width_rule(show.model)}); type any width in the box under Exact sizes.",
         show,
         slider=width_steps(show.model),
-        step=width_step(show.model)[0],
     )
     layers_slider(view, show)
     if view.is_encoder_decoder:
@@ -233,7 +234,7 @@ def size_controls(view: Spec, show: Spot) -> None:
         )
     if view.is_moe and view.num_moe_layers == view.num_hidden_layers:
         st.caption("Every layer uses experts: see *Mixture of experts* below (an expert's width may follow this).")
-    ffn_controls(view, show)
+    multiplier_slider(view, show)
     bias_switch(view, show)
     switch(
         "tie_word_embeddings",
@@ -241,7 +242,19 @@ def size_controls(view: Spec, show: Spot) -> None:
         "The output projection reuses the token embedding, so it is counted once.",
         show,
         disabled=not view.lm_head,
+        origin=False,  # said in Exact sizes, with the sliders' values
     )
+
+
+def exact_controls(view: Spec, show: Spot) -> None:
+    """The Size section's sizes as exact boxes (any value typed, or emptied to derive it), and where each value of
+    the section comes from. Drawn only while open: a move redraws every control drawn (docs/benchmarks.md)."""
+    if not view.image_size:
+        exact_box("vocab_size", "Vocabulary size", show)
+    exact_box("hidden_size", "Hidden size (embedding width)", show, step=width_step(show.model)[0])
+    show.after("num_hidden_layers", "Encoder layers" if view.is_encoder_decoder else "Layers")
+    ffn_boxes(view, show)
+    show.after("tie_word_embeddings", "Tie LM head")
 
 
 def bias_switch(view: Spec, show: Spot) -> None:
@@ -444,6 +457,7 @@ def run_controls(shown: bool) -> object:
 SECTIONS: dict[str, tuple[str, ...]] = {
     "Size": ("vocab_size", "image_size", "patch_size", "num_channels", "hidden_size", "num_hidden_layers",
              "num_decoder_layers", "intermediate_size", "tie_word_embeddings"),
+    "Exact sizes": ("vocab_size", "hidden_size", "num_hidden_layers", "intermediate_size", "tie_word_embeddings"),
     "Attention": ("num_attention_heads", "num_key_value_heads", "head_dim", "attention_bias"),
     "Feed-forward": ("mlp_gated", "mlp_bias"),
     "Norms and embeddings": ("norm_type", "norm_bias", "position_embedding", "max_position_embeddings"),
@@ -456,13 +470,16 @@ SECTIONS: dict[str, tuple[str, ...]] = {
     "Recurrent units": ("recurrent_units",),
 }  # fmt: skip
 OPEN_AT_FIRST = ("Size",)
+#: The section of the Size sliders' exact boxes and of where the Size values come from: closed at first, it opens
+#: for an error under one of its boxes, not for a link's edits (the sliders above show those).
+EXACT = "Exact sizes"
 #: The biases the card's one "Biases" switch sets together, and its session-state key.
 BIASES = ("attention_bias", "mlp_bias", "norm_bias")
 CARD_BIAS = "f_bias"
 #: The model whose biases are a choice, offered where the classes fix them.
 NANOGPT = "nanogpt-124m"
-EVERY_MODEL = ("Size", "Attention", "Feed-forward", "Norms and embeddings")
-CONTROL_FIELDS = tuple(name for names in SECTIONS.values() for name in names)
+EVERY_MODEL = ("Size", EXACT, "Attention", "Feed-forward", "Norms and embeddings")
+CONTROL_FIELDS = tuple(dict.fromkeys(name for names in SECTIONS.values() for name in names))
 SECTION = "sec."  # session-state key prefix of the sections' open state
 
 
@@ -471,12 +488,14 @@ def section(title: str, draw: Callable[[Spec, Spot], None], view: Spec, show: Sp
 
     ``uses``: the model has this kind of layer, so the section opens with it; so does a section whose controls a
     link edited (when the page opens). The section holding the control an error names opens, so the error, and the
-    nearest valid value, show under that control.
+    nearest valid value, show under that control; so does one holding a control whose refused value waits (closed,
+    the value typed would be lost with its box).
     """
     key = SECTION + title
-    if show.error and show.names_any(SECTIONS[title]):
+    moved = st.session_state.get(MOVED, set())  # an edit refused keeps its controls moved: what was typed stays drawn
+    if show.error and (show.names_any(SECTIONS[title]) or any(WIDGET + name in moved for name in SECTIONS[title])):
         st.session_state[key] = True
-    edited = not show.edited.isdisjoint(SECTIONS[title])  # a link's edits show where they were made
+    edited = title != EXACT and not show.edited.isdisjoint(SECTIONS[title])  # a link's edits show where made
     box = st.expander(title, expanded=uses or edited or title in OPEN_AT_FIRST, key=key, on_change="rerun")
     if box.open:
         with box:
@@ -501,9 +520,11 @@ class Spot:
     def names_any(self, names: tuple[str, ...]) -> bool:
         return any(self.names(name) for name in names)
 
-    def after(self, name: str) -> None:
-        """Where the value comes from, and the error that blocks this control's edit."""
-        st.caption(self.model.origin_of(name).text)
+    def after(self, name: str, label: str = "") -> None:
+        """Where the value comes from (after ``label``, for a control drawn elsewhere), and the error that blocks this
+        control's edit."""
+        text = self.model.origin_of(name).text
+        st.caption(f"{label}: {text}" if label else text)
         if self.error and self.names(name):
             st.error(f"Pending: {quoted(self.error)}", icon=":material/error:")
             self.shown = True
@@ -564,21 +585,28 @@ def number(
     slider: list[int] | None = None,
     step: int = 1,
 ) -> None:
-    """A whole-number control: the exact box (its + and − move by ``step``; any value can be typed), with a slider
-    over sensible steps above it when ``slider`` is given."""
+    """A whole-number control: the exact box (its + and − move by ``step``; any value can be typed), or, when
+    ``slider`` is given, a slider over sensible steps (its exact box is in Exact sizes: ``exact_box``)."""
     value = _current(name)
     off = disabled or show.fixed(name)
     if slider:
         steps(name, _label(text, name), slider, int(value or 0), help, off, lambda v: f"{v:,}")
+        return
+    whole_number_box(_label(text, name), min(minimum, int(value or 0)), maximum, step, name, help=help, disabled=off)
+    show.after(name)
+
+
+def exact_box(name: str, text: str, show: Spot, *, step: int = 1) -> None:
+    """The exact box of a slider's control (its + and − move by ``step``), and where its value comes from."""
+    value = _current(name)
     whole_number_box(
-        _label(f"{text}, exact", name) if slider else _label(text, name),
-        min(minimum, int(value or 0)),
-        maximum,
+        _label(f"{text}, exact", name),
+        min(1, int(value or 0)),
+        None,
         step,
         name,
-        help=None if slider else help,
-        disabled=off,
-        label_visibility="collapsed" if slider else "visible",  # the slider above carries the label
+        help="Any value can be typed; emptied, the key is deleted and the model's class derives or defaults it.",
+        disabled=show.fixed(name),
     )
     show.after(name)
 
@@ -692,7 +720,7 @@ def optional(
     show.after(name)
 
 
-def switch(name: str, text: str, help: str, show: Spot, *, disabled: bool = False) -> None:
+def switch(name: str, text: str, help: str, show: Spot, *, disabled: bool = False, origin: bool = True) -> None:
     st.toggle(
         _label(text, name),
         value=_current(name),
@@ -702,7 +730,8 @@ def switch(name: str, text: str, help: str, show: Spot, *, disabled: bool = Fals
         help=help,
         disabled=disabled or show.fixed(name),
     )
-    show.after(name)
+    if origin:
+        show.after(name)
 
 
 def choice(name: str, text: str, options: list[str], names: dict[str, str], help: str, show: Spot) -> None:
@@ -722,6 +751,7 @@ def choice(name: str, text: str, options: list[str], names: dict[str, str], help
 
 
 def layers_slider(view: Spec, show: Spot) -> None:
+    """The depth, 0 to a power of two at least twice it (where its value comes from is said in Exact sizes)."""
     name = "num_hidden_layers"
     value = int(_current(name))
     top = 128  # wide enough to drag to any common depth; arrow keys move it by one
@@ -739,12 +769,16 @@ def layers_slider(view: Spec, show: Spot) -> None:
         help="Transformer blocks in the stack. Arrow keys move it by one.",
         disabled=show.fixed(name),
     )
-    show.after(name)
 
 
-def ffn_controls(view: Spec, show: Spot) -> None:
-    """FFN multiplier and exact intermediate size, two views of one field kept consistent."""
-    ratio = round(view.ffn_size / view.hidden_size, 4) if view.hidden_size else 0.0
+def multiplier(view: Spec) -> float:
+    """The FFN multiplier the controls show: the intermediate size over the hidden size, to four decimals."""
+    return round(view.ffn_size / view.hidden_size, 4) if view.hidden_size else 0.0
+
+
+def multiplier_slider(view: Spec, show: Spot) -> None:
+    """The FFN multiplier in quarters; it sets the intermediate size (its exact boxes are in Exact sizes)."""
+    ratio = multiplier(view)
     st.session_state["f_ffn_multiplier"] = ratio
     multipliers = [m / 4 for m in range(2, 33)]  # 0.5 to 8 in quarters
     steps(
@@ -752,10 +786,17 @@ def ffn_controls(view: Spec, show: Spot) -> None:
         "FFN multiplier (× hidden size)",
         multipliers,
         ratio,
-        "Sets the intermediate size to this multiple of the hidden size (rounded); type any multiple in the box.",
+        "Sets the intermediate size to this multiple of the hidden size (rounded); type any multiple in the box "
+        "under Exact sizes.",
         show.fixed("intermediate_size"),
         lambda v: f"×{v:g}",
     )
+
+
+def ffn_boxes(view: Spec, show: Spot) -> None:
+    """The FFN multiplier's exact box and the exact intermediate size, two views of one field kept consistent."""
+    ratio = multiplier(view)
+    st.session_state["f_ffn_multiplier"] = ratio
     st.number_input(
         "FFN multiplier, exact",
         min_value=0.0,
