@@ -184,8 +184,8 @@ def weight_bytes(spec: Spec, dtype: str, layout: Layout = ONE_GPU) -> Node:
                 "weights/fp32",
                 4 * fp32_elems,
                 f"{fp32_elems:,} MLP output projection weights × 4 B",
-                note="from_pretrained keeps the MLP's output projection (wo) in fp32 when the rest loads in fp16 "
-                "(the class's _keep_in_fp32_modules, against fp16's overflow; bf16 casts it with the rest)",
+                note="a checkpoint loaded in fp16 keeps the MLP's output projection (wo) in fp32 (the class's "
+                "_keep_in_fp32_modules, against fp16's overflow; in bf16 it is cast with the rest)",
             )
         )
     children += [
