@@ -11,6 +11,7 @@ from hub_server import TINY_BIOGPT, TINY_GEMMA3, TINY_LLAMA, HubServer
 from rendered import shown
 from streamlit.testing.v1 import AppTest
 
+from paramscope.app.controls import SECTION
 from paramscope.io import presets
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -169,6 +170,8 @@ def test_multimodal_model_and_its_towers(page_hub: HubServer) -> None:
     next(b for b in at.button if "Load the language model" in b.label).click().run()
     assert not at.exception
     assert f"{language:,}" == total(at)
+    at.session_state[SECTION + "Exact sizes"] = True  # the exact boxes are drawn only while their section is open
+    at.run()
     assert at.number_input(key="f.hidden_size").value == 64
 
 
