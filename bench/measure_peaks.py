@@ -23,7 +23,7 @@ Recipes (what a user of the page would run with Hugging Face transformers on one
   compute), prepare_model_for_kbit_training (which upcasts the other weights to fp32), then LoRA as above; qlora-bare
   leaves out prepare_model_for_kbit_training (the other weights stay bf16).
 A run that runs out of memory is recorded with its error (the estimate must not call it a fit). A name in CUTS is a
-preset with edits (a large model cut to fewer layers).
+preset with edits (a large model cut to fewer layers, its per-layer lists with it).
 """
 
 import argparse
@@ -204,10 +204,7 @@ FRESH = {
 #: DistilBERT's), T5 with its dropout zeroed, and each recipe again on other models
 CUTS.update(
     {
-        "gpt-oss-120b-4l": (
-            "gpt-oss-120b",
-            {"num_hidden_layers": 4, "layer_types": ["sliding_attention", "full_attention"] * 2},
-        ),
+        "gpt-oss-120b-4l": ("gpt-oss-120b", {"num_hidden_layers": 4}),
         # the file's kimi_k2 is DeepSeek-V3's class
         "kimi-k2-instruct-2l": ("kimi-k2-instruct", {"num_hidden_layers": 2, "model_type": "deepseek_v3"}),
         "qwen3-235b-a22b-4l": ("qwen3-235b-a22b", {"num_hidden_layers": 4}),
@@ -215,11 +212,8 @@ CUTS.update(
         "minimax-m2-4l": ("minimax-m2", {"num_hidden_layers": 4}),
         "deepseek-v3.2-exp-4l": ("deepseek-v3.2-exp", {"num_hidden_layers": 4}),
         "mamba-codestral-7b-8l": ("mamba-codestral-7b", {"num_hidden_layers": 8}),
-        "nemotron-h-8b-8l": ("nemotron-h-8b", {"num_hidden_layers": 8, "hybrid_override_pattern": "M-M-M-M*"}),
-        "nemotron-3-nano-30b-a3b-6l": (
-            "nemotron-3-nano-30b-a3b",
-            {"num_hidden_layers": 6, "hybrid_override_pattern": "MEMEM*"},
-        ),
+        "nemotron-h-8b-8l": ("nemotron-h-8b", {"num_hidden_layers": 8}),
+        "nemotron-3-nano-30b-a3b-6l": ("nemotron-3-nano-30b-a3b", {"num_hidden_layers": 6}),
     }
 )
 THIRD = {
@@ -305,10 +299,15 @@ def predicted_over_measured(row, cfg):
 
 
 def preset_config(name):
-    """The config a run's name stands for: its preset's config.json, with the edits of a cut model."""
+    """The config a run's name stands for: its preset's config.json, with the edits of a cut model (its per-layer
+    lists cut to the layers it keeps)."""
     preset, edits = CUTS.get(name, (name, {}))
     with open(os.path.join(PRESETS, f"{preset}.json")) as f:
-        return json.load(f)["config"] | edits
+        cfg = json.load(f)["config"] | edits
+    layers = next((edits[key] for key in LAYER_COUNTS if key in edits), None)
+    if layers is not None:
+        cut_layers(cfg, layers)
+    return cfg
 
 
 def load(name):
@@ -325,10 +324,13 @@ def load(name):
     return cfg
 
 
+LAYER_COUNTS = ("num_hidden_layers", "n_layer", "n_layers")  # the keys that count a config's layers
+
+
 def cut_layers(cfg, layers):
     """The config cut to ``layers`` layers, in the towers of a whole model too (per-layer lists follow)."""
     for sub in [cfg] + [v for k, v in cfg.items() if k.endswith("_config") and isinstance(v, dict)]:
-        for key in ("num_hidden_layers", "n_layer", "n_layers"):
+        for key in LAYER_COUNTS:
             if key in sub:
                 sub[key] = layers
         for key in ("layer_types", "hybrid_override_pattern", "layers_block_type", "mlp_layer_types"):

@@ -137,12 +137,12 @@ def weight_bytes(spec: Spec, dtype: str, layout: Layout = ONE_GPU) -> Node:
         if not leaf.count:
             continue
         m = leaf.matrix
-        if m and _in_layers(leaf.path) and spec.down_proj_fp32 and dtype == "fp16" and leaf.path.endswith("/mlp/down"):
+        if m and _in_layers(leaf.path):
             copies = layout.copies(leaf.path, leaf.repeat, spec)
-            fp32_elems += _ceil_div(leaf.count // leaf.repeat, tp) * copies
-        elif m and _in_layers(leaf.path):
+            if spec.down_proj_fp32 and dtype == "fp16" and leaf.path.endswith("/mlp/down"):
+                fp32_elems += _ceil_div(leaf.count // leaf.repeat, tp) * copies
+                continue
             n_in, n_out, _ = m
-            copies = layout.copies(leaf.path, leaf.repeat, spec)
             split = 1 if "/experts/" in leaf.path else tp  # an expert lives whole on its expert-parallel GPU
             weights = _ceil_div(n_in * n_out, split) * copies
             matrix_elems += weights
@@ -653,11 +653,10 @@ def _eager_attention_terms(spec: Spec, e: int, liger: bool = False) -> list[tupl
     fused projection of q, k and v the rotated q and k, which are copies, while v, a view, keeps the projection's
     output whole (measured on an H100: ModernBERT)."""
     out: list[tuple[str, int, str]] = []
+    qk, qk_expr = qkv_width(spec, projections=1 if spec.kv_projections else 0)  # q and k together
     if "qkv" in spec.fused and spec.position_embedding == "rotary" and not spec.is_mla and not liger:
-        qk, qk_expr = qkv_width(spec, projections=1 if spec.kv_projections else 0)
         out.append(("rotated_qk", e * qk, f"{e}*{paren(qk_expr)}"))
     if spec.qk_norm == "head" and not spec.is_mla:
-        qk, qk_expr = qkv_width(spec, projections=1 if spec.kv_projections else 0)
         k = e if liger else 4 + e  # Liger's RMSNorm: its input only
         out.append(("qk_norm", k * qk, f"{k}*{paren(qk_expr)}"))
     out.append(("logsumexp", 4 * spec.num_attention_heads, "4*num_attention_heads"))
@@ -821,6 +820,11 @@ def _eager(settings: RunSettings) -> tuple[bool, int, bool]:
     e = _element_bytes(settings)
     amp = settings.mode == "training" and settings.precision == "amp" and e < 4
     return settings.kernels != "fused", 4 if amp or _upcast(settings) else e, amp
+
+
+def _adapters_everywhere(settings: RunSettings) -> bool:
+    """LoRA on every linear layer with PEFT's fp32 adapters under autocast."""
+    return settings.mode == "finetune" and settings.precision == "amp" and settings.lora_targets == "all-linear"
 
 
 def _liger(settings: RunSettings) -> bool:
@@ -988,8 +992,9 @@ def _stack(
             note="the input of each norm" + (" (split by sequence parallelism)" if split > 1 else ""),
         )
         parts.append(repeated(one, layers, expr))
-    adapters = settings.mode == "finetune" and settings.precision == "amp" and settings.lora_targets == "all-linear"
-    if adapters and eager and not upcast:  # QLoRA: the projections' casts of the fp32 input are counted with the norms
+    if (
+        _adapters_everywhere(settings) and eager and not upcast
+    ):  # QLoRA: the projections' casts of the fp32 input are counted with the norms
         q = spec.num_attention_heads * spec.head_size if kinds.attention else 0
         one = Node(
             f"{prefix}/adapters",
@@ -1137,7 +1142,7 @@ def _weight_casts(spec: Spec, settings: RunSettings, kept: bool) -> Node:
     head = tree.get("head/lm") or tree.get("embedding/token")
     full = settings.recompute == "full"
     layers = w.get("weights/matrices")
-    if not spec.experts_loop:  # transformers' grouped experts run in the fp32 weights' dtype: autocast casts none
+    if spec.num_experts and not spec.experts_loop:  # transformers' grouped experts: no autocast cast
         layers -= 2 * _expert_matrix_elements(spec, layout)
     if settings.zero >= 3:  # each GPU gathers, casts and keeps its shard's share (FSDP, ZeRO-3)
         head, layers = _ceil_div(head, settings.gpus), _ceil_div(layers, settings.gpus)
@@ -1236,9 +1241,8 @@ def _adapter_input(spec: Spec, settings: RunSettings, seq: int, transient: Node)
     down projection's input as PEFT's fp32 adapters take it: PEFT's fp32 copy, and autocast's 16-bit cast of that copy
     for lora_A, (4 + 2) * intermediate_size a token (measured on an H100 with bench/peak_anatomy.py: Qwen2.5-7B with
     Liger-Kernel, whose loss leaves the backward pass's start as the step's peak)."""
-    adapters = settings.mode == "finetune" and settings.precision == "amp" and settings.lora_targets == "all-linear"
     dense = spec.stack(spec.num_hidden_layers, "num_hidden_layers").mlp
-    if not (adapters and dense and settings.recompute == "full" and not _upcast(settings)):
+    if not (_adapters_everywhere(settings) and dense and settings.recompute == "full" and not _upcast(settings)):
         return transient
     e = _element_bytes(settings)
     tokens = settings.batch * seq
