@@ -172,25 +172,58 @@ def test_weight_bytes_by_format_llama_2_7b(dtype: str, bits: int) -> None:
         assert matrices * 17 // 32 + 2 * (embeddings + norms) == tree.count  # 4.25 bits = 17/32 bytes
 
 
-@pytest.mark.parametrize(("name", "dtype"), [("t5-small", "fp16"), ("t5-small", "bf16"), ("flan-t5-base", "fp16")])
-def test_t5_keeps_its_mlp_output_projection_in_fp32_in_fp16(name: str, dtype: str) -> None:
-    """from_pretrained loads every weight in the asked dtype but the modules its dtype plan keeps in fp32 (T5's
-    ``_keep_in_fp32_modules = ["wo"]``, for fp16 only): the bytes of the class built on meta, each parameter once at
-    the dtype transformers' own ``_get_dtype_plan`` gives it, equal the weights' bytes (no buffers in T5)."""
-    import torch
-    import transformers
+def _cases() -> dict[str, dict]:
+    from test_engine_vs_hf import CASES
 
-    config = dict(presets.get(name).config)
-    model_type = config.pop("model_type")
-    with torch.device("meta"):
-        model = getattr(transformers, config["architectures"][0])(
-            transformers.AutoConfig.for_model(model_type, **config)
-        )
-    if config.get("tie_word_embeddings") is False:  # the checkpoint's own head (transformers 5's T5 ties it anyway)
-        model.lm_head.weight = torch.nn.Parameter(torch.empty_like(model.lm_head.weight))
-    plan = model._get_dtype_plan({"fp16": torch.float16, "bf16": torch.bfloat16}[dtype])
-    expected = sum(p.numel() * (4 if plan.keys() & set(n.split(".")) else 2) for n, p in model.named_parameters())
-    assert expected == weight_bytes(presets.load(name), dtype).count
+    return CASES
+
+
+def _whole_configs() -> dict[str, dict]:
+    """Every whole-model preset and each whole row's small config whose classes transformers builds alone (Gemma
+    3n's, FastVLM's and PerceptionLM's vision towers are timm's) and whose memory is sized (CLIP's and SigLIP's
+    dual encoders have no language model to run it on)."""
+    from test_wholes import SMALL
+
+    from paramscope.families.wholes import WHOLES
+
+    timm = {"gemma3n", "fast_vlm", "perception_lm"}
+    out = {n: presets.get(n).config for n in presets.names() if presets.get(n).config.get("model_type") in WHOLES}
+    small = {t: c for t, c in SMALL.items() if t not in timm and WHOLES[t].language}
+    return out | {f"{t}-small": {"model_type": t, **c} for t, c in small.items()}
+
+
+@pytest.mark.parametrize("dtype", ["fp16", "bf16"])
+@pytest.mark.parametrize("name", sorted(_cases()))
+def test_weights_in_16_bit_are_what_the_loader_keeps(name: str, dtype: str) -> None:
+    """A checkpoint loaded in fp16 or bf16 keeps some weights in fp32: those its class's dtype plan names
+    (``_keep_in_fp32_modules`` in fp16, ``_keep_in_fp32_modules_strict`` in both: T5's ``wo``, gpt-oss's norms,
+    ERNIE's router, DeepSeek-V4's hyper-connections, ...) and those its modeling file makes fp32 (Zamba's A_log). For
+    each family's differential case, the weights' bytes equal the class built on meta under that dtype, each
+    parameter once at the dtype transformers' loader gives it."""
+    import torch
+    from hf_oracle import hf_weight_bytes
+
+    from paramscope import read
+
+    config = _cases()[name]
+    expected = hf_weight_bytes(config, {"fp16": torch.float16, "bf16": torch.bfloat16}[dtype])
+    assert expected == weight_bytes(read(config).spec, dtype).count
+
+
+@pytest.mark.parametrize("dtype", ["fp16", "bf16"])
+@pytest.mark.parametrize("name", sorted(_whole_configs()))
+def test_a_whole_models_weights_in_16_bit_are_what_the_loader_keeps(name: str, dtype: str) -> None:
+    """The same for whole multimodal models, whose memory runs on the language model with the other towers held as
+    weights: BLIP-2 keeps its Q-Former and query tokens in fp32 when loaded in fp16, Voxtral its audio position table
+    in both."""
+    import torch
+    from hf_oracle import hf_weight_bytes
+
+    from paramscope.model import Model
+
+    config = _whole_configs()[name]
+    expected = hf_weight_bytes(config, {"fp16": torch.float16, "bf16": torch.bfloat16}[dtype])
+    assert expected == weight_bytes(Model.from_config(config).cost_spec, dtype).count
 
 
 def test_fits_and_largest_context() -> None:

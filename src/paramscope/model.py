@@ -376,8 +376,14 @@ def _cost_spec(config_json: str) -> Spec | None:
     from paramscope.families import wholes
 
     row = wholes.WHOLES.get(json.loads(config_json).get("model_type"))
-    every = bool(row and row.logits_every_token)
-    return dataclasses.replace(spec, towers_params=whole - summarize(spec).total, logits_every_token=every)
+    tree = _meta(config_json).summary.tree
+    return dataclasses.replace(
+        spec,
+        towers_params=whole - summarize(spec).total,
+        logits_every_token=bool(row and row.logits_every_token),
+        towers_fp32=row.fp32_elements(tree, "bf16") if row else 0,
+        towers_fp32_fp16=row.fp32_elements(tree, "fp16") if row else 0,
+    )
 
 
 @lru_cache(maxsize=4096)

@@ -21,6 +21,7 @@ import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 
 from paramscope.engine.components import EMBEDDING_PATHS
 from paramscope.engine.hardware import ACCELERATORS
@@ -111,6 +112,19 @@ class Layout:
 ONE_GPU = Layout()
 
 
+#: The dtypes in which a checkpoint's loader keeps some of a class's weights in fp32 (transformers' dtype plan)
+FP32_KEPT = ("fp16", "bf16")
+
+
+def fp32_weights(spec: Spec, dtype: str) -> tuple[str, ...]:
+    """The component paths (globs) whose weights a checkpoint loaded in ``dtype`` keeps in fp32: the class's
+    ``_keep_in_fp32_modules_strict`` (and what its modeling file makes fp32) in fp16 and bf16, its
+    ``_keep_in_fp32_modules`` in fp16 alone; none in fp32 or a quantized format."""
+    if dtype not in FP32_KEPT:
+        return ()
+    return spec.fp32_weights + (spec.fp32_weights_fp16 if dtype == "fp16" else ())
+
+
 def weight_bytes(spec: Spec, dtype: str, layout: Layout = ONE_GPU) -> Node:
     """Bytes of the weights stored in ``dtype`` on one GPU, split into layer matrices, quantization scales,
     embeddings + LM head, and everything else (norms, biases, ...).
@@ -131,17 +145,34 @@ def weight_bytes(spec: Spec, dtype: str, layout: Layout = ONE_GPU) -> Node:
     emb_elems = 0
     head_elems = 0
     other_elems = 0
-    fp32_elems = 0  # T5's MLP output projections (wo): _keep_in_fp32_modules keeps them fp32 when loaded in fp16
+    kept = fp32_weights(spec, dtype)
+    fp32_elems = 0
+    fp32_paths: list[str] = []
     tower_elems = tree.get("towers")  # a multimodal model's other towers: whole on every GPU, not quantized
+    if dtype in FP32_KEPT:
+        fp32_elems = spec.towers_fp32_fp16 if dtype == "fp16" else spec.towers_fp32
+        tower_elems -= fp32_elems
+        fp32_paths += ["towers"] if fp32_elems else []
     for leaf in tree.leaves():
-        if not leaf.count:
+        if not leaf.count or leaf.path == "towers":
             continue
         m = leaf.matrix
-        if m and _in_layers(leaf.path):
+        glob = next((g for g in kept if fnmatchcase(leaf.path, g.removesuffix(".weight"))), None)
+        if glob is not None:  # the class keeps it in fp32 (".weight": its matrix, not its bias), split as the rest
+            fp32_paths.append(glob if glob.endswith(".weight") else leaf.path)
+            per_layer = leaf.count // leaf.repeat
+            if m and _in_layers(leaf.path):
+                split = 1 if "/experts/" in leaf.path else tp
+                matrix, copies = _ceil_div(m[0] * m[1], split), layout.copies(leaf.path, leaf.repeat, spec)
+                bias = per_layer - m[0] * m[1]
+                fp32_elems += (matrix if glob.endswith(".weight") else matrix + bias) * copies
+                other_elems += bias * copies if glob.endswith(".weight") else 0
+            elif _in_layers(leaf.path):
+                fp32_elems += per_layer * layout.copies(leaf.path, leaf.repeat, spec)
+            else:
+                fp32_elems += _ceil_div(leaf.count, tp) if leaf.path in EMBEDDING_PATHS else leaf.count
+        elif m and _in_layers(leaf.path):
             copies = layout.copies(leaf.path, leaf.repeat, spec)
-            if spec.down_proj_fp32 and dtype == "fp16" and leaf.path.endswith("/mlp/down"):
-                fp32_elems += _ceil_div(leaf.count // leaf.repeat, tp) * copies
-                continue
             n_in, n_out, _ = m
             split = 1 if "/experts/" in leaf.path else tp  # an expert lives whole on its expert-parallel GPU
             weights = _ceil_div(n_in * n_out, split) * copies
@@ -163,7 +194,7 @@ def weight_bytes(spec: Spec, dtype: str, layout: Layout = ONE_GPU) -> Node:
                 emb_elems += _ceil_div(leaf.count, tp)
         elif _in_layers(leaf.path):
             other_elems += leaf.count // leaf.repeat * layout.copies(leaf.path, leaf.repeat, spec)
-        elif leaf.path != "towers":
+        else:
             other_elems += leaf.count
     emb_elems = max(emb_elems, head_elems) if layout.pp > 1 else emb_elems + head_elems
     b = bits / 8
@@ -183,9 +214,9 @@ def weight_bytes(spec: Spec, dtype: str, layout: Layout = ONE_GPU) -> Node:
             Node(
                 "weights/fp32",
                 4 * fp32_elems,
-                f"{fp32_elems:,} MLP output projection weights × 4 B",
-                note="a checkpoint loaded in fp16 keeps the MLP's output projection (wo) in fp32 (the class's "
-                "_keep_in_fp32_modules, against fp16's overflow; in bf16 it is cast with the rest)",
+                f"{fp32_elems:,} weights the class keeps in fp32 × 4 B",
+                note=f"loaded in {dtype}, transformers keeps these in fp32 (the class's _keep_in_fp32_modules "
+                f"lists, or parameters its modeling file makes fp32): {', '.join(fp32_paths)}",
             )
         )
     children += [

@@ -486,7 +486,10 @@ def linear_attention(prefix: str, spec: Spec) -> Node:
             depthwise_conv(
                 f"{prefix}/conv", conv, f"(2*{k_expr} + {v_expr})", kern, "linear_conv_kernel_dim", bias=False
             ),
-            Node(f"{prefix}/decay", 2 * nv, "2*linear_num_value_heads", shape=f"{nv} + {nv}", note="dt_bias and A_log"),
+            Node(
+                f"{prefix}/dt_bias", nv, "linear_num_value_heads", shape=str(nv), note="the time step's bias per head"
+            ),
+            Node(f"{prefix}/A_log", nv, "linear_num_value_heads", shape=str(nv), note="the decay rate per head"),
             norm(f"{prefix}/norm", spec, spec.linear_value_head_dim, "linear_value_head_dim"),
             linear(f"{prefix}/out", value, v_expr, h, "hidden_size", False),
         ],

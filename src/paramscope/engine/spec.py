@@ -169,6 +169,8 @@ LIMITS = {
     "per_layer_vocab": 100_000_000,
     # parameters of towers transformers counts (the largest vision and audio towers hold about 6B)
     "towers_params": 10_000_000_000_000,
+    "towers_fp32": 10_000_000_000_000,
+    "towers_fp32_fp16": 10_000_000_000_000,
 }
 
 
@@ -418,6 +420,15 @@ class Spec:
     # a multimodal checkpoint's parameters outside this language model (its vision and audio towers, projectors),
     # counted by transformers: held in memory and trained, never in FLOPs, active parameters or a decode step's reads
     towers_params: int = 0
+    # Weights a checkpoint loaded in 16 bit keeps in fp32 (memory and a decode step's reads): component paths
+    # (globs; ".weight" at the end: the layer's matrix, not its bias) kept fp32 in fp16 and in bf16 (the class's
+    # _keep_in_fp32_modules_strict, or parameters its modeling file makes fp32: Zamba's A_log), and further paths kept
+    # fp32 in fp16 only (its _keep_in_fp32_modules)
+    fp32_weights: tuple[str, ...] = ()
+    fp32_weights_fp16: tuple[str, ...] = ()
+    # the same for towers_params: how many of them stay fp32 in bf16 and in fp16 (BLIP-2's Q-Former in fp16)
+    towers_fp32: int = 0
+    towers_fp32_fp16: int = 0
     # the whole model's class computes the logits of every prompt token (its forward takes no logits_to_keep)
     logits_every_token: bool = False
     # sharing
@@ -861,6 +872,9 @@ def validate(spec: Spec) -> Spec:
         elif f.type == "tuple[int, ...]":
             if not isinstance(value, tuple) or not all(type(i) is int and i >= 0 for i in value):
                 raise SpecError(name, "expected a list of layer indices (whole numbers from 0)")
+        elif f.type == "tuple[str, ...]":
+            if not isinstance(value, tuple) or not all(isinstance(i, str) and len(i) <= 64 for i in value):
+                raise SpecError(name, "expected a list of short texts")
         elif f.type in ("bool", "bool | None"):
             if not (isinstance(value, bool) or (value is None and f.type == "bool | None")):
                 raise SpecError(name, f"expected true or false, got {value!r}")

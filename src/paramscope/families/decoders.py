@@ -393,7 +393,12 @@ HUNYUAN_V1_MOE = HUNYUAN_V1_DENSE.but(
         moe_intermediate_size=Rule("intermediate_size", lambda d: d["intermediate_size"], always=True),
         shared_expert_intermediate_size=Rule("intermediate_size", lambda d: d["intermediate_size"], always=True),
     ),
-    fixed=dict(lora_moe="tensors", num_shared_experts=1),
+    fixed=dict(
+        # kept fp32 in 16 bit: the router's weight, made fp32 by the modeling file
+        fp32_weights=("layers/moe/router",),
+        lora_moe="tensors",
+        num_shared_experts=1,
+    ),
     hooks=(hooks.head_dim_stated, hooks.hunyuan_moe),
 )
 SEED_OSS = LLAMA.but(
@@ -629,7 +634,13 @@ LONGCAT_FLASH = LLAMA.but(
     derive=dict(head_dim=Rule("qk_rope_head_dim", lambda d: d["qk_rope_head_dim"], always=True)),
     # each layer: two (MLA attention, dense MLP) pairs with four norms, and one MoE block beside them whose router
     # also scores zero_expert_num slots that compute nothing
-    fixed=dict(sublayers=2, norms_per_layer=4, lora_moe="tensors"),
+    fixed=dict(
+        # kept fp32 in 16 bit: _keep_in_fp32_modules (fp16)
+        fp32_weights_fp16=("layers/moe/router.weight",),  # classifier.weight: its bias stays 16-bit
+        sublayers=2,
+        norms_per_layer=4,
+        lora_moe="tensors",
+    ),
     notes=(hooks.zero_expert_rows, hooks.router_bias_buffers),
 )
 QWEN2_MOE = QWEN2.but(
@@ -654,7 +665,13 @@ FLINT = QWEN2_MOE.but(
     # Qwen3-MoE's attention (q/k norms) with a learned sink per head; a shared expert without Qwen2-MoE's gate
     keys=dict(attention_bias=("attention_bias",)),
     defaults=dict(attention_bias=False),
-    fixed=dict(attention_out_bias=None, qk_norm="head", attention_sinks=True),  # PEFT leaves its experts frozen
+    fixed=dict(
+        # kept fp32 in 16 bit: _keep_in_fp32_modules_strict
+        fp32_weights=("layers/attention/sinks", "layers/moe/router"),
+        attention_out_bias=None,
+        qk_norm="head",
+        attention_sinks=True,
+    ),  # PEFT leaves its experts frozen
     hooks=(hooks.window_stated, hooks.flint_layers, hooks.ungated_shared_expert),
 )
 DEEPSEEK_V2 = LLAMA.but(
@@ -703,6 +720,10 @@ DEEPSEEK_V32 = DEEPSEEK_V3.but(
     source=f"{TF}/deepseek_v32/modeling_deepseek_v32.py",
     keys=dict(index_n_heads=("index_n_heads",), index_head_dim=("index_head_dim",)),
     extra_hooks=[hooks.mlp_layer_types],
+    fixed=dict(
+        # kept fp32 in 16 bit: _keep_in_fp32_modules (fp16)
+        fp32_weights_fp16=("layers/attention/indexer/weights",),
+    ),
 )
 GLM_MOE_DSA = DEEPSEEK_V32.but(
     model_type="glm_moe_dsa",
@@ -785,7 +806,15 @@ AFMOE = LLAMA.but(
         first_k_dense_replace=("num_dense_layers",),
     ),
     defaults=dict(num_shared_experts=0, first_k_dense_replace=0),
-    fixed=dict(qk_norm="head", norms_per_layer=4, attention_gate_proj=True, expert_score_bias=True, lora_moe="tensors"),
+    fixed=dict(
+        # kept fp32 in 16 bit: the class's _keep_in_fp32_modules (fp16)
+        fp32_weights_fp16=("layers/attention/qk_norm", "layers/norm", "final_norm", "layers/moe/expert_bias"),
+        qk_norm="head",
+        norms_per_layer=4,
+        attention_gate_proj=True,
+        expert_score_bias=True,
+        lora_moe="tensors",
+    ),
     hooks=(hooks.sliding_window, hooks.sliding_every(4, key="global_attn_every_n_layers")),
 )
 MINICPM3 = DEEPSEEK_V2.but(
@@ -840,6 +869,28 @@ DEEPSEEK_V4 = Family(
     # every layer routes (hash-routed or learned) to experts beside one shared expert; one key/value head; the
     # sliding window (sliding_window) in every layer
     fixed=dict(
+        # kept fp32 in 16 bit: the class's _keep_in_fp32_modules_strict (its norms, sinks, position biases and
+        # hyper-connections), and in fp16 its _keep_in_fp32_modules (the compressors' and their indexers' projections)
+        fp32_weights=(
+            "layers/attention/sinks",
+            "layers/attention/q_a_norm",
+            "layers/attention/kv_norm",
+            "layers/*_compressor/position_bias",
+            "layers/*_compressor/kv_norm",
+            "layers/*_compressor/indexer/position_bias",
+            "layers/*_compressor/indexer/kv_norm",
+            "layers/hyper_connections",
+            "layers/norm",
+            "final_norm",
+            "head/hyper_head",
+        ),
+        fp32_weights_fp16=(
+            "layers/*_compressor/kv",
+            "layers/*_compressor/gate",
+            "layers/*_compressor/indexer/kv",
+            "layers/*_compressor/indexer/gate",
+            "layers/*_compressor/indexer/weights",
+        ),
         mlp_gated=True,
         norm_type="rmsnorm",
         norm_bias=False,
@@ -944,7 +995,14 @@ GPT_OSS = MIXTRAL.but(
         num_experts_per_tok=("num_experts_per_tok", "experts_per_token"),
     ),
     # experts carry biases (gate_up_proj_bias, down_proj_bias), the router a bias, each attention head a sink
-    fixed=dict(lora_moe="frozen", mlp_bias=True, router_bias=True, attention_sinks=True),
+    fixed=dict(
+        # kept fp32 in 16 bit: _keep_in_fp32_modules (fp16)
+        fp32_weights_fp16=("layers/norm", "final_norm"),
+        lora_moe="frozen",
+        mlp_bias=True,
+        router_bias=True,
+        attention_sinks=True,
+    ),
     hooks=(hooks.sliding_window, hooks.sliding_every(2)),
 )
 
@@ -1061,7 +1119,12 @@ ERNIE4_5_MOE = ERNIE4_5.but(
     ),
     # e_score_correction_bias (one per expert) is a Parameter here, a buffer in DeepSeek-V3: counted as the
     # router's bias; the shared experts are one MLP of moe_intermediate_size × moe_num_shared_experts
-    fixed=dict(lora_moe="tensors", router_bias=True),
+    fixed=dict(
+        # kept fp32 in 16 bit: _keep_in_fp32_modules_strict
+        fp32_weights=("layers/moe/router",),
+        lora_moe="tensors",
+        router_bias=True,
+    ),
     hooks=(hooks.ernie_moe_layers,),
 )
 QWEN3_VL_MOE_TEXT = QWEN3_MOE.but(
@@ -1155,7 +1218,12 @@ BAILING_HYBRID = KIMI_LINEAR.but(
         linear_value_head_dim=None,
         linear_conv_kernel_dim=None,
     ),
-    fixed=dict(linear_kind="kda_full_gates", attention_head_gate=True),
+    fixed=dict(
+        # kept fp32 in 16 bit: _keep_in_fp32_modules_strict
+        fp32_weights=("layers/linear_attention/conv", "layers/linear_attention/decay"),
+        linear_kind="kda_full_gates",
+        attention_head_gate=True,
+    ),
     hooks=(hooks.bailing_hybrid,),
 )
 RECURRENT_GEMMA = LLAMA.but(
@@ -1188,6 +1256,10 @@ OLMO_HYBRID = OLMO2.but(
         ),
     ),
     extra_hooks=[hooks.olmo_hybrid_layers],
+    fixed=dict(
+        # kept fp32 in 16 bit: A_log, made fp32 by the modeling file
+        fp32_weights=("layers/linear_attention/A_log",),
+    ),
 )
 
 # ---------------------------------------------------------------------------------- state-space models
@@ -1210,7 +1282,14 @@ RWKV = Family(
         time_mixing_layers=EVERY_LAYER,
     ),
     # LayerNorms with biases: pre_ln after the embeddings (block 0), ln1 and ln2 in every block, ln_out at the end
-    fixed=dict(has_attention=False, channel_mixing=True, embedding_norm=True, position_embedding="none"),
+    fixed=dict(
+        # kept fp32 in 16 bit: _keep_in_fp32_modules (fp16)
+        fp32_weights_fp16=("layers/time_mixing/decay",),
+        has_attention=False,
+        channel_mixing=True,
+        embedding_norm=True,
+        position_embedding="none",
+    ),
     padding_row=False,
 )
 #: xLSTM's float arithmetic for its feed-forward width (transformers' round_up_to_next_multiple_of).
@@ -1389,6 +1468,8 @@ ZAMBA = LLAMA.but(
         ),
     ),
     fixed=dict(
+        # kept fp32 in 16 bit: A_log, made fp32 by the modeling file
+        fp32_weights=("layers/ssm/A_log",),
         ssm_version=1,
         ssm_proj_tensors=True,
         shared_blocks=1,

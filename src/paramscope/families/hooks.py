@@ -1675,6 +1675,7 @@ def feed_forward_proj(c: Cfg, d: Values) -> None:
     d["mlp_gated"] = proj.startswith("gated-")
     d["hidden_act"] = "gelu_new" if proj == "gated-gelu" else proj.removeprefix("gated-")
     d["down_proj_fp32"] = True
+    d["fp32_weights_fp16"] = ("*/mlp/down",)  # its _keep_in_fp32_modules: wo, in fp16
 
 
 def encoder_model_class(c: Cfg, d: Values) -> None:

@@ -21,6 +21,7 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -182,6 +183,20 @@ class Whole:
     note: str = ""
     #: The class's forward takes no ``logits_to_keep``: a prefill computes the logits of every prompt token
     logits_every_token: bool = False
+    #: Paths of the whole's tree (globs) a checkpoint loaded in fp16 or bf16 keeps in fp32 (the class's
+    #: ``_keep_in_fp32_modules_strict``), and those kept in fp32 in fp16 only (its ``_keep_in_fp32_modules``)
+    fp32_weights: tuple[str, ...] = ()
+    fp32_weights_fp16: tuple[str, ...] = ()
+
+    def fp32_elements(self, tree: Node, dtype: str) -> int:
+        """How many of the whole's parameters outside its language model a checkpoint loaded in ``dtype`` (fp16 or
+        bf16) keeps in fp32."""
+        globs = self.fp32_weights + (self.fp32_weights_fp16 if dtype == "fp16" else ())
+        return sum(
+            leaf.count
+            for leaf in tree.leaves()
+            if not leaf.path.startswith("language_model/") and any(fnmatchcase(leaf.path, g) for g in globs)
+        )
 
 
 def _times(expr: str, factor: str) -> str:
@@ -439,10 +454,23 @@ def _row(
     source: str = "",
     note: str = "",
     logits_every_token: bool = False,
+    fp32_weights: tuple[str, ...] = (),
+    fp32_weights_fp16: tuple[str, ...] = (),
 ) -> Whole:
     source = source or model_type
     url = f"{_HF}{source}/modeling_{source}.py"
-    return Whole(model_type, class_name, url, projector, language, links, note, logits_every_token)
+    return Whole(
+        model_type,
+        class_name,
+        url,
+        projector,
+        language,
+        links,
+        note,
+        logits_every_token,
+        fp32_weights,
+        fp32_weights_fp16,
+    )
 
 
 WHOLES: dict[str, Whole] = {
@@ -481,7 +509,7 @@ WHOLES: dict[str, Whole] = {
             "class): none are counted",
         ),
         _row("qwen2_audio", "Qwen2AudioForConditionalGeneration", _qwen2_audio, logits_every_token=True),
-        _row("voxtral", "VoxtralForConditionalGeneration", _voxtral),
+        _row("voxtral", "VoxtralForConditionalGeneration", _voxtral, fp32_weights=("audio/embedding/position",)),
         _row(
             "blip-2",
             "Blip2ForConditionalGeneration",
@@ -490,6 +518,7 @@ WHOLES: dict[str, Whole] = {
             links=(("qformer_config.encoder_hidden_size", "vision_config.hidden_size"),),
             source="blip_2",
             logits_every_token=True,
+            fp32_weights_fp16=("qformer/*", "projector/query_tokens"),
         ),
         _row("clip", "CLIPModel", _clip, language=""),
         _row("siglip", "SiglipModel", _siglip, language=""),
