@@ -152,7 +152,7 @@ def weight_bytes(spec: Spec, dtype: str, layout: Layout = ONE_GPU) -> Node:
     if dtype in FP32_KEPT:
         fp32_elems = spec.towers_fp32_fp16 if dtype == "fp16" else spec.towers_fp32
         tower_elems -= fp32_elems
-        fp32_paths += ["towers"] if fp32_elems else []
+        fp32_paths += ["part of the towers (the whole class's lists)"] if fp32_elems else []
     for leaf in tree.leaves():
         if not leaf.count or leaf.path == "towers":
             continue
@@ -239,7 +239,8 @@ def weight_bytes(spec: Spec, dtype: str, layout: Layout = ONE_GPU) -> Node:
                 "weights/towers",
                 _nbytes(tower_elems, keep_bits),
                 f"{tower_elems:,} vision / audio tower and projector weights × {kb:g} B",
-                note="counted by transformers, whole on every GPU" + (", kept in 16 bit" if quant else ""),
+                note="the whole model's other towers and projectors, whole on every GPU"
+                + (", kept in 16 bit" if quant else ""),
             )
         )
     return group("weights", children)
