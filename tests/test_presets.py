@@ -228,3 +228,56 @@ def test_longcat_flash_is_560b_in_its_checkpoint_and_31b_active_at_most() -> Non
     assert (741.1, 560.7) == (round(s.total / 1e9, 1), round((s.total - zero_rows) / 1e9, 1))
     assert f"{s.total - zero_rows:,}" in model.notes[0]
     assert 31.4 == round(s.active_without_input_embedding / 1e9, 1)
+
+
+#: Run in a fresh interpreter in which torch, transformers and timm cannot be imported (``pip install .`` alone, or
+#: the deployed page before its first model without formulas): every config given on stdin, counted.
+_WITHOUT_TORCH = """
+import importlib.abc, json, sys
+
+class Blocked(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name.split(".")[0] in ("torch", "transformers", "timm"):
+            raise ImportError(f"{name} is not installed")
+        return None
+
+sys.meta_path.insert(0, Blocked())
+from paramscope.engine.memory import memory
+from paramscope.engine.run import RunSettings
+from paramscope.model import Model
+
+out = {}
+for name, config in json.load(sys.stdin).items():
+    model = Model.from_config(config)
+    cost = memory(model.cost_spec, RunSettings()).count if model.cost_spec else None
+    out[name] = [model.summary.total, model.counted_by, cost]
+print(json.dumps(out))
+"""
+
+
+def test_every_preset_and_family_case_counts_without_torch() -> None:
+    """The rows need neither torch nor transformers: in a process where neither can be imported, every preset, every
+    family's differential case and every whole row's small config is counted with formulas (``formulas``, or
+    ``towers`` for a whole of rows), to the same total and the same inference memory as here."""
+    import subprocess
+    import sys
+
+    from test_engine_vs_hf import CASES
+    from test_wholes import SMALL
+
+    from paramscope.engine.memory import memory
+    from paramscope.engine.run import RunSettings
+    from paramscope.model import Model
+
+    configs = {f"preset {n}": presets.get(n).config for n in NAMES}
+    configs |= {f"case {n}": c for n, c in CASES.items()}
+    configs |= {f"whole {t}": {"model_type": t, **c} for t, c in SMALL.items()}
+    done = subprocess.run(
+        [sys.executable, "-c", _WITHOUT_TORCH], input=json.dumps(configs), capture_output=True, text=True, check=True
+    )
+    expected = {}
+    for name, config in configs.items():
+        model = Model.from_config(config)
+        cost = memory(model.cost_spec, RunSettings()).count if model.cost_spec else None
+        expected[name] = [model.summary.total, "towers" if model.model_type in WHOLES else "formulas", cost]
+    assert expected == json.loads(done.stdout)
