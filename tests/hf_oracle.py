@@ -62,6 +62,14 @@ def hf_model(config: dict, dtype: torch.dtype | None = None) -> tuple[object, to
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         hf_cfg = AutoConfig.for_model(READ_AS.get(model_type, model_type), **cfg_dict)
+        if dtype is not None:
+            # from_pretrained(..., dtype=dtype) sets the dtype on the config and every sub-config (modeling_utils'
+            # dtype resolution), so a tower's own stated dtype (PaliGemma's text_config says float32) is not the one
+            # its AutoModel.from_config builds it in
+            hf_cfg.dtype = dtype
+            for key in getattr(hf_cfg, "sub_configs", {}):
+                if (sub := getattr(hf_cfg, key, None)) is not None:
+                    sub.dtype = dtype
         torch.set_default_dtype(dtype or default)
         try:
             with torch.device("meta"):
