@@ -82,3 +82,27 @@ def test_peak_anatomy_finds_the_live_tensors_at_the_peak() -> None:
         "end_of_forward": {"bytes": 100, "sites": [["m/modeling_m.py:1 forward", 1, 100]]},
         "peak": {"bytes": 400, "sites": [["m/modeling_m.py:2 forward", 1, 300], ["m/modeling_m.py:1 forward", 1, 100]]},
     }
+
+
+def test_the_fake_replay_counts_live_storages_as_cudas_allocator() -> None:
+    """``bench/fake_peaks.py``'s counter on a hand-written sequence of fake tensors: each new storage rounded up to
+    512 bytes while it lives, views and pre-existing storages not counted, the most at once kept: a 1,000-byte input
+    held, a 1,000-byte and a 4,000-byte result (1,024 + 4,096 live), the first freed, a view, then a 600-byte one
+    (4,096 + 1,024): peak 5,120, 1,024 left when the last is dropped."""
+    from fake_peaks import LiveBytes
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    with FakeTensorMode():
+        x = torch.empty(250)  # 1,000 bytes, before the count
+        live = LiveBytes()
+        live.hold([x])
+        with live:
+            a = x * 2
+            b = torch.empty(1000)
+            del a
+            view = b[:10]
+            c = torch.empty(150)
+            assert (live.now, live.peak) == (4096 + 1024, 1024 + 4096)
+            del b, view
+    assert (live.now, live.peak) == (1024, 5120)
+    del c

@@ -1392,7 +1392,9 @@ def _layer_transient(spec: Spec, settings: RunSettings, tokens: int, seq: int, l
     against transformers' prefill: 6f + 8h bytes a token for a gated bf16 MLP): the larger of the MLP's (the
     residual, the norm's output, the MLP's input and output: 4h, and its intermediates: gate, up and their
     product, 3f, or the fused gate_up's 2f) and the attention's (4h, q, k, v and their rotated copies); experts: the
-    tokens gathered per chosen expert (each h + 4 * moe_intermediate_size, or 4h as they are scattered back); eager
+    tokens gathered per chosen expert (each h + 4 * moe_intermediate_size, or as they are scattered back the input, the
+    output, the weighted output and its copy in token order, fp32 where the router's weights are: measured on an H100
+    and replayed, bench/fake_peaks.py: Kimi K2, DeepSeek-V2-Lite, MiniMax-M2); eager
     attention (gpt-oss's sinks): three copies of the scores. Then the logits of the last tokens, and their fp32
     upcast."""
     e = _element_bytes(settings)
@@ -1481,13 +1483,15 @@ def _layer_transient(spec: Spec, settings: RunSettings, tokens: int, seq: int, l
             )
         )
     elif kinds.moe:
-        slot = max(h + 4 * spec.expert_size, 4 * h)
-        expr = "max(hidden_size + 4*moe_intermediate_size, 4*hidden_size)"
+        w = 4 if spec.routing_fp32 else e  # the weighted outputs and their copy in token order
+        slot = max(e * (h + 4 * spec.expert_size), (2 * e + 2 * w) * h)
+        expr = f"max({e}*(hidden_size + 4*moe_intermediate_size), {2 * e + 2 * w}*hidden_size)"
         options.append(
             (
-                e * (4 * h + spec.num_experts_per_tok * slot),
-                f"{e}*(4*hidden_size + num_experts_per_tok*{expr})",
-                "the experts: each token gathered once per chosen expert",
+                e * 4 * h + spec.num_experts_per_tok * slot,
+                f"{e}*4*hidden_size + num_experts_per_tok*{expr}",
+                "the experts: each token gathered once per chosen expert, its output weighted and put back in token "
+                "order" + (" in fp32 (the router's weights are fp32)" if spec.routing_fp32 else ""),
             )
         )
     per, expr, what = max(options)

@@ -297,6 +297,9 @@ class Spec:
     mlp_bias: bool = False
     loss_upcast: bool = False  # a masked LM's or encoder-decoder's loss is transformers' loss_function (fp32 logits)
     experts_loop: bool = False  # the class runs its experts one after another, each on the tokens routed to it
+    # the router hands the experts fp32 weights (its scores in fp32): each chosen expert's output is weighted, and
+    # put back in token order, in fp32
+    routing_fp32: bool = False
     down_proj_fp32: bool = False  # T5: the MLP's output projection stays fp32 and its input is cast to its dtype first
     act_params: int = 0  # learned scalars of the MLP's activation, per MLP (Apertus' xIELU: alpha_p, alpha_n)
     # norms

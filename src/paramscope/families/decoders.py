@@ -695,7 +695,11 @@ DEEPSEEK_V2 = LLAMA.but(
     defaults=dict(num_shared_experts=0, first_k_dense_replace=0),
     derive=dict(head_dim=Rule("qk_rope_head_dim", lambda d: d["qk_rope_head_dim"], always=True)),
     checks_width=True,
-    fixed=dict(lora_moe="tensors"),
+    fixed=dict(
+        # its router's top-k weights are fp32 (so are its children's but Mistral 4's)
+        routing_fp32=True,
+        lora_moe="tensors",
+    ),
 )
 
 DEEPSEEK_V3 = DEEPSEEK_V2.but(
@@ -710,7 +714,11 @@ MISTRAL4 = DEEPSEEK_V3.but(
     source=f"{TF}/mistral4/modeling_mistral4.py",
     # DeepSeek-V3's multi-head latent attention and shared-expert MoE in Mistral's text model; PEFT does not convert
     # this type, so its stacked experts stay frozen under LoRA
-    fixed=dict(lora_moe="frozen"),
+    fixed=dict(
+        # its router casts the weights to the hidden states' dtype
+        routing_fp32=False,
+        lora_moe="frozen",
+    ),
     notes=(),
 )
 KIMI_K2 = DEEPSEEK_V3.but(model_type="kimi_k2", read_as="deepseek_v3")
@@ -1141,7 +1149,11 @@ MINIMAX_M2 = QWEN3_MOE.but(
     keys=dict(num_experts=("num_local_experts",), moe_intermediate_size=None, attention_bias=None),
     # q_norm and k_norm span every head; each expert is intermediate_size wide
     derive=dict(moe_intermediate_size=Rule("intermediate_size", lambda d: d["intermediate_size"], always=True)),
-    fixed=dict(qk_norm="full"),
+    fixed=dict(
+        # its router's top-k weights are fp32
+        routing_fp32=True,
+        qk_norm="full",
+    ),
     hooks=(),
     notes=(hooks.router_bias_buffers,),
 )
