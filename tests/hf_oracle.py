@@ -39,9 +39,10 @@ def hf_build(config: dict) -> tuple[object, int]:
     return hf_cfg, sum(p.numel() for p in model.parameters())
 
 
-def hf_model(config: dict, dtype: torch.dtype | None = None) -> tuple[object, torch.nn.Module]:
+def hf_model(config: dict, dtype: torch.dtype | None = None, device: str = "meta") -> tuple[object, torch.nn.Module]:
     """The transformers config object built from ``config``, and its model class built on the meta device (under
-    ``dtype`` as the default dtype, as ``from_pretrained(..., dtype=dtype)`` builds it before loading)."""
+    ``dtype`` as the default dtype, as ``from_pretrained(..., dtype=dtype)`` builds it before loading), or on
+    ``device`` (the CPU inside a FakeTensorMode, to run it without memory)."""
     from transformers import AutoConfig
 
     from paramscope.families import FAMILIES, architecture_class, read
@@ -72,7 +73,7 @@ def hf_model(config: dict, dtype: torch.dtype | None = None) -> tuple[object, to
                     sub.dtype = dtype
         torch.set_default_dtype(dtype or default)
         try:
-            with torch.device("meta"):
+            with torch.device(device):
                 model = cls(hf_cfg)
         finally:
             torch.set_default_dtype(default)

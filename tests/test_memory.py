@@ -664,3 +664,50 @@ def test_gemma4_audio_keeps_the_scores_of_its_window_only() -> None:
     layers = [activations(spec, run, seq).get("activations/layers") for seq in (375, 750)]
     assert 2 * layers[0] == layers[1]
     assert 0 == kv_cache(spec, 750, 1, "bf16").count
+
+
+def _moe_cases() -> dict[str, dict]:
+    """One differential case per family with routed experts (the first, by name)."""
+    from paramscope import read
+
+    out: dict[str, dict] = {}
+    for name, config in sorted(_cases().items()):
+        spec = read(config).spec
+        if (
+            spec.num_experts
+            and not spec.experts_loop
+            and config["model_type"] not in {c["model_type"] for c in out.values()}
+        ):
+            out[name] = config
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(_moe_cases()))
+def test_the_routing_weights_dtype_is_the_classs(name: str) -> None:
+    """Each family's class run on fake tensors (bf16 weights, a 16-token prompt): the weights its router hands its
+    experts are fp32 exactly where the row says so (``routing_fp32``: then each chosen expert's weighted output and
+    its copy in token order are fp32 in the prefill's working set)."""
+    import warnings
+
+    import torch
+    from hf_oracle import hf_model
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    from paramscope import read
+
+    config = _moe_cases()[name]
+    seen: set[torch.dtype] = set()
+    with FakeTensorMode(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _, model = hf_model(config, torch.bfloat16, "cpu")
+        for module in model.modules():
+            if type(module).__name__.endswith("Experts"):
+                module.register_forward_pre_hook(lambda m, args: seen.add(args[2].dtype) if len(args) > 2 else None)
+        try:
+            with torch.no_grad():
+                model(input_ids=torch.zeros(1, 16, dtype=torch.long), use_cache=False)
+        except Exception:  # fake tensors cannot run every class to the end (data-dependent shapes): the hook ran first
+            pass
+    if not seen:
+        pytest.skip("the class's experts take their weights otherwise (by keyword, or one expert at a time)")
+    assert {torch.float32 if read(config).spec.routing_fp32 else torch.bfloat16} == seen

@@ -348,7 +348,11 @@ GEMMA4_TEXT = GEMMA3_TEXT.but(
     ),
     # global_head_dim is a keyword Gemma4TextConfig reads, not a field it keeps
     defaults=dict(global_head_dim=512),
-    fixed=dict(lora_moe="router"),  # PEFT adapts the router's proj and leaves the expert tensors frozen
+    fixed=dict(
+        # its router's top-k weights are fp32
+        routing_fp32=True,
+        lora_moe="router",
+    ),  # PEFT adapts the router's proj and leaves the expert tensors frozen
     hooks=(hooks.sliding_window, hooks.gemma4_layers, hooks.logit_softcap),
     checks_width=False,
 )
@@ -394,6 +398,8 @@ HUNYUAN_V1_MOE = HUNYUAN_V1_DENSE.but(
         shared_expert_intermediate_size=Rule("intermediate_size", lambda d: d["intermediate_size"], always=True),
     ),
     fixed=dict(
+        # its router's top-k weights are fp32
+        routing_fp32=True,
         # kept fp32 in 16 bit: the router's weight, made fp32 by the modeling file
         fp32_weights=("layers/moe/router",),
         lora_moe="tensors",
@@ -447,7 +453,11 @@ EXAONE_MOE = EXAONE4.but(
         first_k_dense_replace=("first_k_dense_replace",),
     ),
     defaults=dict(num_shared_experts=0, first_k_dense_replace=0),
-    fixed=dict(lora_moe="tensors"),
+    fixed=dict(
+        # its router's top-k weights are fp32
+        routing_fp32=True,
+        lora_moe="tensors",
+    ),
     extra_hooks=[hooks.mlp_layer_types],
     notes=(hooks.router_bias_buffers,),
 )
@@ -573,7 +583,11 @@ MIXTRAL = MISTRAL.but(
     source=f"{TF}/mixtral/modeling_mixtral.py",
     keys=dict(num_experts=("num_local_experts",), num_experts_per_tok=("num_experts_per_tok",)),
     derive=dict(moe_intermediate_size=Rule("intermediate_size", lambda d: d["intermediate_size"], always=True)),
-    fixed=dict(lora_moe="tensors"),
+    fixed=dict(
+        # its router's top-k weights are fp32
+        routing_fp32=True,
+        lora_moe="tensors",
+    ),
 )
 MINIMAX = MIXTRAL.but(
     model_type="minimax",
@@ -666,6 +680,8 @@ FLINT = QWEN2_MOE.but(
     keys=dict(attention_bias=("attention_bias",)),
     defaults=dict(attention_bias=False),
     fixed=dict(
+        # its router's top-k weights are fp32
+        routing_fp32=True,
         # kept fp32 in 16 bit: _keep_in_fp32_modules_strict
         fp32_weights=("layers/attention/sinks", "layers/moe/router"),
         attention_out_bias=None,
@@ -775,7 +791,12 @@ HY_V3 = QWEN3.but(
         num_shared_experts=("num_shared_experts",),
     ),
     defaults=dict(mlp_bias=False, num_shared_experts=0),
-    fixed=dict(first_k_dense_replace=1, expert_bias=False),  # PEFT leaves its stacked experts frozen
+    fixed=dict(
+        # its router's top-k weights are fp32
+        routing_fp32=True,
+        first_k_dense_replace=1,
+        expert_bias=False,
+    ),  # PEFT leaves its stacked experts frozen
     extra_hooks=[hooks.mlp_layer_types],
     notes=(hooks.router_bias_buffers,),
 )
@@ -795,7 +816,13 @@ MIMO_V2_FLASH = LLAMA.but(
     derive=dict(
         sliding_kv_heads=Rule("2*num_key_value_heads", lambda d: 2 * (d["num_key_value_heads"] or 0), always=True)
     ),
-    fixed=dict(sliding_sinks=True, attention_out_bias=False, first_k_dense_replace=1),
+    fixed=dict(
+        # its router's top-k weights are fp32
+        routing_fp32=True,
+        sliding_sinks=True,
+        attention_out_bias=False,
+        first_k_dense_replace=1,
+    ),
     hooks=(hooks.sliding_window, hooks.mimo_layers, hooks.mlp_layer_types),
     notes=(hooks.router_bias_buffers,),
 )
@@ -815,6 +842,8 @@ AFMOE = LLAMA.but(
     ),
     defaults=dict(num_shared_experts=0, first_k_dense_replace=0),
     fixed=dict(
+        # its router's top-k weights are fp32
+        routing_fp32=True,
         # kept fp32 in 16 bit: the class's _keep_in_fp32_modules (fp16)
         fp32_weights_fp16=("layers/attention/qk_norm", "layers/norm", "final_norm", "layers/moe/expert_bias"),
         qk_norm="head",
@@ -954,6 +983,10 @@ MELLUM = QWEN3_MOE.but(
     # Qwen3-MoE's layers; dense layers where mlp_layer_types says, sliding ones where layer_types says
     keys=dict(num_experts=("num_local_experts", "num_experts")),
     hooks=(hooks.window_stated, hooks.mlp_layer_types, hooks.named_sliding_layers, hooks.sparse_without_experts),
+    fixed=dict(
+        # its router's top-k weights are in the hidden states' dtype
+        routing_fp32=False,
+    ),
 )
 KOLIBRI1 = QWEN3_MOE.but(
     model_type="kolibri1",
@@ -967,7 +1000,12 @@ KOLIBRI1 = QWEN3_MOE.but(
         num_experts=("num_local_experts", "num_experts"),
         shared_expert_intermediate_size=("shared_expert_intermediate_size",),
     ),
-    fixed=dict(norms_per_layer=4, lora_moe="frozen"),  # PEFT leaves its stacked experts frozen
+    fixed=dict(
+        # its router's top-k weights are fp32
+        routing_fp32=True,
+        norms_per_layer=4,
+        lora_moe="frozen",
+    ),  # PEFT leaves its stacked experts frozen
     hooks=(
         hooks.window_stated,
         hooks.sliding_every(5, needs_window="Kolibri"),
@@ -1004,6 +1042,8 @@ GPT_OSS = MIXTRAL.but(
     ),
     # experts carry biases (gate_up_proj_bias, down_proj_bias), the router a bias, each attention head a sink
     fixed=dict(
+        # its router's top-k weights are in the hidden states' dtype
+        routing_fp32=False,
         # kept fp32 in 16 bit: _keep_in_fp32_modules (fp16)
         fp32_weights_fp16=("layers/norm", "final_norm"),
         lora_moe="frozen",
@@ -1027,7 +1067,12 @@ GLM4_MOE = LLAMA.but(
         first_k_dense_replace=("first_k_dense_replace",),
     ),
     defaults=dict(num_shared_experts=0, first_k_dense_replace=0),
-    fixed=dict(lora_moe="tensors", attention_out_bias=False),
+    fixed=dict(
+        # its router's top-k weights are fp32
+        routing_fp32=True,
+        lora_moe="tensors",
+        attention_out_bias=False,
+    ),
     extra_hooks=[hooks.use_qk_norm],
     notes=(hooks.mtp_layers, hooks.router_bias_buffers),
 )
@@ -1064,7 +1109,11 @@ GRANITEMOE = MIXTRAL.but(
     class_prefix="GraniteMoe",
     source=f"{TF}/granitemoe/modeling_granitemoe.py",
     keys=dict(attention_bias=("attention_bias",)),
-    fixed=dict(lora_moe="frozen"),
+    fixed=dict(
+        # its router's top-k weights are in the hidden states' dtype
+        routing_fp32=False,
+        lora_moe="frozen",
+    ),
 )
 GRANITEMOESHARED = GRANITEMOE.but(
     model_type="granitemoeshared",
@@ -1085,7 +1134,13 @@ PHIMOE = MIXTRAL.but(
     class_prefix="Phimoe",
     source=f"{TF}/phimoe/modeling_phimoe.py",
     keys=dict(attention_bias=("attention_bias",), lm_head_bias=("lm_head_bias",)),
-    fixed=dict(lora_moe="router", norm_type="layernorm", norm_bias=True),
+    fixed=dict(
+        # its router's top-k weights are in the hidden states' dtype
+        routing_fp32=False,
+        lora_moe="router",
+        norm_type="layernorm",
+        norm_bias=True,
+    ),
 )
 
 LLAMA4_TEXT = LLAMA.but(
@@ -1140,7 +1195,11 @@ QWEN3_VL_MOE_TEXT = QWEN3_MOE.but(
     class_prefix="Qwen3VLMoeText",
     source=f"{TF}/qwen3_vl_moe/modeling_qwen3_vl_moe.py",
     default_arch="base",  # Qwen3-VL-MoE's language model: Qwen3-MoE's layers; the LM head lives in the whole model
-    fixed=dict(lora_moe="frozen"),  # PEFT does not convert this type: its stacked experts stay frozen
+    fixed=dict(
+        # its router's top-k weights are in the hidden states' dtype
+        routing_fp32=False,
+        lora_moe="frozen",
+    ),  # PEFT does not convert this type: its stacked experts stay frozen
 )
 MINIMAX_M2 = QWEN3_MOE.but(
     model_type="minimax_m2",
@@ -1546,6 +1605,8 @@ NEMOTRON_H = LLAMA.but(
     ),
     # one RMSNorm before each block; ReLU² MLPs and experts without a gate; attention without positions
     fixed=dict(
+        # its router's top-k weights are fp32
+        routing_fp32=True,
         lora_refuses_ssm=True,
         ssm_version=2,
         norms_per_layer=1,
