@@ -1387,6 +1387,10 @@ def _cache_copy(cache: Node, spec: Spec) -> Node:
     )
 
 
+#: transformers' torch_chunk_gated_delta_rule: its default chunk of tokens
+GATED_DELTA_CHUNK = 64
+
+
 def _layer_transient(spec: Spec, settings: RunSettings, tokens: int, seq: int, layout: Layout) -> Node:
     """One layer's working set for ``tokens`` tokens in one forward pass without gradients (measured on an H100
     against transformers' prefill: 6f + 8h bytes a token for a gated bf16 MLP): the larger of the MLP's (the
@@ -1471,6 +1475,24 @@ def _layer_transient(spec: Spec, settings: RunSettings, tokens: int, seq: int, l
                 "Mamba-2's chunked scan as transformers writes it without mamba-ssm's kernels, every tensor it makes "
                 "alive until it returns, in fp32: B and C for every head and B's decay, the segment sums, scores and "
                 "their masked copy of each chunk, the inputs, outputs and chunk states",
+            )
+        )
+    if kinds.linear_attention and spec.linear_kind == "gated_deltanet" and not settings.serving:
+        heads, dk, dv = spec.linear_num_value_heads, spec.linear_key_head_dim, spec.linear_value_head_dim
+        keys, values = spec.linear_num_key_heads * dk, heads * dv
+        c = GATED_DELTA_CHUNK
+        f = 4 if "in_qkvz" in spec.fused else 2  # a fused projection stays alive beside the convolution's output
+        options.append(
+            (
+                4 * heads * (6 * dk + 4 * dv + 3 * c) + e * (f * (keys + values) + 3 * h),
+                f"4*linear_num_value_heads*(6*linear_key_head_dim + 4*linear_value_head_dim + {3 * c}) + "
+                f"{e}*({f}*(linear_num_key_heads*linear_key_head_dim + linear_num_value_heads*linear_value_head_dim) "
+                "+ 3*hidden_size)",
+                "the gated delta rule as transformers writes it without flash-linear-attention's kernels (chunks of "
+                f"{c} tokens, in fp32: q, k, v and their products with the decay and beta, the solved values and "
+                "keys, the output, and each chunk's decays, system and scores), beside the projections, the "
+                "convolution's output and the gate (replayed on the CPU, bench/fake_peaks.py, and measured on an "
+                "H100: Qwen3-Next)",
             )
         )
     if kinds.moe and spec.experts_loop:
