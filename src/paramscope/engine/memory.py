@@ -1436,12 +1436,21 @@ def _layer_transient(spec: Spec, settings: RunSettings, tokens: int, seq: int, l
             )
         )
     if spec.attention_sinks and spec.has_attention:
-        n = e * (4 * h + 2 * qkv + 3 * spec.num_attention_heads * seq)
+        # DeepSeek-V4's compressed layers score every key and every compressed entry in one row (its compressed sparse
+        # layers, one entry per csa_rate tokens, are the widest)
+        if spec.csa_layers and spec.csa_rate:
+            keys, keys_expr = seq + seq // spec.csa_rate, "(seq + seq//csa_rate)"
+        elif spec.hca_layers and spec.hca_rate:
+            keys, keys_expr = seq + seq // spec.hca_rate, "(seq + seq//hca_rate)"
+        else:
+            keys, keys_expr = seq, "seq"
+        n = e * (4 * h + 2 * qkv + 3 * spec.num_attention_heads * keys)
         options.append(
             (
                 n,
-                f"{e}*(4*hidden_size + 2*{paren(qkv_expr)} + 3*num_attention_heads*seq)",
-                "eager attention: three copies of the scores",
+                f"{e}*(4*hidden_size + 2*{paren(qkv_expr)} + 3*num_attention_heads*{keys_expr})",
+                "eager attention: three copies of the scores"
+                + (", each query against every key and every compressed entry" if keys > seq else ""),
             )
         )
     if kinds.mlp:
