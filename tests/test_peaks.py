@@ -361,12 +361,13 @@ def test_qlora_upcast_is_what_prepare_model_for_kbit_training_adds() -> None:
 
 #: Inference runs whose prefill working set was read from bench/fake_peaks.py's replay (which equals the GPU's on
 #: these runs to 0.1 %): experts handed fp32 weights by their router (DeepSeek-V2/V3's and Kimi K2's class,
-#: MiniMax-M2's), and Qwen3-Next's gated delta rule without flash-linear-attention's kernels
+#: MiniMax-M2's), Qwen3-Next's gated delta rule without flash-linear-attention's kernels, and Qwen2-Audio's logits of
+#: every prompt token, made once the layers' working set is freed
 REPLAYED = [
     case
     for case in AS_RUN
     if case["recipe"] == "inference"
-    and case["model"].startswith(("kimi-k2", "deepseek-v2", "minimax-m2", "qwen3-next"))
+    and case["model"].startswith(("kimi-k2", "deepseek-v2", "minimax-m2", "qwen3-next", "qwen2-audio"))
 ]
 
 
@@ -375,7 +376,9 @@ def test_the_prefill_above_the_weights_where_the_replay_showed_what_it_holds(cas
     """The prefill's peak above the weights and the input ids, measured on an H100, within 2 %: each chosen expert's
     output weighted by an fp32 routing weight, and put back in token order, is fp32 (the estimate read 0.69-0.75 of it
     while it counted them in 16 bit); Qwen3-Next's chunked gated delta rule holds ten fp32 tensors of a head's width
-    and three of a chunk's for every value head and token (0.73 of it before)."""
+    and three of a chunk's for every value head and token (0.73 of it before); Qwen2-Audio's logits of every prompt
+    token come after the layers, beside the final norm's output alone (1.107 of it while the layer's working set was
+    added)."""
     spec, settings = _spec(case["model"]), recipe_settings(case)
     prefill = next(p for p in phases(spec, settings) if p.path == "prefill")
     measured = case["peak_prefill"] - case["weights"] - case.get("ids_bytes", 0)

@@ -1535,15 +1535,19 @@ def _layer_transient(spec: Spec, settings: RunSettings, tokens: int, seq: int, l
         )
     ]
     if spec.lm_head and spec.logits_every_token:
-        kids.append(
+        # after the last layer (its working set freed): every prompt token's logits beside the final norm's output
+        head = [
             Node(
                 "transient/logits",
                 e * spec.vocab_size * tokens,
                 f"tokens*{e}*vocab_size",
-                note="the logits of every prompt token: the class's forward takes no logits_to_keep (measured on an "
-                "H100: Qwen2-Audio)",
-            )
-        )
+                note="the logits of every prompt token: the class's forward takes no logits_to_keep, and they are "
+                "made after the layers, whose working set is freed by then (measured on an H100: Qwen2-Audio)",
+            ),
+            Node("transient/hidden", e * h * tokens, f"tokens*{e}*hidden_size", note="the final norm's output"),
+        ]
+        if sum(n.count for n in head) >= kids[0].count:
+            kids = head
     elif spec.lm_head:
         rows = settings.batch if spec.architecture != "masked_lm" else tokens
         kids.append(
