@@ -157,27 +157,22 @@ def weight_bytes(spec: Spec, dtype: str, layout: Layout = ONE_GPU) -> Node:
         if not leaf.count or leaf.path == "towers":
             continue
         m = leaf.matrix
+        # the class keeps it in fp32 (a glob ending in ".weight": the layer's matrix, not its bias)
         glob = next((g for g in kept if fnmatchcase(leaf.path, g.removesuffix(".weight"))), None)
-        if glob is not None:  # the class keeps it in fp32 (".weight": its matrix, not its bias), split as the rest
+        if glob is not None:
             fp32_paths.append(glob if glob.endswith(".weight") else leaf.path)
-            per_layer = leaf.count // leaf.repeat
-            if m and _in_layers(leaf.path):
-                split = 1 if "/experts/" in leaf.path else tp
-                matrix, copies = _ceil_div(m[0] * m[1], split), layout.copies(leaf.path, leaf.repeat, spec)
-                bias = per_layer - m[0] * m[1]
-                fp32_elems += (matrix if glob.endswith(".weight") else matrix + bias) * copies
-                other_elems += bias * copies if glob.endswith(".weight") else 0
-            elif _in_layers(leaf.path):
-                fp32_elems += per_layer * layout.copies(leaf.path, leaf.repeat, spec)
-            else:
-                fp32_elems += _ceil_div(leaf.count, tp) if leaf.path in EMBEDDING_PATHS else leaf.count
-        elif m and _in_layers(leaf.path):
+        if m and _in_layers(leaf.path):
             copies = layout.copies(leaf.path, leaf.repeat, spec)
             n_in, n_out, _ = m
             split = 1 if "/experts/" in leaf.path else tp  # an expert lives whole on its expert-parallel GPU
             weights = _ceil_div(n_in * n_out, split) * copies
+            biases = (leaf.count // leaf.repeat - n_in * n_out) * copies
+            if glob is not None:
+                fp32_elems += weights if glob.endswith(".weight") else weights + biases
+                other_elems += biases if glob.endswith(".weight") else 0
+                continue
             matrix_elems += weights
-            other_elems += (leaf.count // leaf.repeat - n_in * n_out) * copies  # biases
+            other_elems += biases
             matrices += copies
             if quant:
                 if quant.group < 0:
@@ -188,14 +183,22 @@ def weight_bytes(spec: Spec, dtype: str, layout: Layout = ONE_GPU) -> Node:
                     groups = n_out * _ceil_div(n_in, quant.group)
                 scale_bytes += _ceil_div(groups, split) * quant.scale_bytes * copies
         elif leaf.path in EMBEDDING_PATHS:  # vocabulary and position tables, an untied head: split by vocabulary
-            if leaf.path == "head/lm":
+            if glob is not None:
+                fp32_elems += _ceil_div(leaf.count, tp)
+            elif leaf.path == "head/lm":
                 head_elems += _ceil_div(leaf.count, tp)
             else:
                 emb_elems += _ceil_div(leaf.count, tp)
-        elif _in_layers(leaf.path):
-            other_elems += leaf.count // leaf.repeat * layout.copies(leaf.path, leaf.repeat, spec)
         else:
-            other_elems += leaf.count
+            n = (
+                leaf.count // leaf.repeat * layout.copies(leaf.path, leaf.repeat, spec)
+                if _in_layers(leaf.path)
+                else leaf.count
+            )
+            if glob is not None:
+                fp32_elems += n
+            else:
+                other_elems += n
     emb_elems = max(emb_elems, head_elems) if layout.pp > 1 else emb_elems + head_elems
     b = bits / 8
     kb = keep_bits / 8
