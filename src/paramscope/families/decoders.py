@@ -351,8 +351,8 @@ GEMMA4_TEXT = GEMMA3_TEXT.but(
     fixed=dict(
         # its router's top-k weights are fp32
         routing_fp32=True,
-        lora_moe="router",
-    ),  # PEFT adapts the router's proj and leaves the expert tensors frozen
+        lora_moe="router",  # PEFT adapts the router's proj and leaves the expert tensors frozen
+    ),
     hooks=(hooks.sliding_window, hooks.gemma4_layers, hooks.logit_softcap),
     checks_width=False,
 )
@@ -679,6 +679,7 @@ FLINT = QWEN2_MOE.but(
     # Qwen3-MoE's attention (q/k norms) with a learned sink per head; a shared expert without Qwen2-MoE's gate
     keys=dict(attention_bias=("attention_bias",)),
     defaults=dict(attention_bias=False),
+    # PEFT leaves its experts frozen
     fixed=dict(
         # its router's top-k weights are fp32
         routing_fp32=True,
@@ -687,7 +688,7 @@ FLINT = QWEN2_MOE.but(
         attention_out_bias=None,
         qk_norm="head",
         attention_sinks=True,
-    ),  # PEFT leaves its experts frozen
+    ),
     hooks=(hooks.window_stated, hooks.flint_layers, hooks.ungated_shared_expert),
 )
 DEEPSEEK_V2 = LLAMA.but(
@@ -791,12 +792,13 @@ HY_V3 = QWEN3.but(
         num_shared_experts=("num_shared_experts",),
     ),
     defaults=dict(mlp_bias=False, num_shared_experts=0),
+    # PEFT leaves its stacked experts frozen
     fixed=dict(
         # its router's top-k weights are fp32
         routing_fp32=True,
         first_k_dense_replace=1,
         expert_bias=False,
-    ),  # PEFT leaves its stacked experts frozen
+    ),
     extra_hooks=[hooks.mlp_layer_types],
     notes=(hooks.router_bias_buffers,),
 )
@@ -983,10 +985,6 @@ MELLUM = QWEN3_MOE.but(
     # Qwen3-MoE's layers; dense layers where mlp_layer_types says, sliding ones where layer_types says
     keys=dict(num_experts=("num_local_experts", "num_experts")),
     hooks=(hooks.window_stated, hooks.mlp_layer_types, hooks.named_sliding_layers, hooks.sparse_without_experts),
-    fixed=dict(
-        # its router's top-k weights are in the hidden states' dtype
-        routing_fp32=False,
-    ),
 )
 KOLIBRI1 = QWEN3_MOE.but(
     model_type="kolibri1",
@@ -1004,8 +1002,8 @@ KOLIBRI1 = QWEN3_MOE.but(
         # its router's top-k weights are fp32
         routing_fp32=True,
         norms_per_layer=4,
-        lora_moe="frozen",
-    ),  # PEFT leaves its stacked experts frozen
+        lora_moe="frozen",  # PEFT leaves its stacked experts frozen
+    ),
     hooks=(
         hooks.window_stated,
         hooks.sliding_every(5, needs_window="Kolibri"),
@@ -1195,11 +1193,7 @@ QWEN3_VL_MOE_TEXT = QWEN3_MOE.but(
     class_prefix="Qwen3VLMoeText",
     source=f"{TF}/qwen3_vl_moe/modeling_qwen3_vl_moe.py",
     default_arch="base",  # Qwen3-VL-MoE's language model: Qwen3-MoE's layers; the LM head lives in the whole model
-    fixed=dict(
-        # its router's top-k weights are in the hidden states' dtype
-        routing_fp32=False,
-        lora_moe="frozen",
-    ),  # PEFT does not convert this type: its stacked experts stay frozen
+    fixed=dict(lora_moe="frozen"),  # PEFT does not convert this type: its stacked experts stay frozen
 )
 MINIMAX_M2 = QWEN3_MOE.but(
     model_type="minimax_m2",
