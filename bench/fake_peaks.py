@@ -168,10 +168,10 @@ def main() -> None:
     rows = []
     head = ("GPU GiB", "replay", "estimate", "replay/GPU", "est/replay")
     print(f"{'run':36s} {'attn':6s} " + " ".join(f"{h:>9s}" for h in head))
+    signal.signal(signal.SIGALRM, _too_long)
     for case in cases:
         name, b, s = case["model"], case["batch"], case["seq"]
         row = {"model": name, "batch": b, "seq": s}
-        signal.signal(signal.SIGALRM, _too_long)
         signal.alarm(args.seconds)
         try:
             row["replay"], row["attn"], at_peak = replay(name, b, s, case.get("attn"))

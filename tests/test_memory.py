@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import pytest
 from hypothesis import given, settings
@@ -178,6 +179,7 @@ def _cases() -> dict[str, dict]:
     return CASES
 
 
+@functools.cache
 def _whole_configs() -> dict[str, dict]:
     """Every whole-model preset and each whole row's small config whose classes transformers builds alone (Gemma
     3n's, FastVLM's and PerceptionLM's vision towers are timm's) and whose memory is sized (CLIP's and SigLIP's
@@ -666,6 +668,7 @@ def test_gemma4_audio_keeps_the_scores_of_its_window_only() -> None:
     assert 0 == kv_cache(spec, 750, 1, "bf16").count
 
 
+@functools.cache
 def _moe_cases() -> dict[str, dict]:
     """One differential case per family with routed experts (the first, by name)."""
     from paramscope import read
