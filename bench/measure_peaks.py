@@ -258,12 +258,55 @@ THIRD = {
         ("llama-3.1-8b", 4, 4096, True),
     ],
 }
+#: A fourth held-out set (2026-11-27), for the terms written since against the CPU replay and the weights kept in
+#: fp32: the gated delta rule (Qwen3.5 whole, Qwen3-Next at another shape, and both in training), experts handed fp32
+#: routing weights at other shapes and in training, DeepSeek-V4 at its class's defaults (no checkpoint: ``None``),
+#: MiniMax-Text-01's lightning attention, PaliGemma whole, and LoRA on mixtures of experts, never measured before
+CUTS.update(
+    {
+        "deepseek-v4-4l": (
+            None,
+            {"model_type": "deepseek_v4", "architectures": ["DeepseekV4ForCausalLM"], "num_hidden_layers": 4},
+        ),
+        "deepseek-r1-4l": ("deepseek-r1", {"num_hidden_layers": 4}),
+        "qwen3-next-80b-a3b-2l": ("qwen3-next-80b-a3b", {"num_hidden_layers": 2}),
+        "minimax-text-01-4l": ("minimax-text-01", {"num_hidden_layers": 4}),
+        "mixtral-8x22b-4l": ("mixtral-8x22b", {"num_hidden_layers": 4}),
+        "qwen3-30b-a3b-4l": ("qwen3-30b-a3b", {"num_hidden_layers": 4}),
+        "deepseek-v2-lite-4l": ("deepseek-v2-lite", {"num_hidden_layers": 4}),
+        "olmoe-1b-7b-0924-4l": ("olmoe-1b-7b-0924", {"num_hidden_layers": 4}),
+    }
+)
+FOURTH = {
+    "inference": [
+        ("qwen3.5-9b", 4, 8192),
+        ("qwen3-next-80b-a3b-4l", 4, 8192),
+        ("deepseek-v4-4l", 1, 8192),
+        ("deepseek-r1-4l", 2, 8192),
+        ("ernie-4.5-21b-a3b", 2, 8192),
+        ("mixtral-8x22b-4l", 4, 8192),
+        ("minimax-text-01-4l", 2, 8192),
+        ("paligemma-3b-pt-224", 8, 2048),
+    ],
+    "training-amp": [
+        ("qwen3-30b-a3b-4l", 2, 2048, False),
+        ("deepseek-v2-lite-4l", 4, 2048, True),
+        ("qwen3-next-80b-a3b-2l", 1, 4096, True),
+    ],
+    "lora": [
+        ("qwen3-30b-a3b", 2, 2048, True),
+        ("gpt-oss-20b", 1, 4096, True),
+        ("olmoe-1b-7b-0924", 4, 2048, False),
+        ("qwen3-next-80b-a3b-4l", 2, 4096, True),
+    ],
+}
 RECIPES_LORA = ("lora", "lora-fused", "qlora", "qlora-bare")
 SETS = {
     "set1": {"inference": INFERENCE, "training-amp": TRAINING, "lora": LORA},
     "heldout": dict(zip(("inference", "training-amp", "lora"), HELDOUT, strict=True)),
     "fresh": FRESH,
     "third": THIRD,
+    "fourth": FOURTH,
 }
 
 
@@ -299,11 +342,13 @@ def predicted_over_measured(row, cfg):
 
 
 def preset_config(name):
-    """The config a run's name stands for: its preset's config.json, with the edits of a cut model (its per-layer
-    lists cut to the layers it keeps)."""
+    """The config a run's name stands for: its preset's config.json (or a class's defaults), with the edits of a cut
+    model (its per-layer lists cut to the layers it keeps)."""
     preset, edits = CUTS.get(name, (name, {}))
-    with open(os.path.join(PRESETS, f"{preset}.json")) as f:
-        cfg = json.load(f)["config"] | edits
+    cfg = dict(edits)  # no preset: a class's defaults, edits naming the model type
+    if preset is not None:
+        with open(os.path.join(PRESETS, f"{preset}.json")) as f:
+            cfg = json.load(f)["config"] | edits
     layers = next((edits[key] for key in LAYER_COUNTS if key in edits), None)
     if layers is not None:
         cut_layers(cfg, layers)

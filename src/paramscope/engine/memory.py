@@ -35,7 +35,7 @@ from paramscope.engine.run import (
     resolved_kv_dtype,
     resolved_seq,
 )
-from paramscope.engine.spec import Spec, Stack, validate
+from paramscope.engine.spec import ATTENTION_GROUPS, Spec, Stack, validate
 from paramscope.engine.tree import Node, group, repeated
 
 #: Bits per element of each storage format.
@@ -297,7 +297,7 @@ def kv_cache(
         why = "no attention" if not spec.has_attention else "encoder-only: nothing is generated, nothing cached"
         return Node("kv_cache", 0, "0", note=why)
     if spec.shared_kv_head:
-        return group("kv_cache", _compressed_cache(spec, tokens, batch, bits))
+        return group("kv_cache", _compressed_cache(spec, tokens, batch, bits, prompt))
     kinds = _decoder_stack(spec)
     layers, layers_expr = kinds.attention, kinds.expr("attention")  # the other mixers keep a state instead
     states = _recurrent_states(kinds, spec, batch, bits)
@@ -352,15 +352,19 @@ def kv_cache(
     return group("kv_cache", children)
 
 
-def _compressed_cache(spec: Spec, tokens: int, batch: int, bits: int) -> list[Node]:
+def _compressed_cache(spec: Spec, tokens: int, batch: int, bits: int, prompt: bool = False) -> list[Node]:
     """DeepSeek-V4's cache per sequence and layer, as its cache classes keep it: the sliding window of the one
     key/value head (keys and values apart in plain sliding layers, one tensor where the keys are the values); on the
     compressed layers one entry per rate tokens (compressed sparse attention: head_dim plus the indexer's key), the
     tokens since the last entry (key/value and gate, at the projections' width) and, for compressed sparse attention,
-    the previous window of rate entries that the next one overlaps."""
-    hd, w, n = spec.head_size, min(tokens, spec.sliding_window or tokens), spec.num_hidden_layers
+    the previous window of rate entries that the next one overlaps. Right after the prefill (``prompt``) the window
+    and the tokens since the last entry are views of the whole prompt's keys and projections, which they keep alive
+    until the first step (measured on an H200: the class's defaults cut to 4 layers, at 8,192 tokens)."""
+    hd, n = spec.head_size, spec.num_hidden_layers
+    w = tokens if prompt else min(tokens, spec.sliding_window or tokens)
     plain, compressed = n - spec.csa_layers - spec.hca_layers, spec.csa_layers + spec.hca_layers
-    window = "head_dim*min(tokens, sliding_window)"
+    window = "head_dim*tokens" if prompt else "head_dim*min(tokens, sliding_window)"
+    since = tokens if prompt else tokens % (spec.hca_rate or 1)  # the tokens since the last entry, or the prompt
     out = []
     if plain:
         note = f"sliding window of {spec.sliding_window:,} tokens, keys and values apart"
@@ -374,17 +378,19 @@ def _compressed_cache(spec: Spec, tokens: int, batch: int, bits: int) -> list[No
         out.append(_kv_node("kv_cache/window", layers, hd * w, window, f"{w}×{hd}×{batch}", batch, bits, note))
     if spec.hca_layers:
         m = spec.hca_rate
-        per = (tokens // m) * hd + 2 * (tokens % m) * hd
-        expr = "(tokens//hca_rate + 2*(tokens mod hca_rate))*head_dim"
+        per = (tokens // m) * hd + 2 * since * hd
+        expr = f"(tokens//hca_rate + 2*{'tokens' if prompt else '(tokens mod hca_rate)'})*head_dim"
         note = "one entry per hca_rate tokens, and the key/value and gate of the tokens since the last"
         out.append(
             _kv_node("kv_cache/hca", (spec.hca_layers, "hca_layers"), per, expr, f"{per}×{batch}", batch, bits, note)
         )
     if spec.csa_layers:
         m, i = spec.csa_rate, spec.index_head_dim
-        per = (tokens // m) * (hd + i) + (tokens % m) * 2 * (2 * hd + 2 * i) + (2 * m * (hd + i) if tokens >= m else 0)
+        pending = tokens if prompt else tokens % m
+        per = (tokens // m) * (hd + i) + pending * 2 * (2 * hd + 2 * i) + (2 * m * (hd + i) if tokens >= m else 0)
         overlap = " + 2*csa_rate" if tokens >= m else ""  # the window the next entry overlaps, once there is one
-        expr = f"(tokens//csa_rate + 4*(tokens mod csa_rate){overlap})*(head_dim + index_head_dim)"
+        pending_expr = "tokens" if prompt else "(tokens mod csa_rate)"
+        expr = f"(tokens//csa_rate + 4*{pending_expr}{overlap})*(head_dim + index_head_dim)"
         note = "one entry per csa_rate tokens with the indexer's key, the tokens since the last, the overlapped window"
         out.append(
             _kv_node("kv_cache/csa", (spec.csa_layers, "csa_layers"), per, expr, f"{per}×{batch}", batch, bits, note)
@@ -835,6 +841,33 @@ def _chunked_scan_kept(spec: Spec) -> tuple[str, int, str]:
     )
 
 
+def _chunked_delta_kept(spec: Spec, e: int, amp: bool) -> tuple[str, int, str]:
+    """What the gated delta rule as transformers writes it without flash-linear-attention's kernels
+    (``torch_chunk_gated_delta_rule``, chunks of 64 tokens) keeps for the backward pass, a token: in fp32, six tensors
+    of the keys' width per value head (q and k normed and scaled, k·β and its decayed copy, in the head-major and the
+    chunked layout), five of the values' width (six under AMP, whose v·β stays fp32), two of a chunk's (the decays and
+    the solved system) and the chunk states; in the compute dtype, the matrix products' own casts: seven of the keys'
+    width, four of the values', three of a chunk's and two of each state (counted with saved-tensor hooks on the CPU
+    on Qwen3-Next's layer with other key and value widths and head counts; with the terms above, 1.001 of what an
+    H200 kept in LoRA without recomputation)."""
+    heads, dk, dv, c = (
+        spec.linear_num_value_heads,
+        spec.linear_key_head_dim,
+        spec.linear_value_head_dim,
+        GATED_DELTA_CHUNK,
+    )
+    v32 = 6 if amp else 5
+    state = heads * dk * dv // c
+    return (
+        "chunked_delta_rule",
+        4 * (heads * (6 * dk + v32 * dv + 2 * c) + state) + e * (heads * (7 * dk + 4 * dv + 3 * c) + 2 * state),
+        f"4*(linear_num_value_heads*(6*linear_key_head_dim + {v32}*linear_value_head_dim + {2 * c}) + "
+        f"linear_num_value_heads*linear_key_head_dim*linear_value_head_dim/{c}) + "
+        f"{e}*(linear_num_value_heads*(7*linear_key_head_dim + 4*linear_value_head_dim + {3 * c}) + "
+        f"2*linear_num_value_heads*linear_key_head_dim*linear_value_head_dim/{c})",
+    )
+
+
 def _element_bytes(settings: RunSettings) -> int:
     """Bytes of one activation element: 4 in fp32, 2 in the 16-bit formats (autocast's and the quantized formats'
     compute dtype)."""
@@ -952,6 +985,8 @@ def _stack(
                 )
             if kind == "ssm" and eager and spec.ssm_version == 2:
                 terms.append(_chunked_scan_kept(spec))
+            if kind == "linear_attention" and eager and spec.linear_kind == "gated_deltanet":
+                terms.append(_chunked_delta_kept(spec, e, amp))
             node = _Act(tuple(terms)).node(f"{prefix}/{kind}", tokens, tp, sp)
             parts.append(repeated(node, getattr(kinds, kind), kinds.expr(kind)))
     shared_input = spec.parallel_attn and spec.has_attention or eager  # eager: the norms' outputs are counted there
@@ -974,7 +1009,14 @@ def _stack(
         # transformers' grouped experts (torch's grouped_mm, which autocast does not cast) compute in the fp32 weights'
         # dtype under AMP; a class that loops over its experts (DBRX) is autocast's as any linear layer
         xe = 4 if amp and not spec.experts_loop else e
-        per_expert = _mlp_terms(spec, xe, spec.expert_size, "moe_intermediate_size", False, skip_input=False)
+        adapted = _adapters_everywhere(settings) and spec.lora_moe == "tensors"
+        frozen = settings.mode == "finetune" and not adapted and eager and not spec.experts_loop
+        if frozen and spec.mlp_gated and not spec.clamped_swiglu:
+            # frozen grouped experts: grouped_mm keeps no input for a weight that takes no gradient; gate_up's output
+            # and act(gate) stay for the product's backward (measured on an H200: Qwen1.5-MoE's LoRA)
+            per_expert = [("hidden", 3 * xe * spec.expert_size, f"3*{xe}*moe_intermediate_size")]
+        else:
+            per_expert = _mlp_terms(spec, xe, spec.expert_size, "moe_intermediate_size", False, skip_input=False)
         ex = sum(b for _, b, _ in per_expert)
         terms.append(
             (
@@ -983,15 +1025,18 @@ def _stack(
                 f"num_experts_per_tok*({' + '.join(f for _, _, f in per_expert)})",
             )
         )
-        if eager:  # grouped experts: each token's input gathered per chosen expert, and each expert's output
+        if eager:  # grouped experts: each chosen expert's output, kept for its routing weight's gradient (the input
+            # gathered per chosen expert is the experts' input above)
             k = spec.num_experts_per_tok
-            terms.append(("dispatch", 2 * xe * h * k, f"num_experts_per_tok*2*{xe}*hidden_size"))
+            terms.append(("dispatch", xe * h * k, f"num_experts_per_tok*{xe}*hidden_size"))
         if spec.shared_expert_size:
             sh = _mlp_terms(spec, e, spec.shared_expert_size, "shared_expert_intermediate_size", False, True)
             terms.append(("shared_experts", sum(b for _, b, _ in sh), " + ".join(f for _, _, f in sh)))
         if dropout:
             terms.append(("dropout_mask", h, "hidden_size"))
         parts.append(repeated(_Act(tuple(terms)).node(f"{prefix}/moe", tokens, tp, sp), n_moe, moe_expr))
+        if _adapters_everywhere(settings) and spec.lora_moe == "tensors" and not spec.experts_loop:
+            parts.append(repeated(_merged_experts(spec, settings, n_moe, prefix), n_moe, moe_expr))
     if spec.recurrent_units:
         r = spec.recurrent_units
         one = Node(
@@ -1156,6 +1201,24 @@ def activations(spec: Spec, settings: RunSettings, seq: int) -> Node:
     return group("activations", parts)
 
 
+def _merged_experts(spec: Spec, settings: RunSettings, n_moe: int, prefix: str) -> Node:
+    """One MoE layer's expert tensors as PEFT's ``ParamWrapper`` hands them to transformers' grouped experts: the
+    adapters folded in, ``W + s·A·B``, one full copy of every expert's matrices in the base weights' dtype, made on
+    every forward pass and kept by ``grouped_mm`` for the backward pass (measured on an H200 with
+    bench/peak_anatomy.py: OLMoE's LoRA without recomputation, 12.0 GiB of its 38.5 GiB kept)."""
+    layout = Layout(settings.tp, settings.pp, settings.ep)
+    b = 4 if _upcast(settings) else _element_bytes(settings)
+    per_layer = _expert_matrix_elements(spec, Layout(1, 1, 1)) // max(n_moe, 1)
+    local = per_layer * _ceil_div(spec.num_experts, layout.ep) // spec.num_experts
+    split = f"/{layout.ep} experts" if layout.ep > 1 else ""
+    return Node(
+        f"{prefix}/merged_experts",
+        b * local,
+        f"{b}*expert_matrix_elements_per_layer{split}",
+        note="PEFT's adapters folded into a full copy of the layer's expert tensors, kept by grouped_mm",
+    )
+
+
 def _expert_matrix_elements(spec: Spec, layout: Layout) -> int:
     """The elements of the experts' matrices on one GPU (an expert whole on its expert-parallel GPU)."""
     return sum(
@@ -1304,7 +1367,7 @@ def _first_layer(spec: Spec, settings: RunSettings, seq: int, kept: Node) -> Nod
         if settings.recompute == "none"
         else activations(spec, dataclasses.replace(settings, recompute="none"), seq)
     )
-    one = sum(c.per_copy for n in full.walk() if n.path.endswith("/layers") for c in n.children)
+    one = sum(_one_layer(spec, n) for n in full.walk() if n.path.endswith("/layers"))
     inputs = sum(n.count for n in kept.walk() if n.path.endswith("/layers/input"))
     return Node(
         "activations",
@@ -1312,6 +1375,36 @@ def _first_layer(spec: Spec, settings: RunSettings, seq: int, kept: Node) -> Nod
         "checkpointed layer inputs + one layer's activations" if inputs else "one layer's activations",
         note="the backward pass has freed every other layer's activations",
     )
+
+
+_MIXERS = (*ATTENTION_GROUPS, "linear_attention", "ssm", "short_conv", "time_mixing", "lightning", "mlstm")
+_FEED_FORWARD = ("mlp", "wide_mlp", "moe", "merged_experts")
+
+
+def _one_layer(spec: Spec, layers: Node) -> int:
+    """The activation bytes of the stack's first layer, the one recomputed last: its mixer (the largest kind where
+    layers differ; attention and Mamba together where they run side by side) and its feed-forward block (the dense MLP
+    where the first layers are dense, as DeepSeek's; else the largest kind), or the larger of the two where no layer
+    holds both (Nemotron-H); norms and the rest as every layer holds them (measured on an H200: DeepSeek-V2-Lite cut
+    to 4 layers, AMP training with recomputation, whose MoE layers' working set the end of the backward pass never
+    holds)."""
+    copies = {c.path.rsplit("/", 1)[-1]: c.per_copy for c in layers.children}
+    if spec.sublayers > 1:  # LongCat-Flash: one copy of each
+        return sum(copies.values())
+    mixers = [b for name, b in copies.items() if name in _MIXERS]
+    mixer = sum(mixers) if spec.ssm_beside_attention else max(mixers, default=0)
+    dense = copies.get("mlp", 0) * (2 if spec.macaron_ffn else 1)
+    moe = copies.get("moe", 0) + copies.get("merged_experts", 0)
+    kinds = spec.stack(spec.num_hidden_layers, "num_hidden_layers")
+    if spec.moe_beside_mlp:
+        ffn = dense + moe
+    elif kinds.first_k_dense and dense:
+        ffn = dense
+    else:
+        ffn = max(dense, copies.get("wide_mlp", 0), moe)
+    rest = sum(b for name, b in copies.items() if name not in _MIXERS and name not in _FEED_FORWARD)
+    single = spec.num_hidden_layers <= spec.mixer_only_layers + spec.ffn_only_layers  # each layer one block
+    return (max(mixer, ffn) if single else mixer + ffn) + rest
 
 
 def _loss_transients(spec: Spec, settings: RunSettings, seq: int) -> tuple[Node, Node]:

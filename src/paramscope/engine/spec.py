@@ -297,6 +297,7 @@ class Spec:
     mlp_bias: bool = False
     loss_upcast: bool = False  # a masked LM's or encoder-decoder's loss is transformers' loss_function (fp32 logits)
     experts_loop: bool = False  # the class runs its experts one after another, each on the tokens routed to it
+    clamped_swiglu: bool = False  # gpt-oss: its experts' gate clamps gate and up and scales the sigmoid's input
     # the router hands the experts fp32 weights (its scores in fp32): each chosen expert's output is weighted, and
     # put back in token order, in fp32
     routing_fp32: bool = False

@@ -1048,6 +1048,8 @@ GPT_OSS = MIXTRAL.but(
         mlp_bias=True,
         router_bias=True,
         attention_sinks=True,
+        # its experts' own gate: gate and up clamped, gate * sigmoid(alpha * gate) * (up + 1)
+        clamped_swiglu=True,
     ),
     hooks=(hooks.sliding_window, hooks.sliding_every(2)),
 )
