@@ -401,11 +401,12 @@ def test_deepseek_v4s_prefill_is_the_replayed_one(seq: int) -> None:
 
 
 #: The runs measured on an H200 on 2026-11-27 for mixtures of experts under LoRA and in AMP training, the gated delta
-#: rule in training, DeepSeek-V4 at its class's defaults and PaliGemma whole (h200-peaks-fourth, -moe-lora, -heldout6)
+#: rule in training, DeepSeek-V4 at its class's defaults and PaliGemma whole (h200-peaks-fourth, -moe-lora, -heldout6,
+#: -heldout7)
 MOE_AND_DELTA = [
     case
     for case in AS_RUN
-    if case["file"].endswith(("fourth-2026-11-27", "moe-lora-2026-11-27", "heldout6-2026-11-27"))
+    if case["file"].endswith(("fourth-2026-11-27", "moe-lora-2026-11-27", "heldout6-2026-11-27", "heldout7-2026-11-27"))
 ]
 
 
