@@ -361,13 +361,26 @@ def test_qlora_upcast_is_what_prepare_model_for_kbit_training_adds() -> None:
 
 #: Inference runs whose prefill working set was read from bench/fake_peaks.py's replay (which equals the GPU's on
 #: these runs to 0.1 %): experts handed fp32 weights by their router (DeepSeek-V2/V3's and Kimi K2's class,
-#: MiniMax-M2's), Qwen3-Next's gated delta rule without flash-linear-attention's kernels, and Qwen2-Audio's logits of
-#: every prompt token, made once the layers' working set is freed
+#: MiniMax-M2's), Qwen3-Next's gated delta rule without flash-linear-attention's kernels, Qwen2-Audio's logits of
+#: every prompt token, made once the layers' working set is freed, and the embeddings, squared ReLU and window masks of
+#: GPT-2, StarCoder, Minitron and Mistral
 REPLAYED = [
     case
     for case in AS_RUN
     if case["recipe"] == "inference"
-    and case["model"].startswith(("kimi-k2", "deepseek-v2", "minimax-m2", "qwen3-next", "qwen2-audio"))
+    and case["model"].startswith(
+        (
+            "kimi-k2",
+            "deepseek-v2",
+            "minimax-m2",
+            "qwen3-next",
+            "qwen2-audio",
+            "starcoder",
+            "minitron",
+            "gpt2",
+            "mistral-7b",
+        )
+    )
 ]
 
 
@@ -378,7 +391,10 @@ def test_the_prefill_above_the_weights_where_the_replay_showed_what_it_holds(cas
     while it counted them in 16 bit); Qwen3-Next's chunked gated delta rule holds ten fp32 tensors of a head's width
     and three of a chunk's for every value head and token (0.73 of it before); Qwen2-Audio's logits of every prompt
     token come after the layers, beside the final norm's output alone (1.107 of it while the layer's working set was
-    added)."""
+    added); a learned position table's model keeps the token embeddings beside their sum with the positions
+    (StarCoderBase 0.93 before), a squared ReLU keeps the ReLU's output beside its square (Minitron 0.91), and a
+    sliding window SDPA cannot express as is_causal costs a boolean mask and its float copy (StarCoder2 at 16,384
+    tokens 0.91)."""
     spec, settings = _spec(case["model"]), recipe_settings(case)
     prefill = next(p for p in phases(spec, settings) if p.path == "prefill")
     measured = case["peak_prefill"] - case["weights"] - case.get("ids_bytes", 0)

@@ -1501,8 +1501,16 @@ def _layer_transient(spec: Spec, settings: RunSettings, tokens: int, seq: int, l
     h, tp = spec.hidden_size, layout.tp
     kinds = spec.stack(spec.num_hidden_layers, "num_hidden_layers")
     qkv, qkv_expr = qkv_width(spec)
+    # a sliding window SDPA cannot express as is_causal: transformers makes its boolean mask once, and SDPA a float
+    # copy of it for the whole batch in each layer (replayed, bench/fake_peaks.py: StarCoder2 at 16,384 tokens)
+    window = spec.sliding_window if kinds.sliding and not spec.blocked_attention and not spec.scores_bytes else 0
+    mask = bool(window) and seq > window and not settings.serving
     options: list[tuple[int, str, str]] = [
-        (e * (4 * h + 2 * qkv), f"{e}*(4*hidden_size + 2*{paren(qkv_expr)})", "attention: q, k, v and rotated q, k")
+        (
+            e * (4 * h + 2 * qkv + (seq if mask else 0)),
+            f"{e}*(4*hidden_size + 2*{paren(qkv_expr)}" + (" + seq)" if mask else ")"),
+            "attention: q, k, v and rotated q, k" + (", and the window's mask as floats" if mask else ""),
+        )
     ]
     if spec.scores_bytes and spec.has_attention:
         b = spec.scores_bytes
@@ -1552,6 +1560,7 @@ def _layer_transient(spec: Spec, settings: RunSettings, tokens: int, seq: int, l
     if kinds.mlp:
         k = 4 if "gate_up" in spec.fused else 3 if spec.mlp_gated else 2
         k += 2 if not spec.mlp_gated and spec.hidden_act == "gelu_new" else 0  # tanh-GeLU's temporaries
+        k += 1 if not spec.mlp_gated and spec.hidden_act == "relu2" else 0  # the ReLU's output, then its square
         options.append(
             (
                 e * (4 * h + k * spec.ffn_size),
@@ -1652,6 +1661,20 @@ def _layer_transient(spec: Spec, settings: RunSettings, tokens: int, seq: int, l
                 (e + 4) * spec.vocab_size * rows,
                 f"batch*({e} + 4)*vocab_size",
                 note="the last token's logits (logits_to_keep=1) and their fp32 upcast",
+            )
+        )
+    if mask:
+        kids.append(
+            Node("transient/window_mask", seq * seq, "seq*seq", note="the sliding window's boolean mask, made once")
+        )
+    if spec.position_embedding == "learned" and not spec.is_encoder_decoder and not settings.serving:
+        kids.append(
+            Node(
+                "transient/embeddings",
+                e * h * (tokens + seq),
+                f"(tokens + seq)*{e}*hidden_size",
+                note="the token embeddings, which the model's forward keeps beside their sum with the positions' "
+                "rows, and those rows (replayed, bench/fake_peaks.py: StarCoderBase)",
             )
         )
     return group("transient", kids)
