@@ -386,19 +386,19 @@ REPLAYED = [
 
 @pytest.mark.parametrize("case", REPLAYED, ids=_label)
 def test_the_prefill_above_the_weights_where_the_replay_showed_what_it_holds(case: dict) -> None:
-    """The prefill's peak above the weights and the input ids, measured on an H100, within 2 %: each chosen expert's
-    output weighted by an fp32 routing weight, and put back in token order, is fp32 (the estimate read 0.69-0.75 of it
-    while it counted them in 16 bit); Qwen3-Next's chunked gated delta rule holds ten fp32 tensors of a head's width
-    and three of a chunk's for every value head and token (0.73 of it before); Qwen2-Audio's logits of every prompt
-    token come after the layers, beside the final norm's output alone (1.107 of it while the layer's working set was
-    added); a learned position table's model keeps the token embeddings beside their sum with the positions
-    (StarCoderBase 0.93 before), a squared ReLU keeps the ReLU's output beside its square (Minitron 0.91), and a
-    sliding window SDPA cannot express as is_causal costs a boolean mask and its float copy (StarCoder2 at 16,384
+    """The prefill's peak above the weights and the input ids, measured on an H100 or H200, within 2.5 %: each chosen
+    expert's output weighted by an fp32 routing weight, and put back in token order, is fp32 (the estimate read
+    0.69-0.75 of it while it counted them in 16 bit); Qwen3-Next's chunked gated delta rule holds ten fp32 tensors of a
+    head's width and three of a chunk's for every value head and token (0.73 of it before); Qwen2-Audio's logits of
+    every prompt token come after the layers, beside the final norm's output alone (1.107 of it while the layer's
+    working set was added); a learned position table's model keeps the token embeddings beside their sum with the
+    positions (StarCoderBase 0.93 before), a squared ReLU keeps the ReLU's output beside its square (Minitron 0.91), and
+    a sliding window SDPA cannot express as is_causal costs a boolean mask and its float copy (StarCoder2 at 16,384
     tokens 0.91)."""
     spec, settings = _spec(case["model"]), recipe_settings(case)
     prefill = next(p for p in phases(spec, settings) if p.path == "prefill")
     measured = case["peak_prefill"] - case["weights"] - case.get("ids_bytes", 0)
-    assert _near(prefill.count - weight_bytes(spec, "bf16").count, measured, 0.02), (prefill.count, measured)
+    assert _near(prefill.count - weight_bytes(spec, "bf16").count, measured, 0.025), (prefill.count, measured)
 
 
 @pytest.mark.parametrize("seq", [4096, 8192])
