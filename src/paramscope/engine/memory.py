@@ -1210,11 +1210,14 @@ def _merged_experts(spec: Spec, settings: RunSettings, n_moe: int, prefix: str) 
     b = 4 if _upcast(settings) else _element_bytes(settings)
     per_layer = _expert_matrix_elements(spec, Layout(1, 1, 1)) // max(n_moe, 1)
     local = per_layer * _ceil_div(spec.num_experts, layout.ep) // spec.num_experts
-    split = f"/{layout.ep} experts" if layout.ep > 1 else ""
+    split = f"/{layout.ep}" if layout.ep > 1 else ""
+    k = 3 if spec.mlp_gated else 2
+    by_name = per_layer == spec.num_experts * k * spec.hidden_size * spec.expert_size
+    elements = f"num_experts*{k}*hidden_size*moe_intermediate_size" if by_name else "expert_matrix_elements_per_layer"
     return Node(
         f"{prefix}/merged_experts",
         b * local,
-        f"{b}*expert_matrix_elements_per_layer{split}",
+        f"{b}*{elements}{split}",
         note="PEFT's adapters folded into a full copy of the layer's expert tensors, kept by grouped_mm",
     )
 
