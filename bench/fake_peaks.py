@@ -15,11 +15,23 @@ the CPU falls back to the math kernel there, CUDA to its memory-efficient one, w
 
 Prints, for each run, the GPU's figure where one was measured, the replay's and ParamScope's estimate of the prefill
 peak (``phases``: its prefill phase less the weights), with the ratios; ``--json FILE`` writes them.
+
+    python bench/fake_peaks.py --step                     # every AMP training and LoRA run measured, replayed
+    python bench/fake_peaks.py --step RECIPE:NAME:B:S:CKPT  # runs as bench/measure_peaks.py's --case names them
+
+``--step`` replays two training iterations (forward with the loss, backward, AdamW's step, ``zero_grad``) of AMP
+training or PEFT's LoRA as ``bench/measure_peaks.py`` runs them, and counts the second one's peak above what it
+starts with (the optimizer's states), against the GPU's ``peak`` less ``held_before_step``. Where the CPU and CUDA
+part, the replay takes CUDA's side: SDPA runs as CUDA's flash kernel does under autocast (q, k and v cast to 16 bit,
+the output and an fp32 log-sum-exp kept, GQA without copies), the causal mask is skipped as on the GPU (transformers
+reads fake tensors as a trace and would build it), AdamW runs per tensor (as the fused kernel, without foreach's
+temporaries), and PEFT's adapters stay where they are made. Liger-Kernel and bitsandbytes need CUDA: not replayed.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import glob
 import json
 import signal
@@ -127,6 +139,127 @@ def replay_config(cfg: dict, batch: int, seq: int, attn: str | None = None) -> t
         F.scaled_dot_product_attention = _SDPA
 
 
+class _Flash(torch.autograd.Function):
+    """CUDA's flash attention as autograd sees it: the output, and the fp32 log-sum-exp of each query's scores, saved
+    beside q, k and v; the backward pass makes their three gradients."""
+
+    @staticmethod
+    def forward(ctx, q, k, v):  # noqa: ANN001, ANN205
+        out = q.new_empty((*q.shape[:-1], v.shape[-1]))
+        ctx.save_for_backward(q, k, v, out, q.new_empty(q.shape[:-1], dtype=torch.float32))
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):  # noqa: ANN001, ANN205
+        q, k, v, _, _ = ctx.saved_tensors
+        return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+
+
+def _sdpa_flash(query, key, value, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003
+    """SDPA as CUDA runs it in training: under autocast in its 16-bit dtype (its own casts of q, k and v kept), GQA
+    read in place."""
+    if torch.is_autocast_enabled("cpu"):
+        dtype = torch.get_autocast_dtype("cpu")
+        query, key, value = query.to(dtype), key.to(dtype), value.to(dtype)
+    return _Flash.apply(query, key, value)
+
+
+@contextlib.contextmanager
+def _as_on_the_gpu():  # noqa: ANN202
+    """transformers, PEFT and torch as they run on the GPU, for a training step on fake tensors (see the module's
+    docstring)."""
+    import peft.tuners.tuners_utils as tuners
+    import transformers.masking_utils as masks
+
+    def ignore(padding_mask, q_length, kv_length, q_offset, kv_offset, local_attention_size=None):  # noqa: ANN001, ANN202
+        windowed = local_attention_size is not None and kv_length >= local_attention_size
+        return padding_mask is None and (q_length == 1 or q_length == kv_length) and not windowed
+
+    to = torch.nn.Module.to
+
+    def stay(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        try:
+            return to(self, *args, **kwargs)
+        except RuntimeError:  # fake parameters cannot be swapped in place; all of them are on the one device
+            return self
+
+    saved = (masks._ignore_causal_mask_sdpa, masks.find_packed_sequence_indices, tuners.BaseTunerLayer)
+    move = tuners.BaseTunerLayer._move_adapter_to_device_of_base_layer
+    F.scaled_dot_product_attention = _sdpa_flash
+    masks._ignore_causal_mask_sdpa = ignore
+    masks.find_packed_sequence_indices = lambda position_ids: None  # one sequence a row
+    tuners.BaseTunerLayer._move_adapter_to_device_of_base_layer = lambda self, *args, **kwargs: None
+    torch.nn.Module.to = stay
+    try:
+        yield
+    finally:
+        F.scaled_dot_product_attention = _SDPA
+        masks._ignore_causal_mask_sdpa, masks.find_packed_sequence_indices = saved[:2]
+        tuners.BaseTunerLayer._move_adapter_to_device_of_base_layer = move
+        torch.nn.Module.to = to
+
+
+def replay_step(recipe: str, name: str, batch: int, seq: int, checkpointing: bool) -> dict[str, int]:
+    """The second of two training iterations, replayed: each phase's peak (``forward``, ``backward``, ``step``) and
+    what the forward pass leaves (``after_forward``), above what the iteration starts with."""
+    cfg = measure_peaks.preset_config(name)
+    cfg.pop("quantization_config", None)
+    for sub in [cfg] + [v for k, v in cfg.items() if k.endswith("_config") and isinstance(v, dict)]:
+        for key in ("torch_dtype", "dtype"):
+            sub.pop(key, None)
+    for key in measure_peaks.NO_DROPOUT:
+        if key in cfg:
+            cfg[key] = 0.0
+    lora = recipe in measure_peaks.RECIPES_LORA
+    with FakeTensorMode(), warnings.catch_warnings(), _as_on_the_gpu():
+        warnings.simplefilter("ignore")
+        model, _ = measure_peaks.build(cfg, torch.bfloat16 if lora else torch.float32)
+        model = measure_peaks.adapted(model, recipe, checkpointing)
+        opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-5, foreach=False)
+        ids = torch.zeros(batch, seq, dtype=torch.long)
+        live = LiveBytes()
+        live.hold([*model.parameters(), *model.buffers(), ids])
+        phase: dict[str, int] = {}
+        with live:
+            for _ in range(2):  # the second iteration's figures stand: the optimizer's states exist by then
+                base = live.now
+                live.peak = live.now
+                loss = measure_peaks.forward_loss(model, ids)
+                phase |= {"forward": live.peak - base, "after_forward": live.now - base}
+                live.peak = live.now
+                loss.backward()
+                phase["backward"] = live.peak - base
+                live.peak = live.now
+                opt.step()
+                phase["step"] = live.peak - base
+                opt.zero_grad(set_to_none=True)
+                del loss
+    return phase | {"peak": max(phase["forward"], phase["backward"], phase["step"])}
+
+
+def estimate_step(case: dict) -> int:
+    """ParamScope's peak of a training or LoRA step above the weights and the optimizer's states (its largest phase,
+    less those two parts)."""
+    from paramscope.engine.memory import phases
+    from paramscope.model import Model
+
+    spec = Model.from_config(measure_peaks.preset_config(case["model"])).cost_spec
+    peak = max(phases(spec, measure_peaks.recipe_settings(case)), key=lambda p: p.count)
+    return sum(part.count for part in peak.children if part.path not in ("weights", "optimizer"))
+
+
+def measured_steps() -> list[dict]:
+    """Every AMP training and LoRA run of docs/measurements/h*-peaks-*.json that completed, each once."""
+    runs, seen = [], set()
+    for path in sorted(glob.glob(str(ROOT / "docs/measurements/h*-peaks-*.json"))):
+        for case in json.loads(Path(path).read_text())["cases"]:
+            key = (case.get("recipe"), case.get("model"), case.get("batch"), case.get("seq"), case.get("checkpointing"))
+            if case.get("recipe") in ("training-amp", "lora") and "peak" in case and key not in seen:
+                seen.add(key)
+                runs.append(case | {"file": Path(path).name})
+    return runs
+
+
 def estimate(name: str, batch: int, seq: int) -> int:
     """ParamScope's prefill peak above the weights (its prefill phase, without the allocator's margin)."""
     from paramscope.engine.memory import phases, weight_bytes
@@ -159,7 +292,11 @@ def main() -> None:
     parser.add_argument("--json", help="write the rows to this file")
     parser.add_argument("--anatomy", action="store_true", help="list the largest storages live at each peak")
     parser.add_argument("--seconds", type=int, default=120, help="give up a run after this long (a slow fake path)")
+    parser.add_argument("--step", action="store_true", help="replay training and LoRA steps (RECIPE:NAME:B:S:CKPT)")
     args = parser.parse_args()
+    if args.step:
+        steps(args)
+        return
     if args.runs:
         it = iter(args.runs)
         cases = [{"model": n, "batch": int(b), "seq": int(s)} for n, b, s in zip(it, it, it, strict=True)]
@@ -201,6 +338,53 @@ def main() -> None:
     if args.json:
         meta = {"torch": torch.__version__, "transformers": __import__("transformers").__version__}
         Path(args.json).write_text(json.dumps(meta | {"runs": rows}, indent=1) + "\n")
+
+
+def steps(args: argparse.Namespace) -> None:
+    """``--step``: training and LoRA steps replayed, beside the GPU's figure and ParamScope's estimate."""
+    cases = []
+    for run in args.runs:
+        recipe, name, b, s, *ckpt = run.split(":")
+        recipe = "training-amp" if recipe == "training" else recipe
+        cases.append({"recipe": recipe, "model": name, "batch": int(b), "seq": int(s), "checkpointing": ckpt != ["0"]})
+    measured = {
+        (c["recipe"], c["model"], c["batch"], c["seq"], c.get("checkpointing", True)): c for c in measured_steps()
+    }
+    cases = [measured.get(tuple(c.values()), c) for c in cases] or list(measured.values())
+    rows = []
+    head = ("GPU GiB", "replay", "estimate", "replay/GPU", "est/replay")
+    print(f"{'run':48s} " + " ".join(f"{h:>9s}" for h in head))
+    signal.signal(signal.SIGALRM, _too_long)
+    for case in cases:
+        ckpt = case.get("checkpointing", True)  # the first set's LoRA runs checkpointed without saying so
+        label = f"{case['recipe']} {case['model']} {case['batch']}x{case['seq']}{' ckpt' if ckpt else ''}"
+        row = {k: case[k] for k in ("recipe", "model", "batch", "seq")} | {"checkpointing": ckpt}
+        signal.alarm(args.seconds)
+        try:
+            row["replay"] = replay_step(case["recipe"], case["model"], case["batch"], case["seq"], ckpt)
+            row["estimate"] = estimate_step(case | {"checkpointing": ckpt})
+        except Exception as exc:  # a class the fake mode cannot run
+            row["error"] = f"{type(exc).__name__}: {str(exc)[:120]}"
+            print(f"{label:48s} {row['error']}", flush=True)
+            rows.append(row)
+            continue
+        finally:
+            signal.alarm(0)
+        if "peak" in case:
+            row["gpu"] = case["peak"] - case["held_before_step"]
+            row["file"] = case["file"]
+        gib, replayed = 2**30, row["replay"]["peak"]
+        gpu = f"{row['gpu'] / gib:9.3f}" if "gpu" in row else f"{'':9s}"
+        ratio = f"{replayed / row['gpu']:10.3f}" if row.get("gpu") else f"{'':10s}"
+        print(
+            f"{label:48s} {gpu} {replayed / gib:9.3f} {row['estimate'] / gib:9.3f} {ratio} "
+            f"{row['estimate'] / replayed:10.3f}",
+            flush=True,
+        )
+        rows.append(row)
+    if args.json:
+        meta = {"torch": torch.__version__, "transformers": __import__("transformers").__version__}
+        Path(args.json).write_text(json.dumps(meta | {"steps": rows}, indent=1) + "\n")
 
 
 if __name__ == "__main__":
