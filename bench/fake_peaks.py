@@ -328,18 +328,26 @@ def main() -> None:
         if "peak_prefill" in case:
             row["gpu"] = case["peak_prefill"] - case["weights"] - case.get("ids_bytes", 0)
             row["gpu_attn"], row["file"] = case.get("attn"), case["file"]
-        gib = 2**30
-        gpu = f"{row['gpu'] / gib:9.3f}" if "gpu" in row else f"{'':9s}"
-        ratio = f"{row['replay'] / row['gpu']:10.3f}" if row.get("gpu") else f"{'':10s}"
         print(
-            f"{name + f' {b}x{s}':36s} {row['attn']:6s} {gpu} {row['replay'] / gib:9.3f} {row['estimate'] / gib:9.3f} "
-            f"{ratio} {row['estimate'] / row['replay']:10.3f}",
+            f"{name + f' {b}x{s}':36s} {row['attn']:6s} {_figures(row.get('gpu'), row['replay'], row['estimate'])}",
             flush=True,
         )
         rows.append(row)
-    if args.json:
+    _write(args.json, "runs", rows)
+
+
+def _figures(gpu: int | None, replayed: int, estimate: int) -> str:
+    """A row's GPU figure (where one was measured), replay and estimate in GiB, and their ratios."""
+    gib = 2**30
+    measured = f"{gpu / gib:9.3f}" if gpu is not None else f"{'':9s}"
+    ratio = f"{replayed / gpu:10.3f}" if gpu else f"{'':10s}"
+    return f"{measured} {replayed / gib:9.3f} {estimate / gib:9.3f} {ratio} {estimate / replayed:10.3f}"
+
+
+def _write(path: str | None, key: str, rows: list[dict]) -> None:
+    if path:
         meta = {"torch": torch.__version__, "transformers": __import__("transformers").__version__}
-        Path(args.json).write_text(json.dumps(meta | {"runs": rows}, indent=1) + "\n")
+        Path(path).write_text(json.dumps(meta | {key: rows}, indent=1) + "\n")
 
 
 def steps(args: argparse.Namespace) -> None:
@@ -375,18 +383,9 @@ def steps(args: argparse.Namespace) -> None:
         if "peak" in case:
             row["gpu"] = case["peak"] - case["held_before_step"]
             row["file"] = case["file"]
-        gib, replayed = 2**30, row["replay"]["peak"]
-        gpu = f"{row['gpu'] / gib:9.3f}" if "gpu" in row else f"{'':9s}"
-        ratio = f"{replayed / row['gpu']:10.3f}" if row.get("gpu") else f"{'':10s}"
-        print(
-            f"{label:48s} {gpu} {replayed / gib:9.3f} {row['estimate'] / gib:9.3f} {ratio} "
-            f"{row['estimate'] / replayed:10.3f}",
-            flush=True,
-        )
+        print(f"{label:48s} {_figures(row.get('gpu'), row['replay']['peak'], row['estimate'])}", flush=True)
         rows.append(row)
-    if args.json:
-        meta = {"torch": torch.__version__, "transformers": __import__("transformers").__version__}
-        Path(args.json).write_text(json.dumps(meta | {"steps": rows}, indent=1) + "\n")
+    _write(args.json, "steps", rows)
 
 
 if __name__ == "__main__":
