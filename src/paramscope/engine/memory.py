@@ -364,7 +364,11 @@ def _compressed_cache(spec: Spec, tokens: int, batch: int, bits: int, prompt: bo
     w = tokens if prompt else min(tokens, spec.sliding_window or tokens)
     plain, compressed = n - spec.csa_layers - spec.hca_layers, spec.csa_layers + spec.hca_layers
     window = "head_dim*tokens" if prompt else "head_dim*min(tokens, sliding_window)"
-    since = tokens if prompt else tokens % (spec.hca_rate or 1)  # the tokens since the last entry, or the prompt
+
+    def pending(rate: int, name: str) -> tuple[int, str]:
+        """The tokens since the last entry (views of the whole prompt right after the prefill), and their formula."""
+        return (tokens, "tokens") if prompt else (tokens % rate, f"(tokens mod {name})")
+
     out = []
     if plain:
         note = f"sliding window of {spec.sliding_window:,} tokens, keys and values apart"
@@ -378,19 +382,19 @@ def _compressed_cache(spec: Spec, tokens: int, batch: int, bits: int, prompt: bo
         out.append(_kv_node("kv_cache/window", layers, hd * w, window, f"{w}×{hd}×{batch}", batch, bits, note))
     if spec.hca_layers:
         m = spec.hca_rate
+        since, since_expr = pending(m, "hca_rate")
         per = (tokens // m) * hd + 2 * since * hd
-        expr = f"(tokens//hca_rate + 2*{'tokens' if prompt else '(tokens mod hca_rate)'})*head_dim"
+        expr = f"(tokens//hca_rate + 2*{since_expr})*head_dim"
         note = "one entry per hca_rate tokens, and the key/value and gate of the tokens since the last"
         out.append(
             _kv_node("kv_cache/hca", (spec.hca_layers, "hca_layers"), per, expr, f"{per}×{batch}", batch, bits, note)
         )
     if spec.csa_layers:
         m, i = spec.csa_rate, spec.index_head_dim
-        pending = tokens if prompt else tokens % m
-        per = (tokens // m) * (hd + i) + pending * 2 * (2 * hd + 2 * i) + (2 * m * (hd + i) if tokens >= m else 0)
+        since, since_expr = pending(m, "csa_rate")
+        per = (tokens // m) * (hd + i) + since * 2 * (2 * hd + 2 * i) + (2 * m * (hd + i) if tokens >= m else 0)
         overlap = " + 2*csa_rate" if tokens >= m else ""  # the window the next entry overlaps, once there is one
-        pending_expr = "tokens" if prompt else "(tokens mod csa_rate)"
-        expr = f"(tokens//csa_rate + 4*{pending_expr}{overlap})*(head_dim + index_head_dim)"
+        expr = f"(tokens//csa_rate + 4*{since_expr}{overlap})*(head_dim + index_head_dim)"
         note = "one entry per csa_rate tokens with the indexer's key, the tokens since the last, the overlapped window"
         out.append(
             _kv_node("kv_cache/csa", (spec.csa_layers, "csa_layers"), per, expr, f"{per}×{batch}", batch, bits, note)
@@ -1009,7 +1013,7 @@ def _stack(
         # transformers' grouped experts (torch's grouped_mm, which autocast does not cast) compute in the fp32 weights'
         # dtype under AMP; a class that loops over its experts (DBRX) is autocast's as any linear layer
         xe = 4 if amp and not spec.experts_loop else e
-        adapted = _adapters_everywhere(settings) and spec.lora_moe == "tensors"
+        adapted = _adapters_everywhere(settings) and spec.lora_moe == "tensors" and not spec.experts_loop
         frozen = settings.mode == "finetune" and not adapted and eager and not spec.experts_loop
         if frozen and spec.mlp_gated and not spec.clamped_swiglu:
             # frozen grouped experts: grouped_mm keeps no input for a weight that takes no gradient; gate_up's output
@@ -1035,7 +1039,7 @@ def _stack(
         if dropout:
             terms.append(("dropout_mask", h, "hidden_size"))
         parts.append(repeated(_Act(tuple(terms)).node(f"{prefix}/moe", tokens, tp, sp), n_moe, moe_expr))
-        if _adapters_everywhere(settings) and spec.lora_moe == "tensors" and not spec.experts_loop:
+        if adapted:
             parts.append(repeated(_merged_experts(spec, settings, n_moe, prefix), n_moe, moe_expr))
     if spec.recurrent_units:
         r = spec.recurrent_units
