@@ -43,6 +43,7 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 from torch._subclasses.fake_tensor import FakeTensorMode
+from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
@@ -166,6 +167,20 @@ def _sdpa_flash(query, key, value, *args, **kwargs):  # noqa: ANN001, ANN002, AN
     return _Flash.apply(query, key, value)
 
 
+class _CudaPow(TorchFunctionMode):
+    """CUDA's autocast runs ``pow`` in fp32 (its input cast up, and that copy kept for the backward pass), the CPU's
+    in the input's 16-bit dtype: the written-out tanh-GeLU (GPT-2, GPT-Neo, Phi-2) as on the GPU."""
+
+    POW = (torch.pow, torch.Tensor.pow, torch.Tensor.__pow__)
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN204
+        kwargs = kwargs or {}
+        if func in self.POW and torch.is_autocast_enabled("cpu") and args[0].dtype in (torch.bfloat16, torch.float16):
+            with torch.autocast("cpu", enabled=False):
+                return func(args[0].float(), *args[1:], **kwargs)
+        return func(*args, **kwargs)
+
+
 @contextlib.contextmanager
 def _as_on_the_gpu():  # noqa: ANN202
     """transformers, PEFT and torch as they run on the GPU, for a training step on fake tensors (see the module's
@@ -173,9 +188,13 @@ def _as_on_the_gpu():  # noqa: ANN202
     import peft.tuners.tuners_utils as tuners
     import transformers.masking_utils as masks
 
+    # the replay's ids are unpadded: a mask made of ones is skipped on the GPU, where transformers can read it
     def ignore(padding_mask, q_length, kv_length, q_offset, kv_offset, local_attention_size=None):  # noqa: ANN001, ANN202
         windowed = local_attention_size is not None and kv_length >= local_attention_size
-        return padding_mask is None and (q_length == 1 or q_length == kv_length) and not windowed
+        return (q_length == 1 or q_length == kv_length) and not windowed
+
+    def ignore_bidirectional(padding_mask, kv_length, local_attention_size=None):  # noqa: ANN001, ANN202
+        return local_attention_size is None or kv_length < local_attention_size
 
     to = torch.nn.Module.to
 
@@ -185,18 +204,22 @@ def _as_on_the_gpu():  # noqa: ANN202
         except RuntimeError:  # fake parameters cannot be swapped in place; all of them are on the one device
             return self
 
-    saved = (masks._ignore_causal_mask_sdpa, masks.find_packed_sequence_indices, tuners.BaseTunerLayer)
+    saved = (masks._ignore_causal_mask_sdpa, masks.find_packed_sequence_indices, masks._ignore_bidirectional_mask_sdpa)
     move = tuners.BaseTunerLayer._move_adapter_to_device_of_base_layer
     F.scaled_dot_product_attention = _sdpa_flash
     masks._ignore_causal_mask_sdpa = ignore
+    masks._ignore_bidirectional_mask_sdpa = ignore_bidirectional
     masks.find_packed_sequence_indices = lambda position_ids: None  # one sequence a row
     tuners.BaseTunerLayer._move_adapter_to_device_of_base_layer = lambda self, *args, **kwargs: None
     torch.nn.Module.to = stay
     try:
-        yield
+        with _CudaPow():
+            yield
     finally:
         F.scaled_dot_product_attention = _SDPA
-        masks._ignore_causal_mask_sdpa, masks.find_packed_sequence_indices = saved[:2]
+        masks._ignore_causal_mask_sdpa, masks.find_packed_sequence_indices, masks._ignore_bidirectional_mask_sdpa = (
+            saved
+        )
         tuners.BaseTunerLayer._move_adapter_to_device_of_base_layer = move
         torch.nn.Module.to = to
 
