@@ -43,7 +43,6 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 from torch._subclasses.fake_tensor import FakeTensorMode
-from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
@@ -167,18 +166,25 @@ def _sdpa_flash(query, key, value, *args, **kwargs):  # noqa: ANN001, ANN002, AN
     return _Flash.apply(query, key, value)
 
 
-class _CudaPow(TorchFunctionMode):
-    """CUDA's autocast runs ``pow`` in fp32 (its input cast up, and that copy kept for the backward pass), the CPU's
-    in the input's 16-bit dtype: the written-out tanh-GeLU (GPT-2, GPT-Neo, Phi-2) as on the GPU."""
+_POW = ((torch, "pow"), (torch.Tensor, "pow"), (torch.Tensor, "__pow__"))
 
-    POW = (torch.pow, torch.Tensor.pow, torch.Tensor.__pow__)
 
-    def __torch_function__(self, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN204
-        kwargs = kwargs or {}
-        if func in self.POW and torch.is_autocast_enabled("cpu") and args[0].dtype in (torch.bfloat16, torch.float16):
+def _pow_in_fp32(pow):  # noqa: ANN001, ANN202
+    """``pow`` as CUDA's autocast runs it: in fp32 (its input cast up, and that copy kept for the backward pass), where
+    the CPU's runs it in the input's 16-bit dtype: the written-out tanh-GeLU (GPT-2, GPT-Neo, Phi-2) as on the GPU.
+    A patched function rather than a mode, so that a checkpointed layer's recomputation runs it alike."""
+
+    def fp32(x, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        if (
+            isinstance(x, torch.Tensor)
+            and x.dtype in (torch.bfloat16, torch.float16)
+            and torch.is_autocast_enabled("cpu")
+        ):
             with torch.autocast("cpu", enabled=False):
-                return func(args[0].float(), *args[1:], **kwargs)
-        return func(*args, **kwargs)
+                return pow(x.float(), *args, **kwargs)
+        return pow(x, *args, **kwargs)
+
+    return fp32
 
 
 @contextlib.contextmanager
@@ -212,9 +218,11 @@ def _as_on_the_gpu():  # noqa: ANN202
     masks.find_packed_sequence_indices = lambda position_ids: None  # one sequence a row
     tuners.BaseTunerLayer._move_adapter_to_device_of_base_layer = lambda self, *args, **kwargs: None
     torch.nn.Module.to = stay
+    pows = [getattr(owner, name) for owner, name in _POW]
+    for (owner, name), pow in zip(_POW, pows, strict=True):
+        setattr(owner, name, _pow_in_fp32(pow))
     try:
-        with _CudaPow():
-            yield
+        yield
     finally:
         F.scaled_dot_product_attention = _SDPA
         masks._ignore_causal_mask_sdpa, masks.find_packed_sequence_indices, masks._ignore_bidirectional_mask_sdpa = (
@@ -222,6 +230,8 @@ def _as_on_the_gpu():  # noqa: ANN202
         )
         tuners.BaseTunerLayer._move_adapter_to_device_of_base_layer = move
         torch.nn.Module.to = to
+        for (owner, name), pow in zip(_POW, pows, strict=True):
+            setattr(owner, name, pow)
 
 
 def replay_step(recipe: str, name: str, batch: int, seq: int, checkpointing: bool) -> dict[str, int]:
