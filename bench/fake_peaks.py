@@ -38,6 +38,7 @@ import signal
 import sys
 import warnings
 import weakref
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
@@ -113,11 +114,7 @@ def replay(name: str, batch: int, seq: int, attn: str | None = None) -> tuple[in
 
 def replay_config(cfg: dict, batch: int, seq: int, attn: str | None = None) -> tuple[int, str, list[tuple[str, int]]]:
     """``replay`` of a config.json's dict."""
-    cfg = dict(cfg)
-    cfg.pop("quantization_config", None)
-    for sub in [cfg] + [v for k, v in cfg.items() if k.endswith("_config") and isinstance(v, dict)]:
-        for key in ("torch_dtype", "dtype"):
-            sub.pop(key, None)
+    cfg = measure_peaks.as_run(cfg)
     attns = measure_peaks.ATTN
     if attn:  # the implementation the measured run used, first
         measure_peaks.ATTN = (attn, *[a for a in attns if a != attn])
@@ -237,14 +234,7 @@ def _as_on_the_gpu():  # noqa: ANN202
 def replay_step(recipe: str, name: str, batch: int, seq: int, checkpointing: bool) -> dict[str, int]:
     """The second of two training iterations, replayed: each phase's peak (``forward``, ``backward``, ``step``) and
     what the forward pass leaves (``after_forward``), above what the iteration starts with."""
-    cfg = measure_peaks.preset_config(name)
-    cfg.pop("quantization_config", None)
-    for sub in [cfg] + [v for k, v in cfg.items() if k.endswith("_config") and isinstance(v, dict)]:
-        for key in ("torch_dtype", "dtype"):
-            sub.pop(key, None)
-    for key in measure_peaks.NO_DROPOUT:
-        if key in cfg:
-            cfg[key] = 0.0
+    cfg = measure_peaks.as_run(measure_peaks.preset_config(name))
     lora = recipe in measure_peaks.RECIPES_LORA
     with FakeTensorMode(), warnings.catch_warnings(), _as_on_the_gpu():
         warnings.simplefilter("ignore")
@@ -338,26 +328,13 @@ def main() -> None:
     else:
         cases = measured_runs()
     rows = []
-    head = ("GPU GiB", "replay", "estimate", "replay/GPU", "est/replay")
-    print(f"{'run':36s} {'attn':6s} " + " ".join(f"{h:>9s}" for h in head))
-    signal.signal(signal.SIGALRM, _too_long)
+    _header(f"{'run':36s} {'attn':6s}")
     for case in cases:
         name, b, s = case["model"], case["batch"], case["seq"]
         row = {"model": name, "batch": b, "seq": s}
-        signal.alarm(args.seconds)
-        try:
-            row["replay"], row["attn"], at_peak = replay(name, b, s, case.get("attn"))
-            if args.anatomy:
-                for what, size in sorted(at_peak, key=lambda x: -x[1])[:12]:
-                    print(f"    {size / 2**20:10.1f} MiB  {what}")
-            row["estimate"] = estimate(name, b, s)
-        except Exception as exc:  # a class the fake mode cannot run (data-dependent shapes, hooks)
-            row["error"] = f"{type(exc).__name__}: {str(exc)[:120]}"
-            print(f"{name + f' {b}x{s}':36s} {row['error']}", flush=True)
-            rows.append(row)
+        rows.append(row)
+        if not _attempt(args.seconds, row, f"{name + f' {b}x{s}':36s}", _prefill, case, args.anatomy):
             continue
-        finally:
-            signal.alarm(0)
         if "peak_prefill" in case:
             row["gpu"] = case["peak_prefill"] - case["weights"] - case.get("ids_bytes", 0)
             row["gpu_attn"], row["file"] = case.get("attn"), case["file"]
@@ -365,8 +342,45 @@ def main() -> None:
             f"{name + f' {b}x{s}':36s} {row['attn']:6s} {_figures(row.get('gpu'), row['replay'], row['estimate'])}",
             flush=True,
         )
-        rows.append(row)
     _write(args.json, "runs", rows)
+
+
+def _header(columns: str) -> None:
+    """The table's head: the run's own columns, then the figures' (:func:`_figures`)."""
+    head = ("GPU GiB", "replay", "estimate", "replay/GPU", "est/replay")
+    print(f"{columns} " + " ".join(f"{h:>9s}" for h in head))
+    signal.signal(signal.SIGALRM, _too_long)
+
+
+def _prefill(case: dict, anatomy: bool) -> dict:
+    """A prefill's replay, its attention implementation and the estimate (``--anatomy``: what is alive at its peak)."""
+    name, b, s = case["model"], case["batch"], case["seq"]
+    replayed, attn, at_peak = replay(name, b, s, case.get("attn"))
+    if anatomy:
+        for what, size in sorted(at_peak, key=lambda x: -x[1])[:12]:
+            print(f"    {size / 2**20:10.1f} MiB  {what}")
+    return {"replay": replayed, "attn": attn, "estimate": estimate(name, b, s)}
+
+
+def _step(case: dict) -> dict:
+    """A training or LoRA step's replay and the estimate."""
+    replayed = replay_step(case["recipe"], case["model"], case["batch"], case["seq"], case["checkpointing"])
+    return {"replay": replayed, "estimate": estimate_step(case)}
+
+
+def _attempt(seconds: int, row: dict, label: str, work: Callable[..., dict], *args: object) -> bool:
+    """``row`` updated with what ``work(*args)`` returns, within ``seconds``; a class the fake mode cannot run
+    (data-dependent shapes, hooks, a slow path) leaves its error in ``row`` instead, printed after ``label``."""
+    signal.alarm(seconds)
+    try:
+        row.update(work(*args))
+    except Exception as exc:
+        row["error"] = f"{type(exc).__name__}: {str(exc)[:120]}"
+        print(f"{label} {row['error']}", flush=True)
+        return False
+    finally:
+        signal.alarm(0)
+    return True
 
 
 def _figures(gpu: int | None, replayed: int, estimate: int) -> str:
@@ -395,29 +409,18 @@ def steps(args: argparse.Namespace) -> None:
     }
     cases = [measured.get(tuple(c.values()), c) for c in cases] or list(measured.values())
     rows = []
-    head = ("GPU GiB", "replay", "estimate", "replay/GPU", "est/replay")
-    print(f"{'run':48s} " + " ".join(f"{h:>9s}" for h in head))
-    signal.signal(signal.SIGALRM, _too_long)
+    _header(f"{'run':48s}")
     for case in cases:
         ckpt = case.get("checkpointing", True)  # the first set's LoRA runs checkpointed without saying so
         label = f"{case['recipe']} {case['model']} {case['batch']}x{case['seq']}{' ckpt' if ckpt else ''}"
         row = {k: case[k] for k in ("recipe", "model", "batch", "seq")} | {"checkpointing": ckpt}
-        signal.alarm(args.seconds)
-        try:
-            row["replay"] = replay_step(case["recipe"], case["model"], case["batch"], case["seq"], ckpt)
-            row["estimate"] = estimate_step(case | {"checkpointing": ckpt})
-        except Exception as exc:  # a class the fake mode cannot run
-            row["error"] = f"{type(exc).__name__}: {str(exc)[:120]}"
-            print(f"{label:48s} {row['error']}", flush=True)
-            rows.append(row)
+        rows.append(row)
+        if not _attempt(args.seconds, row, f"{label:48s}", _step, case | {"checkpointing": ckpt}):
             continue
-        finally:
-            signal.alarm(0)
         if "peak" in case:
             row["gpu"] = case["peak"] - case["held_before_step"]
             row["file"] = case["file"]
         print(f"{label:48s} {_figures(row.get('gpu'), row['replay']['peak'], row['estimate'])}", flush=True)
-        rows.append(row)
     _write(args.json, "steps", rows)
 
 

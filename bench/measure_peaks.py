@@ -355,15 +355,22 @@ def preset_config(name):
     return cfg
 
 
-def load(name):
-    cfg = preset_config(name)
+def as_run(cfg):
+    """A copy of a config as the runs build it: no quantization, every tower in the run's dtype (LLaVA's file names
+    float16), dropout off."""
+    cfg = dict(cfg)
     cfg.pop("quantization_config", None)
     for sub in [cfg] + [v for k, v in cfg.items() if k.endswith("_config") and isinstance(v, dict)]:
-        for key in ("torch_dtype", "dtype"):  # every tower in the run's dtype (LLaVA's file names float16)
+        for key in ("torch_dtype", "dtype"):
             sub.pop(key, None)
     for key in NO_DROPOUT:
         if key in cfg:
             cfg[key] = 0.0
+    return cfg
+
+
+def load(name):
+    cfg = as_run(preset_config(name))
     if not CUDA:  # dry run
         cut_layers(cfg, 2)
     return cfg
