@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -114,15 +115,28 @@ GPT2_BY_HAND = {
 }
 
 
-def test_bars_carry_the_exact_counts_and_are_drawn_static():
-    """The "By component" bars, redrawn on every move, are drawn static (no hover layer to build), so each bar's
-    label carries its exact count, smallest to largest: GPT-2's, written out by hand."""
-    chart = fresh().get("plotly_chart")[1]
-    figure = json.loads(chart.proto.spec)
-    assert list(GPT2_BY_HAND.values()) == figure["data"][0]["x"]
-    assert list(GPT2_BY_HAND) == figure["layout"]["yaxis"]["tickvals"]
-    assert [f"{name}<br>{n:,}" for name, n in GPT2_BY_HAND.items()] == figure["layout"]["yaxis"]["ticktext"]
-    assert json.loads(chart.proto.config)["staticPlot"]
+def test_bars_carry_the_exact_counts_largest_first():
+    """The "By component" bars (HTML, not a second Plotly chart) carry each component's exact count beside a bar
+    whose length is its share of the largest, largest first: GPT-2's, written out by hand."""
+    body = next(h.proto.body for h in fresh().get("html") if 'class="ps-bars"' in h.proto.body)
+    names = re.findall(r'<div class="ps-bar-name">([^<]*)<br><span class="ps-bar-count">([\d,]*)</span>', body)
+    widths = [float(w) for w in re.findall(r'class="ps-bar" style="width:([\d.]+)%', body)]
+    by_size = sorted(GPT2_BY_HAND.items(), key=lambda kv: -kv[1])
+    assert [(name, f"{n:,}") for name, n in by_size] == names
+    assert [round(100 * n / by_size[0][1], 2) for _, n in by_size] == widths
+
+
+def test_share_section_holds_the_link_and_the_downloads():
+    """Under the tabs, the share section is closed at first (a move then redraws neither the link's code block nor
+    the downloads) while the address bar holds the link; opened, it shows that link and the three downloads."""
+    at = fresh({"preset": "gpt2", "n_layer": "6"})
+    assert ([], []) == ([c.value for c in at.code], list(at.download_button))
+    assert {"preset": "gpt2", "num_hidden_layers": "6"} == at.query_params
+    at.session_state["share"] = True
+    at.run()
+    assert [c.value.endswith("?preset=gpt2&num_hidden_layers=6") for c in at.code] == [True]
+    labels = [b.proto.label for b in at.download_button]
+    assert ["Breakdown (CSV)", "Breakdown (JSON)", "config.json (Hugging Face)"] == labels
 
 
 # (preset, its config's width key, the width one "+" on the width box gives: heads × 8 when head_dim follows the
@@ -529,7 +543,8 @@ def test_share_link_round_trip():
     assert shared == again.query_params
     assert 1024 == open_section(again, "f.hidden_size").number_input(key="f.hidden_size").value
     assert 20 == again.slider(key="f.num_hidden_layers").value
-    codes = [c.value for c in again.code]
+    again.session_state["share"] = True
+    codes = [c.value for c in again.run().code]
     assert any(c.endswith("?" + "&".join(f"{k}={v}" for k, v in shared.items())) for c in codes), codes
 
 
@@ -605,7 +620,8 @@ def test_downloads_and_config_round_trip():
     and reads back to the shown total."""
     at = move(fresh(), "slider", "f.num_hidden_layers", 7)
     move(at, "number_input", "f.intermediate_size", 1000)
-    labels = [b.proto.label for b in at.download_button]
+    at.session_state["share"] = True
+    labels = [b.proto.label for b in at.run().download_button]
     assert ["Breakdown (CSV)", "Breakdown (JSON)", "config.json (Hugging Face)"] == labels
     config = at.session_state["model"].config
     assert {**presets.get("gpt2").config, "n_layer": 7, "n_inner": 1000} == config

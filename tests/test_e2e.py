@@ -27,6 +27,7 @@ from hub_server import TINY_LLAMA, HubServer
 from playwright.sync_api import expect, sync_playwright
 
 from paramscope import read
+from paramscope.engine.components import components, label
 from paramscope.engine.params import summarize
 from paramscope.io import presets
 
@@ -58,6 +59,8 @@ TOTAL_JS = (
 )
 #: The pie's values; empty while Plotly redraws the chart (the element is briefly replaced), so that a wait retries.
 PIE_VALUES = "Array.from(document.querySelectorAll('.js-plotly-plot')[0]?.data?.[0]?.values ?? [])"
+#: The "By component" bars' exact counts, as they read on the page.
+BAR_COUNTS = "Array.from(document.querySelectorAll('.ps-bars .ps-bar-count'), c => c.textContent)"
 
 
 def engine_total(name: str, **keys: object) -> str:
@@ -135,8 +138,14 @@ def open_page(browser, url: str, **context):
     page = browser.new_context(**context).new_page()
     page.goto(url)
     page.locator(TOTAL).wait_for(timeout=30_000)
-    page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=30_000)
+    page.wait_for_function("document.querySelector('.js-plotly-plot') && document.querySelector('.ps-bars')")
     return page
+
+
+def open_share(page) -> None:
+    """Open the section under the tabs that holds the link's code block and the downloads (drawn only while open)."""
+    page.locator("summary").filter(has_text="Share: the link").click()
+    page.locator("[data-testid='stCode']").first.wait_for(timeout=15_000)
 
 
 def shoot(page, name: str, *, docs: bool = False) -> None:
@@ -157,7 +166,7 @@ def test_slider_moves_total_chart_and_link(server, browser):
     assert f"{presets.get('gpt2').expected_total:,}" == page.locator(TOTAL).inner_text()
     page.get_by_text("The whole tree, every component").click()  # open the details: tree, table, formula
     page.locator("[data-testid='stTable']").wait_for(timeout=15_000)
-    page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 3", timeout=15_000)
+    page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=15_000)
     before = page.evaluate(PIE_VALUES)
     shoot(page, "light", docs=True)
 
@@ -222,11 +231,12 @@ CARD_SLIDERS = [
 
 @pytest.mark.parametrize(("label", "exact", "key"), CARD_SLIDERS)
 def test_dragging_a_slider_moves_the_total_and_the_pie(server, browser, label, exact, key):
-    """A mouse drag on each of the card's sliders (vocabulary, width, layers, FFN multiplier) changes the total and
-    the pie; the total is what transformers builds from GPT-2's config.json with the value the drag set."""
+    """A mouse drag on each of the card's sliders (vocabulary, width, layers, FFN multiplier) changes the total, the
+    pie and the bars; the total is what transformers builds from GPT-2's config.json with the value the drag set."""
     page = open_page(browser, f"{server}/?preset=gpt2", viewport={"width": 1400, "height": 1400})
     before = page.locator(TOTAL).inner_text()
     pie = json.dumps(page.evaluate(PIE_VALUES), separators=(",", ":"))
+    bars = page.evaluate(BAR_COUNTS)
     thumb = slider(page, label).locator("xpath=..").bounding_box()  # the thumb's centre (the input is hidden)
     page.mouse.move(thumb["x"], thumb["y"])
     page.mouse.down()
@@ -234,6 +244,7 @@ def test_dragging_a_slider_moves_the_total_and_the_pie(server, browser, label, e
     page.mouse.up()
     page.wait_for_function(f"(old) => ({TOTAL_JS}) && {TOTAL_JS} !== old", arg=before, timeout=10_000)
     page.wait_for_function(f"(old) => !['[]', old].includes(JSON.stringify({PIE_VALUES}))", arg=pie, timeout=10_000)
+    page.wait_for_function(f"(old) => JSON.stringify({BAR_COUNTS}) !== old", arg=json.dumps(bars), timeout=10_000)
     page.wait_for_timeout(500)  # the drag's last rerun has landed
     if exact is None:
         value = int(slider(page, label).get_attribute("aria-valuetext").replace(",", ""))
@@ -341,6 +352,7 @@ def test_share_link_opens_the_same_model(server, browser):
     expect(page.locator(TOTAL)).to_have_text(want, timeout=20_000)  # waits out a page still drawing under load
     expect(slider(page, "Hidden size")).to_have_attribute("aria-valuetext", "1,024")
     expect(box(page, "Attention heads")).to_have_value("16")  # opened
+    open_share(page)
     expect(page.locator("[data-testid='stCode']").first).to_contain_text(query)
     assert 0 == page.locator("[data-testid='stAlertContentWarning']").count()
     shoot(page, "dark", docs=True)
@@ -367,6 +379,7 @@ def test_bad_link_warns_on_a_phone(server, browser):
     assert 7 == len(tabs) and all(
         0 <= t.bounding_box()["x"] and t.bounding_box()["x"] + t.bounding_box()["width"] <= 390 for t in tabs
     )
+    open_share(page)
     copy = page.get_by_role("button", name="Copy to clipboard").first
     assert "1" == copy.evaluate("b => getComputedStyle(b.closest('[data-testid=stCode] > div')).opacity")
     shoot(page, "phone", docs=True)
@@ -476,24 +489,28 @@ def test_memory_table_shows_every_digit(server, browser):
     page.context.close()
 
 
+#: Each of the bars' names and counts against the bars' own box: (text, its left edge, its right edge, box's width).
 BAR_LABELS_JS = """() => {
-    const chart = document.querySelectorAll('.js-plotly-plot')[1];
-    const left = chart.querySelector('.main-svg').getBoundingClientRect().left;
-    const labels = chart.querySelectorAll('.ytick text');
-    return Array.from(labels, t => [t.textContent, t.getBoundingClientRect().left - left]);
+    const bars = document.querySelector('.ps-bars').getBoundingClientRect();
+    return Array.from(document.querySelectorAll('.ps-bar-name'), n => {
+        const r = n.getBoundingClientRect();
+        return [n.innerText, r.left - bars.left, r.right - bars.left, bars.width];
+    });
 }"""
 
 
 @pytest.mark.parametrize("width", [1400, 390])
 @pytest.mark.parametrize("name", ["t5-base", "kimi-k2-instruct"])
-def test_bar_labels_fit_their_margin(server, browser, name, width):
-    """The bars' left margin is computed from their labels, not measured by Plotly: every label (name and exact
-    count) starts inside the chart, for T5's longest names and Kimi K2's 13-digit counts, on a desktop and a phone."""
+def test_bar_labels_fit_their_box(server, browser, name, width):
+    """Every bar's name and exact count lies inside the bars' box, for T5's longest names and Kimi K2's 13-digit
+    counts, on a desktop and a phone, and each count is the component's own."""
     page = open_page(browser, f"{server}/?preset={name}", viewport={"width": width, "height": 1200})
-    page.wait_for_function("document.querySelectorAll('.js-plotly-plot')[1]?.querySelector('.ytick text')")
     labels = page.evaluate(BAR_LABELS_JS)
-    assert [] == [(text, x) for text, x in labels if x < 0]
-    assert len(labels) >= 6
+    assert [] == [(text, left, right) for text, left, right, box in labels if left < 0 or right > box]
+    counts = {text.split("\n")[0]: text.split("\n")[-1] for text, *_ in labels}
+    assert len(counts) >= 6
+    comps = {label(c.path): f"{c.count:,}" for c in components(summarize(read(presets.get(name).config).spec).tree)}
+    assert {k: comps[k] for k in counts} == counts
     page.context.close()
 
 
@@ -588,7 +605,7 @@ def test_the_charts_are_in_view_beside_the_controls(server, browser):
     slider(page, "Layers").focus()
     page.keyboard.press("ArrowRight")
     wait_for_total(page, engine_total("gpt2", n_layer=13))
-    boxes = [page.locator(".js-plotly-plot").nth(i).bounding_box() for i in range(2)]
+    boxes = [page.locator(selector).first.bounding_box() for selector in (".js-plotly-plot", ".ps-bars")]
     inside = [0 <= b["y"] and b["y"] + b["height"] <= 900 and b["x"] + b["width"] <= 1400 for b in boxes]
     assert [True, True] == inside, boxes
     page.context.close()

@@ -106,8 +106,7 @@ def test_ruff_is_clean() -> None:
 @pytest.mark.parametrize("path", sorted((SRC / "app").glob("*.py")), ids=lambda p: p.name)
 def test_every_chart_uses_the_page_plotly_config(path: Path) -> None:
     """Every st.plotly_chart call passes config=PLOTLY_CONFIG (no logo, the short toolbar that leaves a title
-    readable on a phone) or STATIC_CONFIG (the same, drawn static), so that no chart falls back to Plotly's full
-    toolbar."""
+    readable on a phone), so that no chart falls back to Plotly's full toolbar."""
     calls = [
         node
         for node in ast.walk(ast.parse(path.read_text()))
@@ -116,4 +115,4 @@ def test_every_chart_uses_the_page_plotly_config(path: Path) -> None:
     for call in calls:
         config = next((k.value for k in call.keywords if k.arg == "config"), None)
         name = config.attr if isinstance(config, ast.Attribute) else getattr(config, "id", None)
-        assert name in ("PLOTLY_CONFIG", "STATIC_CONFIG"), f"{path.name}:{call.lineno}"
+        assert "PLOTLY_CONFIG" == name, f"{path.name}:{call.lineno}"

@@ -29,9 +29,6 @@ PLOTLY_CONFIG = {
     "displaylogo": False,
     "modeBarButtonsToRemove": ["zoomIn2d", "zoomOut2d", "autoScale2d", "lasso2d", "select2d"],
 }
-#: A chart redrawn on every move of a control that has nothing to hover or zoom: its numbers are written on it.
-#: Plotly then skips its drag and hover layers, ~10-15 ms of the browser's work per move (docs/benchmarks.md).
-STATIC_CONFIG = {**PLOTLY_CONFIG, "staticPlot": True}
 
 
 def marker_line(fig: go.Figure, x: float | None, text: str, log: bool = False) -> None:
@@ -350,47 +347,22 @@ def pie_svg(summary: Summary, size: int = 88) -> str:
     )
 
 
-def label_width(text: str) -> int:
-    """Pixels that ``text`` takes as a 12 px tick label beside its axis (Plotly sets it ~8 px off), a little over:
-    Streamlit's Source Sans measured in Chromium ("MLP" 24.7 px, "Token embedding" 94.7 px, "Decoder relative
-    position bias" 156 px, "1,017,493,585,920" 100.4 px)."""
-    return round(sum(_GLYPH_WIDTHS.get(ch, 6.2) for ch in text)) + 14
-
-
-#: Glyph widths (px) of 12 px Source Sans, rounded up: narrow, wide, digits, capitals; any other character 6.2.
-_GLYPH_WIDTHS = (
-    dict.fromkeys("ijlrtf()-.,' ", 3.6)
-    | dict.fromkeys("MWmw", 9.5)
-    | dict.fromkeys("0123456789", 7.0)
-    | dict.fromkeys("ABCDEFGHIJKLNOPQRSTUVXYZ", 8.4)
-)
-
-
-def bars(summary: Summary) -> go.Figure:
-    """Parameters by component, largest first, each label with its exact count under it (a bar too thin to draw,
-    such as a norm beside a 1T model's experts, still shows its count). The chart is drawn static
-    (``STATIC_CONFIG``: nothing is left to hover for), and its margins are set, not measured by Plotly
-    (``automargin`` draws the chart twice): the labels' width on the left, the ticks' height below."""
-    comps = sorted((c for c in components(summary.tree) if c.count), key=lambda c: c.count)
-    names = [label(c.path) for c in comps]
-    counts = [f"{c.count:,}" for c in comps]
-    bar = dict(
-        type="bar",
-        x=[c.count for c in comps],
-        y=names,
-        orientation="h",
-        marker=dict(color=[colour(c.path) for c in comps]),
+def bars(summary: Summary) -> str:
+    """Parameters by component, largest first: each name with its exact count beside a bar of its length, as HTML
+    (a bar too thin to draw, such as a norm beside a 1T model's experts, still shows its count; a hover gives its
+    share). Drawn by the browser as text and boxes, not as a second Plotly chart: it has nothing to zoom or hover,
+    and Plotly took about half of the browser's script time of a control's move to draw it (docs/benchmarks.md).
+    Every text in it is the engine's (component names and numbers), escaped all the same."""
+    comps = sorted((c for c in components(summary.tree) if c.count), key=lambda c: -c.count)
+    top = max((c.count for c in comps), default=0)
+    rows = "".join(
+        f'<div class="ps-bar-name">{html.escape(label(c.path))}<br><span class="ps-bar-count">{c.count:,}</span></div>'
+        f'<div class="ps-bar-track" title="{c.count / summary.total:.1%} of the total">'
+        f'<div class="ps-bar" style="width:{100 * c.count / top:.2f}%;background:{colour(c.path)}"></div></div>'
+        for c in comps
     )
-    ticks = [f"{name}<br>{count}" for name, count in zip(names, counts, strict=True)]
-    return _figure(
-        [bar],
-        90 + 38 * len(comps),
-        title=dict(text="By component", x=0),
-        showlegend=False,
-        margin=dict(l=max(map(label_width, names + counts), default=8), b=28),
-        xaxis=dict(title=None, automargin=False),
-        yaxis=dict(title=None, automargin=False, tickmode="array", tickvals=names, ticktext=ticks),
-    )
+    title = '<div class="ps-bars-title">By component</div>'
+    return f'<div class="ps-bars">{title}<div class="ps-bars-grid">{rows}</div></div>'
 
 
 #: Gemma 4's groups of attention layers (Spec.attention_groups), each a kind of layer of its own.

@@ -15,7 +15,8 @@ from paramscope.engine.tree import Summary
 #: (narrow or touch screens): the tab bar wraps onto two lines instead of hiding tabs behind a scroll arrow, the
 #: share link's copy button shows without a hover, the hint to the controls appears, and, as the side panel then covers
 #: the page, its top holds a small copy of the pie, sticky while the panel scrolls to a control and blurring what
-#: scrolls under it in either theme.
+#: scrolls under it in either theme. The "By component" bars (HTML from ``charts.bars``): a name column as wide as its
+#: longest name or count, the bars in the rest, in the theme's text colour, wrapping under the pie on a phone.
 PAGE_CSS = """<style>
 .stMainBlockContainer { padding-top: 2.5rem; }
 [data-testid="stTable"] td:last-child, [data-testid="stTable"] td:last-child p {
@@ -34,6 +35,13 @@ PAGE_CSS = """<style>
   backdrop-filter: blur(10px); -webkit-backdrop-filter: blur(10px);
   background: rgba(128, 128, 128, 0.2); border-radius: 0.5rem; padding: 0.4rem 0.5rem;
 }
+.ps-bars { min-width: 15rem; font-size: 0.8rem; line-height: 1.25; }
+.ps-bars-title { font-size: 1.05rem; font-weight: 600; margin: 0.45rem 0 0.7rem; }
+.ps-bars-grid { display: grid; grid-template-columns: minmax(5rem, max-content) 1fr; gap: 0.45rem 0.6rem; }
+.ps-bar-name { text-align: right; overflow-wrap: anywhere; }
+.ps-bar-count { font-variant-numeric: tabular-nums; opacity: 0.8; }
+.ps-bar-track { display: flex; align-items: center; }
+.ps-bar { height: 1.4rem; min-width: 1px; border-radius: 2px; }
 .mini-pie { display: flex; gap: 0.75rem; align-items: center; font-size: 0.8rem; line-height: 1.35; }
 .mini-pie-total { font-weight: 600; font-size: 1.05rem; }
 @media (hover: none) {

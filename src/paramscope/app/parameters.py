@@ -1,4 +1,4 @@
-"""The Parameters tab: the exact total and its parts, the charts, the whole tree, the downloads."""
+"""The Parameters tab: the exact total and its parts, the charts, the whole tree; the model's downloads."""
 
 from __future__ import annotations
 
@@ -74,12 +74,12 @@ def headline_notes(model: Model) -> None:
 
 
 def breakdown_charts(summary: Summary) -> None:
-    """Where the parameters go (pie), by component (bars, drawn static), and one layer of each kind when layers
-    differ. Built on every run, not cached: that takes 1-3 ms, less than ``st.cache_data`` took to hash the spec and
-    unpickle the figures (docs/benchmarks.md)."""
+    """Where the parameters go (pie), by component (bars with their exact counts), and one layer of each kind when
+    layers differ. Built on every run, not cached: that takes 1-3 ms, less than ``st.cache_data`` took to hash the
+    spec and unpickle the figures (docs/benchmarks.md)."""
     both = st.container(horizontal=True)  # side by side, one above the other on a phone
     both.plotly_chart(charts.pie(summary), config=charts.PLOTLY_CONFIG)
-    both.plotly_chart(charts.bars(summary), config=charts.STATIC_CONFIG)  # exact counts under the labels
+    both.html(charts.bars(summary))
     layers = charts.layer_bars(summary)
     if layers is not None:
         st.plotly_chart(layers, config=charts.PLOTLY_CONFIG)

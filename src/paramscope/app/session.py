@@ -11,7 +11,7 @@ import streamlit as st
 
 from paramscope.app import ui_explore, ui_hub
 from paramscope.app.controls import clear_controls
-from paramscope.app.parameters import model_label
+from paramscope.app.parameters import downloads, model_label
 from paramscope.app.picker import picker_value
 from paramscope.app.text import quoted
 from paramscope.engine import run as run_settings
@@ -20,6 +20,7 @@ from paramscope.model import Model
 
 TABS = ("Parameters", "Memory", "Compute", "Your model", "Compare", "Architecture", "Why so big?")
 TAB_KEY = link.TAB_KEY  # the open tab is part of the link (?tab=Memory, ?tab=Why-so-big) when not the first
+SHARE = "Share: the link to exactly this model, its breakdown and its config.json"
 
 
 def restore_from_link_once() -> None:
@@ -98,7 +99,10 @@ def show_link_warnings(model: Model) -> None:
 
 
 def share_link(model: Model, settings: object) -> dict[str, str]:
-    """The query that rebuilds this page, and the full address with a copy button.
+    """The query that rebuilds this page; under the tabs, a section with the full address (a copy button on its
+    right) and the model's files, drawn only while open: the address bar always holds the same link, and a move of a
+    control redraws every element drawn, the link's code block and the downloads among the costliest
+    (docs/benchmarks.md).
 
     The model is the preset plus the edited keys, or the whole config encoded (``x_spec``) plus the edits
     for a model that started elsewhere (an upload); then the run settings, the explore tabs' choices, the tab.
@@ -112,10 +116,15 @@ def share_link(model: Model, settings: object) -> dict[str, str]:
     tab = st.session_state.get(TAB_KEY) or st.session_state.first_tab
     if tab != TABS[0]:
         query[TAB_KEY] = tab_slug(tab)
-    base = (st.context.url or "").split("?", 1)[0]
-    base = base if not base or base.endswith("/") else base + "/"
-    st.caption("Link to exactly this model (copy button on the right):")
-    st.code(f"{base}?{urlencode(query)}", language=None, wrap_lines=True)
+    box = st.expander(SHARE, key="share", on_change="rerun")
+    if box.open:
+        base = (st.context.url or "").split("?", 1)[0]
+        base = base if not base or base.endswith("/") else base + "/"
+        with box:
+            st.caption("Link to exactly this model, as the address bar holds it (copy button on the right):")
+            st.code(f"{base}?{urlencode(query)}", language=None, wrap_lines=True)
+            if model.has_formulas:
+                downloads(model, model.summary)
     return query
 
 

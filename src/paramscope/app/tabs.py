@@ -12,7 +12,6 @@ from paramscope.app.parameters import (
     DETAILS,
     breakdown_charts,
     component_table,
-    downloads,
     headline_notes,
     headline_numbers,
     model_label,
@@ -27,7 +26,8 @@ RUN_TABS = ("Memory", "Compute", "Compare", "Why so big?")  # the tabs that use 
 
 
 def parameters_tab(model: Model) -> None:
-    """The exact total and its parts, the charts, the whole tree (on demand) and the downloads."""
+    """The exact total and its parts, the charts and the whole tree (on demand); the downloads are in the section
+    under the tabs that holds the link."""
     if not model.has_formulas:  # a whole model composed from its towers, or a type counted by transformers
         ui_hub.render_whole_or_long_tail(model, on_use=use_model)
         if model.hub_id:
@@ -44,7 +44,6 @@ def parameters_tab(model: Model) -> None:
         with details:
             tree_chart(summary)
             component_table(spec, summary)
-    downloads(model, summary)
 
 
 def other_tabs(model: Model, tab: dict, settings: object) -> None:
