@@ -691,18 +691,20 @@ def _attention_terms(
     return out
 
 
-def _eager_attention_terms(spec: Spec, e: int, liger: bool = False) -> list[tuple[str, int, str]]:
+def _eager_attention_terms(spec: Spec, e: int, liger: bool = False, frozen: bool = False) -> list[tuple[str, int, str]]:
     """What transformers' eager attention keeps beyond Korthikanti's q, k, v and context (rotary embeddings keep only
     cos and sin, SDPA's output is already laid out for the output projection): SDPA's log-sum-exp (fp32, one per head
-    and token), a per-head q/k norm's fp32 copy of q and k and its 16-bit result (as any eager norm), and after one
-    fused projection of q, k and v the rotated q and k, which are copies, while v, a view, keeps the projection's
-    output whole (measured on an H100: ModernBERT)."""
+    and token), a q/k norm's fp32 copy of q and k and its 16-bit result (as any eager norm; per head as Qwen3's, or
+    over all heads as OLMo 2's and OLMoE's), the fp32 copy alone where the norm's weight is frozen (LoRA: no weight
+    gradient needs the normalized tensor; OLMoE's LoRA read 0.968 without q/k norms, Qwen3-30B's 1.017 with the 16-bit
+    result), and after one fused projection of q, k and v the rotated q and k, which are copies, while v, a view,
+    keeps the projection's output whole (measured on an H100: ModernBERT)."""
     out: list[tuple[str, int, str]] = []
     qk, qk_expr = qkv_width(spec, projections=1 if spec.kv_projections else 0)  # q and k together
     if "qkv" in spec.fused and spec.position_embedding == "rotary" and not spec.is_mla and not liger:
         out.append(("rotated_qk", e * qk, f"{e}*{paren(qk_expr)}"))
-    if spec.qk_norm == "head" and not spec.is_mla:
-        k = e if liger else 4 + e  # Liger's RMSNorm: its input only
+    if spec.qk_norm in ("head", "full") and not spec.is_mla:
+        k = e if liger else 4 if frozen else 4 + e  # Liger's RMSNorm: its input only; a frozen weight: fp32 copy
         out.append(("qk_norm", k * qk, f"{k}*{paren(qk_expr)}"))
     out.append(("logsumexp", 4 * spec.num_attention_heads, "4*num_attention_heads"))
     return out
@@ -959,7 +961,7 @@ def _stack(
     kinds = spec.stack(layers, expr)
     for g in spec.attention_groups(kinds):  # Gemma 4: each group at its own widths
         att = _attention_terms(g.spec, e, _keys_seen(spec, seq), store_scores, dropout, cross=False, skip_input=eager)
-        att += _eager_attention_terms(g.spec, e, liger) if eager else []
+        att += _eager_attention_terms(g.spec, e, liger, settings.mode == "finetune") if eager else []
         terms = tuple((name, b, rename(f, g.renames)) for name, b, f in att)
         parts.append(repeated(_Act(terms).node(f"{prefix}/{g.path}", tokens, tp, sp), g.layers, g.expr))
     if kinds.attention:
