@@ -459,3 +459,17 @@ def test_q_k_norms_within_two_percent(case: dict) -> None:
     predicted = max(p.count for p in phases(_spec(case["model"]), settings))
     measured = max(case["peak_prefill"], case["peak_decode"]) if case["recipe"] == "inference" else case["peak"]
     assert _near(predicted, measured, 0.02), predicted / measured
+
+
+#: Mamba-130m's AMP training runs without recomputation (transformers' PyTorch path: mamba_ssm was not installed)
+MAMBA_STEPS = [case for case in AS_RUN if case["model"] == "mamba-130m-hf" and case["recipe"] == "training-amp"]
+
+
+@pytest.mark.parametrize("case", MAMBA_STEPS, ids=_label)
+def test_mamba_training_within_two_and_a_half_percent(case: dict) -> None:
+    """The peak of each run within 2.5 % of ``max_memory_allocated``: beside the selective scan's per-step tensors,
+    Mamba keeps the time step, its softplus, the input and the output in fp32 around the scan, the output
+    projection's 16-bit input and the convolution's 16-bit cast, 16 bytes of ssm_inner a token and layer under
+    autocast (both runs read 0.925-0.930 without them)."""
+    predicted = max(p.count for p in phases(_spec(case["model"]), recipe_settings(case)))
+    assert _near(predicted, case["peak"], 0.025), predicted / case["peak"]

@@ -825,6 +825,16 @@ def _state_terms(spec: Spec, e: int, kind: str) -> list[tuple[str, int, str]]:
     ]
 
 
+def _scan_io_kept(spec: Spec, e: int, amp: bool) -> tuple[str, int, str]:
+    """What transformers' Mamba (its PyTorch path, without mamba_ssm) keeps around the selective scan, per token and
+    layer, found with ``bench/fake_peaks.py``'s step replay of Mamba-130m under AMP (24,576 bytes a token and layer
+    beyond the other terms): the time step plus its bias and its softplus (16 bit), the input as fp32 for the scan's
+    ``B·u``, the scan's output plus ``D·u`` in fp32, the output projection's 16-bit input, and under autocast the
+    convolution's 16-bit cast of the fp32 copy the fallback convolution makes of its input (its weight is fp32)."""
+    k = 8 + 3 * e + (e if amp else 0)
+    return ("scan_io", k * spec.ssm_inner, f"{k}*ssm_inner")
+
+
 RESIDUAL_FP32 = ": the residual stream follows the fp32 embedding under autocast"
 LIGER_NORM_KEPT = "Liger-Kernel's RMSNorm keeps only its input (the fp32 residual under autocast) and a scale per row"
 NORM_KEPT = (
@@ -989,6 +999,7 @@ def _stack(
                         f"(12 + {e})*ssm_inner*ssm_state_size",
                     )
                 )
+                terms.append(_scan_io_kept(spec, e, amp))
             if kind == "ssm" and eager and spec.ssm_version == 2:
                 terms.append(_chunked_scan_kept(spec))
             if kind == "linear_attention" and eager and spec.linear_kind == "gated_deltanet":
