@@ -139,6 +139,16 @@ def test_share_section_holds_the_link_and_the_downloads():
     assert ["Breakdown (CSV)", "Breakdown (JSON)", "config.json (Hugging Face)"] == labels
 
 
+def test_a_whole_model_shares_its_files_too():
+    """A whole model composed from its towers (PaliGemma) offers the same three downloads in its Share section as a
+    model with a family row: its tree's breakdown and the config it was read from."""
+    at = fresh({"preset": "paligemma-3b-pt-224"})
+    at.session_state["share"] = True
+    labels = [b.proto.label for b in at.run().download_button]
+    assert ["Breakdown (CSV)", "Breakdown (JSON)", "config.json (Hugging Face)"] == labels
+    assert presets.get("paligemma-3b-pt-224").config == at.session_state["model"].config
+
+
 # (preset, its config's width key, the width one "+" on the width box gives: heads × 8 when head_dim follows the
 # width, 64 when the config states head_dim)
 WIDTH_PLUS = [

@@ -123,8 +123,7 @@ def share_link(model: Model, settings: object) -> dict[str, str]:
         with box:
             st.caption("Link to exactly this model, as the address bar holds it (copy button on the right):")
             st.code(f"{base}?{urlencode(query)}", language=None, wrap_lines=True)
-            if model.has_formulas:
-                downloads(model, model.summary)
+            downloads(model, model.summary)  # a whole model's tree has its towers as subtrees
     return query
 
 
