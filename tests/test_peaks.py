@@ -77,6 +77,11 @@ def _peak(spec: Spec, settings: RunSettings) -> int:
     return max(p.count for p in phases(spec, settings))
 
 
+def _measured(case: dict) -> int:
+    """A run's measured peak: the prefill's or the decode step's for inference, the step's for training."""
+    return max(case["peak_prefill"], case["peak_decode"]) if case["recipe"] == "inference" else case["peak"]
+
+
 def _near(predicted: int, measured: int, within: float = 0.10) -> bool:
     return abs(predicted / measured - 1) <= within
 
@@ -103,7 +108,7 @@ def test_peak_within_ten_percent_of_the_h100(case: dict) -> None:
     every file): the predicted peak within 10 % of max_memory_allocated (over the weights' floor), except the listed
     runs, which stay off."""
     spec = _spec(case["model"])
-    measured = max(case["peak_prefill"], case["peak_decode"]) if case["recipe"] == "inference" else case["peak"]
+    measured = _measured(case)
     predicted = _peak(spec, recipe_settings(case))
     label = _label(case)
     assert (label, _near(predicted, measured)) == (label, label not in KNOWN_PEAK_MISSES), predicted / measured
@@ -261,7 +266,7 @@ def test_reserved_between_the_allocated_and_the_reserved_peak(case: dict) -> Non
     allocations, not only their sizes): the estimate with its margin (a tenth of the peak) lies between the measured
     allocated peak and 10 % over the measured reserved peak."""
     spec = _spec(case["model"])
-    allocated = max(case["peak_prefill"], case["peak_decode"]) if case["recipe"] == "inference" else case["peak"]
+    allocated = _measured(case)
     reserved = case["reserved_prefill"] if case["recipe"] == "inference" else case["reserved_peak"]
     total = memory(spec, dataclasses.replace(recipe_settings(case), gpu=case["gpu"])).count
     label, between = _label(case), allocated <= total <= 1.1 * reserved
@@ -433,9 +438,7 @@ def test_moe_lora_and_the_delta_rule_within_four_percent(case: dict) -> None:
     recomputation read 0.62-0.83 before); frozen experts keep no gathered input; the gated delta rule keeps ~20 tensors
     of a head's width a token in training (Qwen3-Next's LoRA read 0.64); the end of the backward pass holds the first
     layer's working set, a dense one where the first layers are dense (DeepSeek-V2-Lite's AMP run read 1.058)."""
-    settings = recipe_settings(case)
-    predicted = max(p.count for p in phases(_spec(case["model"]), settings))
-    measured = max(case["peak_prefill"], case["peak_decode"]) if case["recipe"] == "inference" else case["peak"]
+    predicted, measured = _peak(_spec(case["model"]), recipe_settings(case)), _measured(case)
     assert _near(predicted, measured, 0.04), predicted / measured
 
 
@@ -455,9 +458,7 @@ def test_q_k_norms_within_two_percent(case: dict) -> None:
     and k as a per-head one does (OLMoE's LoRA read 0.968, its AMP run 0.983 without it), and under LoRA, whose norm
     weights are frozen, the fp32 copy alone (Qwen3-30B's LoRA at 4 x 4,096 read 1.017; Gemma 3 1B's at 16 x 1,024,
     1.044 before, reads 1.033)."""
-    settings = recipe_settings(case)
-    predicted = max(p.count for p in phases(_spec(case["model"]), settings))
-    measured = max(case["peak_prefill"], case["peak_decode"]) if case["recipe"] == "inference" else case["peak"]
+    predicted, measured = _peak(_spec(case["model"]), recipe_settings(case)), _measured(case)
     assert _near(predicted, measured, 0.02), predicted / measured
 
 
@@ -471,5 +472,5 @@ def test_mamba_training_within_two_and_a_half_percent(case: dict) -> None:
     Mamba keeps the time step, its softplus, the input and the output in fp32 around the scan, the output
     projection's 16-bit input and the convolution's 16-bit cast, 16 bytes of ssm_inner a token and layer under
     autocast (both runs read 0.925-0.930 without them)."""
-    predicted = max(p.count for p in phases(_spec(case["model"]), recipe_settings(case)))
+    predicted = _peak(_spec(case["model"]), recipe_settings(case))
     assert _near(predicted, case["peak"], 0.025), predicted / case["peak"]
