@@ -39,9 +39,11 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+#: The total as shown: in the app's headline (HTML, ``charts.headline``), on the bare page in Streamlit's metric.
 TOTAL_JS = (
-    "[...document.querySelectorAll('[data-testid=stMetric]')].find(m => m.innerText.includes('Total parameters'))"
-    "?.querySelector('[data-testid=stMetricValue]')?.innerText"
+    "(document.querySelector(\".ps-number[data-label='Total parameters'] .ps-number-value\")"
+    " ?? [...document.querySelectorAll('[data-testid=stMetric]')].find(m => m.innerText.includes('Total parameters'))"
+    "?.querySelector('[data-testid=stMetricValue]'))?.innerText"
 )
 CHART_JS = "JSON.stringify(Array.from(document.querySelector('.js-plotly-plot')?.data?.[0]?.values ?? []))"
 

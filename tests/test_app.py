@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 from hf_oracle import hf_count
-from rendered import shown
+from rendered import numbers, numbers_in, shown, shown_total
 from streamlit.testing.v1 import AppTest
 
+from paramscope.app import charts
 from paramscope.app.controls import SECTION, SECTIONS
 from paramscope.engine.params import summarize
 from paramscope.engine.spec import Spec, short
@@ -30,10 +31,6 @@ def fresh(query: dict[str, str] | None = None) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=30)
     at.query_params.update(query or {})
     return at.run()
-
-
-def total(at: AppTest) -> str:
-    return next(m.value for m in at.metric if m.label == "Total parameters")
 
 
 def pie_total(at: AppTest) -> int:
@@ -93,9 +90,9 @@ def test_first_open_is_gpt2():
     at = fresh()
     assert not at.exception
     gpt2 = presets.get("gpt2").expected_total
-    metrics = {m.label: m.value for m in at.metric}
-    assert f"{gpt2:,}" == metrics["Total parameters"]
-    assert short(gpt2) == metrics["Short form"]
+    shown_numbers = numbers(at)
+    assert f"{gpt2:,}" == shown_numbers["Total parameters"]["value"]
+    assert short(gpt2) == shown_numbers["Short form"]["value"]
     assert {"preset": "gpt2"} == at.query_params
     assert "gpt2" == at.selectbox(key="preset").value
     assert [] == [shown(w.value) for w in at.warning] + [shown(e.value) for e in at.error]
@@ -124,6 +121,34 @@ def test_bars_carry_the_exact_counts_largest_first():
     by_size = sorted(GPT2_BY_HAND.items(), key=lambda kv: -kv[1])
     assert [(name, f"{n:,}") for name, n in by_size] == names
     assert [round(100 * n / by_size[0][1], 2) for _, n in by_size] == widths
+
+
+def test_headline_numbers_of_gpt2():
+    """The headline (one HTML element) shows GPT-2's numbers written out by hand: the total, one layer, the
+    embedding (token and position tables) and the rest, in that order, each with its label."""
+    at = fresh()
+    embedding, layer = 50_257 * 768 + 1_024 * 768, 12 * 768 * 768 + 13 * 768
+    total = embedding + 12 * layer + 2 * 768
+    want = {
+        "Total parameters": f"{total:,}",
+        "Short form": "124.4M",
+        "One layer": f"{layer:,}",
+        "Embedding": f"{embedding:,}",
+        "Non-embedding": f"{total - embedding:,}",
+        "Embedding share": f"{embedding / total:.1%}",
+    }
+    shown_numbers = numbers(at)
+    assert want == {label: cell["value"] for label, cell in shown_numbers.items()}
+    assert list(want) == [cell["label"] for cell in shown_numbers.values()]
+    assert 1 == sum('class="ps-headline"' in h.proto.body for h in at.get("html"))
+
+
+def test_headline_texts_are_never_markup():
+    """Every text of the headline shows as written, markup included: a Hub id or a label cannot add an element."""
+    odd = '<img src=x onerror="alert(1)"> & <b>'
+    body = charts.headline([[charts.Number(odd, odd, odd, odd)]])
+    assert "<img" not in body and "<b>" not in body
+    assert {odd: {"label": odd, "value": odd, "under": odd, "hover": odd}} == numbers_in([body])
 
 
 def test_share_section_holds_the_link_and_the_downloads():
@@ -169,7 +194,7 @@ def test_width_plus_keeps_the_model_valid(name, key, width):
     assert not at.exception, at.exception
     assert [] == [shown(e.value) for e in at.error]
     assert width == at.number_input(key="f.hidden_size").value
-    assert f"{hf_count({**presets.get(name).config, key: width}):,}" == total(at)
+    assert f"{hf_count({**presets.get(name).config, key: width}):,}" == shown_total(at)
 
 
 def without(name: str, key: str) -> dict:
@@ -187,7 +212,7 @@ def test_an_emptied_box_deletes_its_key(name, default):
     assert not at.exception, at.exception
     assert [] == [shown(e.value) for e in at.error]
     want = hf_count(without(name, "vocab_size"))
-    assert f"{want:,}" == total(at)
+    assert f"{want:,}" == shown_total(at)
     vocab = at.number_input(key="f.vocab_size").value
     assert any(shown(c.value).startswith(f"default of {default}: {vocab:,}") for c in at.caption)
 
@@ -199,7 +224,7 @@ def test_an_emptied_width_whose_default_is_invalid_is_pending():
     at = open_section(fresh({"preset": "qwen2.5-0.5b"}), "f.hidden_size")
     at.number_input(key="f.hidden_size").set_value(None).run()
     assert any("14 does not divide hidden_size 4096" in shown(e.value) for e in at.error)
-    assert f"{presets.get('qwen2.5-0.5b').expected_total:,}" == total(at)
+    assert f"{presets.get('qwen2.5-0.5b').expected_total:,}" == shown_total(at)
     at.number_input(key="f_ffn_multiplier").set_value(3.0).run()
     assert not at.exception, at.exception
     assert any("14 does not divide hidden_size 4096" in shown(e.value) for e in at.error)
@@ -213,10 +238,10 @@ def test_a_fraction_is_refused_naming_its_field():
     at.number_input(key="f.vocab_size").set_value(12.5).run()
     assert not at.exception, at.exception
     assert any("vocab_size: 12.5 is not a whole number" in shown(e.value) for e in at.error)
-    assert f"{presets.get('gpt2').expected_total:,}" == total(at)
+    assert f"{presets.get('gpt2').expected_total:,}" == shown_total(at)
     offer = next(b for b in at.button if b.label.startswith("Use vocab_size = 13,"))
     offer.click().run()
-    assert f"{hf_count({**presets.get('gpt2').config, 'vocab_size': 13}):,}" == total(at)
+    assert f"{hf_count({**presets.get('gpt2').config, 'vocab_size': 13}):,}" == shown_total(at)
     assert [] == [shown(e.value) for e in at.error]
 
 
@@ -224,7 +249,7 @@ def test_a_fraction_is_refused_naming_its_field():
 def test_each_preset_loads(session, name):
     """Picking a preset shows its published total, resets every control and the link to the bare preset."""
     move(session, "selectbox", "preset", name)
-    assert f"{presets.get(name).expected_total:,}" == total(session)
+    assert f"{presets.get(name).expected_total:,}" == shown_total(session)
     assert {"preset": name} == session.query_params
     assert [] == [shown(e.value) for e in session.error]
     base = presets.load(name)
@@ -241,7 +266,7 @@ def test_a_whole_models_towers_are_edited_in_place(session):
     and the link carries the nested key."""
     move(session, "selectbox", "preset", "llava-1.5-7b")
     move(session, "number_input", "f.text_config.num_hidden_layers", 16)
-    assert f"{7_063_427_072 - 16 * 202_383_360:,}" == total(session)
+    assert f"{7_063_427_072 - 16 * 202_383_360:,}" == shown_total(session)
     assert {"preset": "llava-1.5-7b", "text_config.num_hidden_layers": "16"} == session.query_params
     assert [] == [shown(e.value) for e in session.error]
 
@@ -254,7 +279,7 @@ def test_a_whole_speech_model_is_explained_in_its_own_names(session):
     banner = " ".join(i.value for i in session.info)
     assert ("audio_config.hidden_size" in banner, "vision_config" in banner) == (True, False)
     move(session, "number_input", "f.audio_config.num_hidden_layers", 16)
-    assert f"{4_676_271_104 - 16 * 19_676_160:,}" == total(session)
+    assert f"{4_676_271_104 - 16 * 19_676_160:,}" == shown_total(session)
     assert {"preset": "voxtral-mini-3b-2507", "audio_config.num_hidden_layers": "16"} == session.query_params
 
 
@@ -266,7 +291,7 @@ def test_a_control_reset_without_the_person_does_not_edit_the_model(session):
     for key, value in (("f.num_hidden_layers", 0), ("f.tie_word_embeddings", False), ("f.hidden_size", None)):
         session.session_state[key] = value
     session.run()
-    assert (f"{124_439_808:,}", {"preset": "gpt2"}) == (total(session), session.query_params)
+    assert (f"{124_439_808:,}", {"preset": "gpt2"}) == (shown_total(session), session.query_params)
     assert (12, True, 768) == tuple(
         session.session_state[k] for k in ("f.num_hidden_layers", "f.tie_word_embeddings", "f.hidden_size")
     )
@@ -322,7 +347,7 @@ def test_boxes_emptied_together_are_put_back():
         session.session_state[key] = None
     session.session_state["moved_controls"] = {"f.hidden_size", "f.vocab_size"}
     session.run()
-    assert (f"{124_439_808:,}", {"preset": "gpt2"}) == (total(session), session.query_params)
+    assert (f"{124_439_808:,}", {"preset": "gpt2"}) == (shown_total(session), session.query_params)
     assert (768, 50257) == (session.session_state["f.hidden_size"], session.session_state["f.vocab_size"])
     move(session, "number_input", "f.hidden_size", None)
     assert {"preset": "gpt2", "hidden_size": "auto"} == session.query_params
@@ -349,7 +374,7 @@ def test_every_control_edits_the_config(kind, key, value, keys, query):
     """Moving one control on GPT-2 shows the total of GPT-2's config.json with that key edited, and the link
     records the edit."""
     at = move(fresh(), kind, key, value)
-    assert expected("gpt2", **keys) == total(at)
+    assert expected("gpt2", **keys) == shown_total(at)
     assert expected("gpt2", **keys) == f"{pie_total(at):,}"  # the chart follows, not a cached older one
     assert {"preset": "gpt2", **query} == at.query_params
     assert [] == [shown(e.value) for e in at.error]
@@ -380,7 +405,7 @@ def test_structural_switches_edit_a_model_of_our_own_vocabulary(kind, key, value
     """A model in ParamScope's own vocabulary has a key for every switch: each edits the config."""
     at = move(fresh({"preset": TOY}), kind, key, value)
     name = key.removeprefix("f.")
-    assert expected(TOY, **{name: value}) == total(at)
+    assert expected(TOY, **{name: value}) == shown_total(at)
     assert {"preset": TOY, name: link.format_value(value)} == at.query_params
 
 
@@ -407,10 +432,11 @@ def test_moe_controls_appear_with_experts():
     move(at, "number_input", "f.num_experts_per_tok", 1)
     move(at, "number_input", "f.moe_intermediate_size", 1024)
     changes = {"num_experts": 8, "num_experts_per_tok": 1, "moe_intermediate_size": 1024}
-    assert expected(TOY, **changes) == total(at)
+    assert expected(TOY, **changes) == shown_total(at)
     spec = edited(TOY, **changes)
-    active = next(m.value for m in at.metric if m.label == "Active per token")
-    assert f"{summarize(spec).active:,}" == active
+    active = numbers(at)["Active per token"]
+    assert f"{summarize(spec).active:,}" == active["value"]
+    assert f"{summarize(spec).active_without_input_embedding:,} without the input embedding table" == active["under"]
 
 
 @pytest.mark.skipif("t5-small" not in presets.names(), reason="needs the t5-small preset")
@@ -418,7 +444,7 @@ def test_decoder_layers_control_on_an_encoder_decoder():
     """An encoder-decoder shows a decoder-layers control; moving it changes the total as the engine says."""
     at = fresh({"preset": "t5-small"})
     move(at, "number_input", "f.num_decoder_layers", 3)
-    assert expected("t5-small", num_decoder_layers=3) == total(at)
+    assert expected("t5-small", num_decoder_layers=3) == shown_total(at)
 
 
 APPLICABILITY = [
@@ -479,7 +505,7 @@ def test_kimi_delta_attention_is_named_and_edited_as_one_head_count():
         False,
     )
     move(at, "number_input", "f.linear_num_value_heads", 16)
-    assert f"{hf_count(config | {'linear_num_heads': 16}):,}" == total(at)
+    assert f"{hf_count(config | {'linear_num_heads': 16}):,}" == shown_total(at)
 
 
 @pytest.mark.parametrize(("name", "expected"), OPEN_SECTIONS, ids=[n for n, _ in OPEN_SECTIONS])
@@ -532,7 +558,7 @@ def test_impossible_combination_is_explained_and_the_last_model_kept(key, value,
     """An impossible edit shows the engine's message on the spot and keeps the last valid total."""
     at = move(fresh(), "slider", "f.num_hidden_layers", 6)
     move(at, "number_input", key, value)
-    assert expected("gpt2", n_layer=6) == total(at)
+    assert expected("gpt2", n_layer=6) == shown_total(at)
     errors = [shown(e.value) for e in at.error]
     assert any(e.startswith(f"Pending: {field}:") for e in errors), errors  # under its control: Attention opened
     assert {"preset": "gpt2", "num_hidden_layers": "6"} == at.query_params
@@ -548,7 +574,7 @@ def test_share_link_round_trip():
     shared = dict(at.query_params)
     assert {"preset", "hidden_size", "num_hidden_layers", "num_attention_heads", "tie_word_embeddings"} <= set(shared)
     again = fresh(shared)
-    assert total(at) == total(again)
+    assert shown_total(at) == shown_total(again)
     assert [] == [shown(w.value) for w in again.warning]
     assert shared == again.query_params
     assert 1024 == open_section(again, "f.hidden_size").number_input(key="f.hidden_size").value
@@ -574,7 +600,7 @@ def test_bad_link_value_warns_and_keeps_the_preset(query, field):
     assert not at.exception
     warnings = [shown(w.value) for w in at.warning]
     assert 1 == len(warnings) and field in warnings[0], warnings
-    assert f"{presets.get('gpt2').expected_total:,}" == total(at)
+    assert f"{presets.get('gpt2').expected_total:,}" == shown_total(at)
     assert {"preset": "gpt2"} == at.query_params
 
 
@@ -584,7 +610,7 @@ def test_unknown_preset_falls_back_to_gpt2():
     warnings = [shown(w.value) for w in at.warning]
     assert any("no-such-model" in w for w in warnings), warnings
     assert "gpt2" == at.selectbox(key="preset").value
-    assert expected("gpt2", n_layer=6) == total(at)
+    assert expected("gpt2", n_layer=6) == shown_total(at)
 
 
 def test_link_warning_goes_away_after_an_edit():
@@ -598,10 +624,10 @@ def test_link_warning_goes_away_after_an_edit():
 def test_change_against_the_preset_is_shown():
     """After an edit, the total carries the change against the preset and the edited fields are listed."""
     at = move(fresh(), "slider", "f.num_hidden_layers", 13)
-    metric = next(m for m in at.metric if m.label == "Total parameters")
+    under = numbers(at)["Total parameters"]["under"]
     diff = summarize(edited("gpt2", n_layer=13)).total - presets.get("gpt2").expected_total
-    assert metric.delta.startswith(f"{diff:+,}")
-    assert f"vs {presets.get('gpt2').title}" == metric.proto.delta_description  # against which model
+    assert under.startswith(f"{diff:+,} (")
+    assert under.endswith(f"vs {presets.get('gpt2').title}")  # against which model
     assert any("num_hidden_layers" in shown(c.value) and "12 → 13" in shown(c.value) for c in at.caption)
 
 
@@ -635,7 +661,7 @@ def test_downloads_and_config_round_trip():
     assert ["Breakdown (CSV)", "Breakdown (JSON)", "config.json (Hugging Face)"] == labels
     config = at.session_state["model"].config
     assert {**presets.get("gpt2").config, "n_layer": 7, "n_inner": 1000} == config
-    assert total(at) == expected("gpt2", n_layer=7, n_inner=1000)
+    assert shown_total(at) == expected("gpt2", n_layer=7, n_inner=1000)
 
 
 TAB_LINKS = [
@@ -694,7 +720,7 @@ def test_sessions_are_isolated():
     one, two = fresh(), fresh()
     move(one, "slider", "f.num_hidden_layers", 30)
     two.run()
-    assert f"{presets.get('gpt2').expected_total:,}" == total(two)
+    assert f"{presets.get('gpt2').expected_total:,}" == shown_total(two)
 
 
 RANDOM_MOVES = [
@@ -729,7 +755,7 @@ def test_random_walk_never_crashes(seed):
             continue  # the control is hidden or disabled for the model in view
         move(at, kind, key, rng.choice(values))
         model = at.session_state["model"]
-        assert f"{model.summary.total:,}" == total(at)
+        assert f"{model.summary.total:,}" == shown_total(at)
         if not at.error:
             back, warnings = link.model_from_query(dict(at.query_params))
             assert (model.config, []) == (back.config, warnings)
@@ -844,10 +870,10 @@ def test_pasted_config_becomes_the_model_in_view(config):
     assert not at.exception
     at.session_state["tab"] = "Parameters"
     at.run()
-    assert f"{want:,}" == total(at)
+    assert f"{want:,}" == shown_total(at)
     shared = dict(at.query_params)
     again = fresh(shared)
-    assert f"{want:,}" == total(again)
+    assert f"{want:,}" == shown_total(again)
     assert [] == [shown(w.value) for w in again.warning]
 
 
@@ -856,15 +882,15 @@ def test_a_whole_model_in_the_link_is_shown_and_kept():
     link keeps it through an edit and rebuilds the edited model."""
     spec = read_json_text(json.dumps(PARAMSCOPE_MODEL)).spec
     at = fresh({"preset": "gpt2", "x_spec": encode_config(PARAMSCOPE_MODEL)})
-    assert f"{summarize(spec).total:,}" == total(at)
+    assert f"{summarize(spec).total:,}" == shown_total(at)
     assert [] == [shown(w.value) for w in at.warning]
     move(at, "slider", "f.num_hidden_layers", 5)
     five = read_json_text(json.dumps({**PARAMSCOPE_MODEL, "num_hidden_layers": 5})).spec
-    assert f"{summarize(five).total:,}" == total(at)
+    assert f"{summarize(five).total:,}" == shown_total(at)
     assert PARAMSCOPE_MODEL == decode_config(at.query_params["x_spec"]).config
     assert "5" == at.query_params["num_hidden_layers"]
     assert "preset" not in at.query_params  # the model started from no preset
-    assert f"{summarize(five).total:,}" == total(fresh(dict(at.query_params)))
+    assert f"{summarize(five).total:,}" == shown_total(fresh(dict(at.query_params)))
 
 
 def test_an_encoded_whole_model_and_its_nested_edit_reopen_from_the_link():
@@ -878,7 +904,7 @@ def test_an_encoded_whole_model_and_its_nested_edit_reopen_from_the_link():
     move(at, "number_input", "f.text_config.num_hidden_layers", 8)
     edited = {**config, "text_config": {**config["text_config"], "num_hidden_layers": 8}}
     again = fresh(dict(at.query_params))
-    assert (f"{_hf_total(edited):,}",) * 2 == (total(at), total(again))
+    assert (f"{_hf_total(edited):,}",) * 2 == (shown_total(at), shown_total(again))
     assert ("8", []) == (at.query_params["text_config.num_hidden_layers"], [e.value for e in again.error])
 
 
@@ -926,7 +952,7 @@ def test_sliders_edit_the_config(name: str, key: str, value: object, keys: dict)
     preset's config.json with that key changed."""
     at = fresh({"preset": name})
     move(at, "select_slider", key, value)
-    assert expected(name, **keys) == total(at)
+    assert expected(name, **keys) == shown_total(at)
     assert not at.error
 
 
@@ -949,7 +975,7 @@ def test_blocked_edit_offers_the_nearest_valid_value() -> None:
     assert "hidden_size = 996" in offer.label
     offer.click().run()
     assert not at.exception and not at.error
-    assert expected("gpt2", n_embd=996) == total(at)
+    assert expected("gpt2", n_embd=996) == shown_total(at)
 
 
 def test_vision_encoder_controls_edit_the_image() -> None:
@@ -964,7 +990,7 @@ def test_vision_encoder_controls_edit_the_image() -> None:
     at = fresh({"preset": "dino-vitb16"})
     assert not [n for n in at.number_input if n.key == "f.vocab_size"]
     at.number_input(key="f.patch_size").set_value(8).run()
-    assert f"{expected:,}" == total(at)
+    assert f"{expected:,}" == shown_total(at)
     assert any("28 × 28 = 784 patches + the class token: 785 tokens" in shown(c.value) for c in at.caption)
 
 
@@ -993,12 +1019,12 @@ def test_the_card_s_bias_and_tying_on_the_first_screen():
     assert at.toggle(key="f_bias").disabled
     at.button(key="f_open_nanogpt").click().run()
     nano = sum(p.numel() for p in ref.on_meta(ref.NanoGPT, 50304, 1024, 12, 768, bias=True).parameters())
-    assert f"{nano:,}" == total(at)
+    assert f"{nano:,}" == shown_total(at)
     at.toggle(key="f_bias").set_value(False).run()
     no_bias = sum(p.numel() for p in ref.on_meta(ref.NanoGPT, 50304, 1024, 12, 768, bias=False).parameters())
-    assert (f"{no_bias:,}", "false") == (total(at), at.query_params["attention_bias"])
+    assert (f"{no_bias:,}", "false") == (shown_total(at), at.query_params["attention_bias"])
     at.toggle(key="f.tie_word_embeddings").set_value(False).run()
-    assert f"{no_bias + 50304 * 768:,}" == total(at)
+    assert f"{no_bias + 50304 * 768:,}" == shown_total(at)
 
 
 def test_the_exact_boxes_wait_in_a_closed_section_and_keep_every_value():
@@ -1009,7 +1035,7 @@ def test_the_exact_boxes_wait_in_a_closed_section_and_keep_every_value():
     at = fresh({"preset": "gpt2"})
     assert [] == [w.key for w in at.sidebar.number_input]
     at.select_slider(key="s.vocab_size").set_value(32000).run()
-    assert expected("gpt2", vocab_size=32000) == total(at)
+    assert expected("gpt2", vocab_size=32000) == shown_total(at)
     at.session_state[SECTION + "Exact sizes"] = True
     at.run()
     assert 32000 == at.number_input(key="f.vocab_size").value
@@ -1020,7 +1046,7 @@ def test_the_exact_boxes_wait_in_a_closed_section_and_keep_every_value():
     assert 1000 == at.number_input(key="f.hidden_size").value
     assert any("12 does not divide hidden_size 1000" in shown(e.value) for e in at.error)
     assert (expected("gpt2", vocab_size=32000), {"preset": "gpt2", "vocab_size": "32000"}) == (
-        total(at),
+        shown_total(at),
         at.query_params,
     )
 
@@ -1044,7 +1070,7 @@ def test_the_multiplier_moved_away_and_back_leaves_the_width_derived():
     at.number_input(key="f_ffn_multiplier").set_value(4.0).run()
     assert {"preset": "gpt2"} == at.query_params
     at.number_input(key="f.hidden_size").set_value(1536).run()
-    assert f"{hf_count({**presets.get('gpt2').config, 'n_embd': 1536}):,}" == total(at)
+    assert f"{hf_count({**presets.get('gpt2').config, 'n_embd': 1536}):,}" == shown_total(at)
 
 
 def test_a_width_the_heads_do_not_divide_offers_heads_of_today_s_size():
@@ -1054,4 +1080,4 @@ def test_a_width_the_heads_do_not_divide_offers_heads_of_today_s_size():
     offer = next(b for b in at.button if b.label.startswith("Use 16 heads of 64"))
     offer.click().run()
     assert not at.exception and not at.error
-    assert expected("gpt2", n_embd=1024, n_head=16) == total(at)
+    assert expected("gpt2", n_embd=1024, n_head=16) == shown_total(at)

@@ -8,7 +8,7 @@ import pytest
 import streamlit as st
 from hf_oracle import hf_count
 from hub_server import TINY_BIOGPT, TINY_GEMMA3, TINY_LLAMA, HubServer
-from rendered import shown
+from rendered import shown, shown_total
 from streamlit.testing.v1 import AppTest
 
 from paramscope.app.controls import SECTION
@@ -32,15 +32,11 @@ def fresh(query: dict[str, str] | None = None) -> AppTest:
     return at
 
 
-def total(at: AppTest) -> str:
-    return next(m.value for m in at.metric if m.label == "Total parameters")
-
-
 def test_link_opens_a_hub_model_with_edits(page_hub: HubServer) -> None:
     """?hf=ORG/NAME&revision=REV plus an edit rebuilds the edited Hub model; the link keeps all three."""
     at = fresh({"hf": "fixture/llama", "revision": "v1.0", "num_hidden_layers": "4"})
     expected = hf_count({**presets.get("llama-3.2-1b").config, "num_hidden_layers": 4})
-    assert f"{expected:,}" == total(at)
+    assert f"{expected:,}" == shown_total(at)
     query = at.query_params.to_dict() if hasattr(at.query_params, "to_dict") else dict(at.query_params)
     assert ("fixture/llama", "v1.0", "4") == (
         _one(query["hf"]),
@@ -84,7 +80,7 @@ def test_hub_link_fetches_config_json_once_per_hour(page_hub: HubServer) -> None
 def test_bad_hub_link_warns_and_shows_the_default(page_hub: HubServer, repo_id: str, message: str) -> None:
     """A link to a Hub id that cannot be read warns with the reason and shows GPT-2."""
     at = fresh({"hf": repo_id})
-    assert f"{presets.get('gpt2').expected_total:,}" == total(at)
+    assert f"{presets.get('gpt2').expected_total:,}" == shown_total(at)
     assert any(message in shown(w.value) for w in at.warning), [shown(w.value) for w in at.warning]
 
 
@@ -92,10 +88,13 @@ def test_picker_takes_a_hub_id(page_hub: HubServer) -> None:
     """Typing ORG/NAME into the picker loads that model; a preset's Hub name loads the preset."""
     at = fresh()
     type_into_picker(at, "fixture/tiny-llama")
-    assert f"{hf_count(TINY_LLAMA):,}" == total(at)
+    assert f"{hf_count(TINY_LLAMA):,}" == shown_total(at)
     assert "fixture/tiny-llama" == _one(at.query_params["hf"])
     type_into_picker(at, "Qwen/Qwen3-8B")
-    assert (f"{presets.get('qwen3-8b').expected_total:,}", "qwen3-8b") == (total(at), _one(at.query_params["preset"]))
+    assert (f"{presets.get('qwen3-8b').expected_total:,}", "qwen3-8b") == (
+        shown_total(at),
+        _one(at.query_params["preset"]),
+    )
     type_into_picker(at, "fixture/gpt2@v1.0")
     assert ("fixture/gpt2", "v1.0") == (_one(at.query_params["hf"]), _one(at.query_params["revision"]))
 
@@ -104,7 +103,7 @@ def test_picker_error_keeps_the_model(page_hub: HubServer) -> None:
     """A Hub id that cannot be read says why under the picker and keeps the model in view."""
     at = fresh({"preset": "gpt2-medium"})
     type_into_picker(at, "fixture/missing")
-    assert f"{presets.get('gpt2-medium').expected_total:,}" == total(at)
+    assert f"{presets.get('gpt2-medium').expected_total:,}" == shown_total(at)
     assert any("no model 'fixture/missing'" in shown(e.value) for e in at.error)
     assert "gpt2-medium" == at.selectbox(key="preset").value
 
@@ -128,7 +127,7 @@ def test_model_type_without_a_row(page_hub: HubServer) -> None:
     with torch.device("meta"):
         expected = sum(p.numel() for p in BioGptForCausalLM(BioGptConfig(**config)).parameters())
     at = fresh({"hf": "fixture/tiny-biogpt"})
-    assert f"{expected:,}" == total(at)
+    assert f"{expected:,}" == shown_total(at)
     assert any("counted by transformers, no formulas" in shown(i.value) for i in at.info)
     at = fresh({"hf": "fixture/tiny-biogpt", "tab": "Memory"})
     assert any("needs the formulas of a family row" in shown(i.value) for i in at.info)
@@ -155,7 +154,7 @@ def test_multimodal_model_and_its_towers(page_hub: HubServer) -> None:
         language = sum(p.numel() for p in Gemma3ForCausalLM(Gemma3TextConfig(**text)).parameters())
         tower = sum(p.numel() for p in SiglipVisionModel(SiglipVisionConfig(**vision)).parameters())
     at = fresh({"hf": "fixture/tiny-gemma3"})
-    assert f"{whole:,}" == total(at)
+    assert f"{whole:,}" == shown_total(at)
     captions = [shown(c.value) for c in at.caption]
     assert any(f"the language model (gemma3_text, with formulas): {language:,}" in c for c in captions)
     assert any(f"the vision tower (siglip_vision_model, with formulas): {tower:,}" in c for c in captions)
@@ -165,11 +164,11 @@ def test_multimodal_model_and_its_towers(page_hub: HubServer) -> None:
     assert [rest] == list(projector["parameters"])
     next(b for b in at.button if "Load the vision tower" in b.label).click().run()
     assert not at.exception
-    assert f"{tower:,}" == total(at)
+    assert f"{tower:,}" == shown_total(at)
     at = fresh({"hf": "fixture/tiny-gemma3"})
     next(b for b in at.button if "Load the language model" in b.label).click().run()
     assert not at.exception
-    assert f"{language:,}" == total(at)
+    assert f"{language:,}" == shown_total(at)
     at.session_state[SECTION + "Exact sizes"] = True  # the exact boxes are drawn only while their section is open
     at.run()
     assert at.number_input(key="f.hidden_size").value == 64

@@ -52,11 +52,8 @@ pytestmark = [
     ),
 ]
 
-TOTAL = "[data-testid='stMetric']:has-text('Total parameters') [data-testid='stMetricValue']"
-TOTAL_JS = (
-    "[...document.querySelectorAll('[data-testid=stMetric]')].find(m => m.innerText.includes('Total parameters'))"
-    "?.querySelector('[data-testid=stMetricValue]')?.innerText"
-)
+TOTAL = ".ps-number[data-label='Total parameters'] .ps-number-value"  # the headline's total (charts.headline)
+TOTAL_JS = f'document.querySelector("{TOTAL}")?.innerText'
 #: The pie's values; empty while Plotly redraws the chart (the element is briefly replaced), so that a wait retries.
 PIE_VALUES = "Array.from(document.querySelectorAll('.js-plotly-plot')[0]?.data?.[0]?.values ?? [])"
 #: The "By component" bars' exact counts, as they read on the page.
@@ -520,7 +517,7 @@ PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "i
 @pytest.mark.parametrize(
     ("query", "ready", "name"),
     [
-        ("preset=llama-3-8b", "[data-testid='stMetric']", "parameters"),
+        ("preset=llama-3-8b", TOTAL, "parameters"),
         ("preset=llama-3-70b&tab=Memory", "[data-testid='stTable']", "memory"),
         ("preset=llama-3-8b&tab=Compute", ".js-plotly-plot", "compute"),
         ("preset=gpt2&tab=Your-model", "button:has-text('Paste the example')", "upload"),
@@ -618,7 +615,7 @@ def test_a_phone_sees_the_pie_while_a_control_moves(server, browser):
     charts."""
     page = open_page(browser, f"{server}/?preset=gpt2", **PHONE)
     page.get_by_test_id("stExpandSidebarButton").click()
-    strip = page.locator(".st-key-phone_pie")
+    strip = page.locator(".ps-phone-pie")
     strip.wait_for(timeout=10_000)
     target = slider(page, "FFN multiplier")
     target.scroll_into_view_if_needed()
@@ -640,7 +637,7 @@ def test_a_phone_sees_the_pie_while_a_control_moves(server, browser):
     shoot(page, "phone-panel", docs=True)
     page.context.close()
     desktop = open_page(browser, f"{server}/?preset=gpt2", viewport={"width": 1400, "height": 900})
-    assert not desktop.locator(".st-key-phone_pie").is_visible()
+    assert not desktop.locator(".ps-phone-pie").is_visible()
     desktop.context.close()
 
 

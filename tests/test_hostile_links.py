@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from rendered import rendered, shown
+from rendered import rendered, shown, shown_total
 from streamlit.testing.v1 import AppTest
 
 from paramscope.cli.main import main
@@ -44,7 +44,7 @@ def test_hostile_link_value_warns_and_keeps_gpt2(name: str) -> None:
     assert not at.exception
     messages = " ".join(shown(w.value) for w in at.warning) + " ".join(shown(e.value) for e in at.error)
     assert field in messages
-    assert GPT2 == next(m.value for m in at.metric if m.label == "Total parameters")
+    assert GPT2 == shown_total(at)
     assert len(messages) < 5_000  # the message quotes the value, never echoes 100 kB
 
 
@@ -54,7 +54,7 @@ def test_unknown_keys_and_hostile_preset_fall_back() -> None:
     at.query_params.update({"preset": "<script>alert(1)</script>\x00" * 50, "no_such_field": "1"})
     at.run()
     assert not at.exception
-    assert GPT2 == next(m.value for m in at.metric if m.label == "Total parameters")
+    assert GPT2 == shown_total(at)
     assert at.warning
 
 

@@ -6,6 +6,7 @@ import ast
 from pathlib import Path
 
 import pytest
+from rendered import shown_total
 from streamlit.testing.v1 import AppTest
 
 from paramscope import read
@@ -15,10 +16,6 @@ from paramscope.io import presets
 GPT2 = presets.get("gpt2").config
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
-
-
-def total(at: AppTest) -> str:
-    return next(m.value for m in at.metric if m.label == "Total parameters")
 
 
 def open_page(query: dict[str, str]) -> AppTest:
@@ -34,15 +31,15 @@ def test_concurrent_sessions_keep_their_own_models() -> None:
     a = open_page({"preset": "gpt2", "num_hidden_layers": "24"})
     b = open_page({"preset": "llama-3.2-1b"})
     gpt2_24 = summarize(read({**GPT2, "n_layer": 24}).spec).total
-    assert f"{gpt2_24:,}" == total(a)
-    assert f"{presets.get('llama-3.2-1b').expected_total:,}" == total(b)
+    assert f"{gpt2_24:,}" == shown_total(a)
+    assert f"{presets.get('llama-3.2-1b').expected_total:,}" == shown_total(b)
 
     a.session_state["sec.Exact sizes"] = True  # the width's exact box is drawn while its section is open
     a.run().number_input(key="f.hidden_size").set_value(1536).run()
     b.run()
     changed = summarize(read({**GPT2, "n_layer": 24, "n_embd": 1536}).spec).total
-    assert f"{changed:,}" == total(a)
-    assert f"{presets.get('llama-3.2-1b').expected_total:,}" == total(b)
+    assert f"{changed:,}" == shown_total(a)
+    assert f"{presets.get('llama-3.2-1b').expected_total:,}" == shown_total(b)
     assert "1536" in str(a.query_params["hidden_size"])
     assert "hidden_size" not in b.query_params
 
@@ -51,9 +48,9 @@ def test_a_fresh_session_does_not_inherit_another_sessions_state() -> None:
     """After one session moves to a large model, a new session with no link still opens GPT-2."""
     first = open_page({})
     first.selectbox(key="preset").select("llama-3-70b").run()
-    assert f"{presets.get('llama-3-70b').expected_total:,}" == total(first)
+    assert f"{presets.get('llama-3-70b').expected_total:,}" == shown_total(first)
     second = open_page({})
-    assert f"{presets.get('gpt2').expected_total:,}" == total(second)
+    assert f"{presets.get('gpt2').expected_total:,}" == shown_total(second)
 
 
 SHIPPED_UI = [ROOT / "app.py", *sorted((ROOT / "src" / "paramscope" / "app").glob("*.py"))]

@@ -365,6 +365,35 @@ def bars(summary: Summary) -> str:
     return f'<div class="ps-bars">{title}<div class="ps-bars-grid">{rows}</div></div>'
 
 
+@dataclass(frozen=True)
+class Number:
+    """One headline number: its label, its value as shown, a line under it (the change against the preset, or what
+    the value leaves out) and what a hover says (its convention)."""
+
+    label: str
+    value: str
+    under: str = ""
+    hover: str = ""
+
+
+def headline(rows: list[list[Number]]) -> str:
+    """The headline numbers as HTML, a row of them per list (each row wraps on a phone). One element for all, where
+    a ``st.metric`` each with its row made eight: a control's move redraws every element (docs/benchmarks.md). Every
+    text is escaped (a label can hold a Hub id)."""
+
+    def cell(n: Number) -> str:
+        hover = f' title="{html.escape(n.hover)}"' if n.hover else ""
+        under = f'<div class="ps-number-under">{html.escape(n.under)}</div>' if n.under else ""
+        return (
+            f'<div class="ps-number" data-label="{html.escape(n.label)}"{hover}>'
+            f'<div class="ps-number-label">{html.escape(n.label)}</div>'
+            f'<div class="ps-number-value">{html.escape(n.value)}</div>{under}</div>'
+        )
+
+    body = "".join(f'<div class="ps-numbers">{"".join(cell(n) for n in row)}</div>' for row in rows if row)
+    return f'<div class="ps-headline">{body}</div>'
+
+
 #: Gemma 4's groups of attention layers (Spec.attention_groups), each a kind of layer of its own.
 GROUP_KINDS = dict(
     zip(

@@ -15,8 +15,11 @@ from paramscope.engine.tree import Summary
 #: (narrow or touch screens): the tab bar wraps onto two lines instead of hiding tabs behind a scroll arrow, the
 #: share link's copy button shows without a hover, the hint to the controls appears, and, as the side panel then covers
 #: the page, its top holds a small copy of the pie, sticky while the panel scrolls to a control and blurring what
-#: scrolls under it in either theme. The "By component" bars (HTML from ``charts.bars``): a name column as wide as its
-#: longest name or count, the bars in the rest, in the theme's text colour, wrapping under the pie on a phone.
+#: scrolls under it in either theme. The headline numbers (HTML from ``charts.headline``): Streamlit's metric sizes,
+#: three to a row beside the controls, as many as fit on a phone; a label with a hover text is underlined with dots,
+#: as an abbreviation is. The "By component" bars (HTML from
+#: ``charts.bars``): a name column as wide as its longest name or count, the bars in the rest, in the theme's text
+#: colour, wrapping under the pie on a phone.
 PAGE_CSS = """<style>
 .stMainBlockContainer { padding-top: 2.5rem; }
 [data-testid="stTable"] td:last-child, [data-testid="stTable"] td:last-child p {
@@ -27,14 +30,22 @@ PAGE_CSS = """<style>
   [data-testid="stTabs"] [role="tablist"] { flex-wrap: wrap; row-gap: 0.25rem; }
   [data-testid="stTabsScrollLeft"], [data-testid="stTabsScrollRight"] { display: none; }
 }
-@media (min-width: 641px) { .st-key-phone_hint, .st-key-phone_pie { display: none; } }
-[data-testid="stLayoutWrapper"]:has(> .st-key-phone_pie), .st-key-phone_pie {
-  position: sticky; top: 0; z-index: 3;
+@media (min-width: 641px) {
+  .st-key-phone_hint, [data-testid="stElementContainer"]:has(.ps-phone-pie) { display: none; }
 }
-.st-key-phone_pie {
+[data-testid="stElementContainer"]:has(.ps-phone-pie) { position: sticky; top: 0; z-index: 3; }
+.ps-phone-pie {
   backdrop-filter: blur(10px); -webkit-backdrop-filter: blur(10px);
   background: rgba(128, 128, 128, 0.2); border-radius: 0.5rem; padding: 0.4rem 0.5rem;
 }
+.ps-numbers {
+  display: grid; grid-template-columns: repeat(auto-fit, minmax(11rem, 1fr)); gap: 0.5rem 1rem; margin-bottom: 0.75rem;
+}
+@media (max-width: 640px) { .ps-numbers { display: flex; flex-wrap: wrap; column-gap: 2rem; } }
+.ps-number-label { font-size: 0.875rem; line-height: 1.6; }
+.ps-number[title] .ps-number-label { text-decoration: underline dotted; text-underline-offset: 0.2em; cursor: help; }
+.ps-number-value { font-size: 2.25rem; line-height: 1.2; padding-bottom: 0.25rem; overflow-wrap: anywhere; }
+.ps-number-under { font-size: 0.875rem; opacity: 0.7; }
 .ps-bars { min-width: 15rem; font-size: 0.8rem; line-height: 1.25; }
 .ps-bars-title { font-size: 1.05rem; font-weight: 600; margin: 0.45rem 0 0.7rem; }
 .ps-bars-grid { display: grid; grid-template-columns: minmax(5rem, max-content) 1fr; gap: 0.45rem 0.6rem; }
@@ -56,8 +67,7 @@ PAGE_CSS = """<style>
 def phone_pie(summary: Summary) -> None:
     """On a phone, the pie and the total at the top of the side panel, in view while a control there moves (hidden
     on wider screens, where the page beside the panel shows them)."""
-    with st.container(key="phone_pie"):
-        st.html(pie_svg(summary))
+    st.html(f'<div class="ps-phone-pie">{pie_svg(summary)}</div>')  # one element (a keyed container made two)
 
 
 def apply() -> None:

@@ -26,51 +26,50 @@ def model_label(model: Model) -> str:
 
 
 def headline_numbers(model: Model, summary: Summary) -> None:
-    """The exact total, its short form, embedding vs non-embedding, active per token, change vs preset."""
+    """The exact total, its short form, embedding vs non-embedding, active per token, change vs preset: one HTML
+    element (``charts.headline``), in the theme's text colour."""
     spec, preset = model.spec, model_label(model.reset())
     base_total = summarize(model.reset().spec).total
     diff = summary.total - base_total
-    delta = f"{diff:+,} ({diff / base_total:+.1%})" if diff and base_total else None
+    change = f"{diff:+,} ({diff / base_total:+.1%}) vs {preset}" if diff and base_total else ""
     share = summary.embedding / summary.total if summary.total else 0
-    first = st.container(horizontal=True)  # one element a row (st.columns(3) sends four): a move sends fewer
-    first.metric(
-        "Total parameters",
-        f"{summary.total:,}",
-        delta=delta,
-        delta_color="off",
-        help=f"Change against the preset {preset}" if delta else None,
-        delta_description=f"vs {preset}" if delta else None,
-    )
-    first.metric("Short form", short(summary.total))
+    first = [
+        charts.Number("Total parameters", f"{summary.total:,}", change, "Every parameter, tied weights once"),
+        charts.Number("Short form", short(summary.total)),
+    ]
     if spec.is_moe:
-        first.metric(
-            "Active per token",
-            f"{summary.active:,}",
-            help=f"{validate(spec).num_experts_per_tok} of {spec.num_experts} experts per MoE layer. Without the "
-            "input embedding table (a looked-up row, as gpt-oss's card counts): "
-            f"{summary.active_without_input_embedding:,}",
+        first.append(
+            charts.Number(
+                "Active per token",
+                f"{summary.active:,}",
+                f"{summary.active_without_input_embedding:,} without the input embedding table",
+                f"{validate(spec).num_experts_per_tok} of {spec.num_experts} experts per MoE layer. The line under it "
+                "leaves out the input embedding table (a looked-up row), as gpt-oss's card counts",
+            )
         )
     else:
         kinds = charts.layer_kinds(summary)
         if len(kinds) == 1:
-            first.metric("One layer", f"{sum(n for _, n in kinds[0][2]):,}", help="Parameters of one block")
-    second = st.container(horizontal=True)
-    second.metric("Embedding", f"{summary.embedding:,}", help=EMBEDDING_CONVENTION)
-    second.metric("Non-embedding", f"{summary.non_embedding:,}")
-    second.metric("Embedding share", f"{share:.1%}")
+            first.append(charts.Number("One layer", f"{sum(n for _, n in kinds[0][2]):,}", hover="One block"))
+    second = [
+        charts.Number("Embedding", f"{summary.embedding:,}", hover=EMBEDDING_CONVENTION),
+        charts.Number("Non-embedding", f"{summary.non_embedding:,}"),
+        charts.Number("Embedding share", f"{share:.1%}"),
+    ]
+    st.html(charts.headline([first, second]))
 
 
 def headline_notes(model: Model) -> None:
     """Under the charts (so that the charts stay in view beside the controls): the embedding convention, what the
     count leaves out, and the edits against the preset."""
     preset = model_label(model.reset())
-    st.caption(f"Convention: {EMBEDDING_CONVENTION}. Tied weights are counted once.")
-    for note in model.notes:
-        st.caption(f"Not in this count: {quoted(note)}.")
+    lines = [f"Convention: {EMBEDDING_CONVENTION}. Tied weights are counted once."]
+    lines += [f"Not in this count: {quoted(note)}." for note in model.notes]
     changed = link.changed(model)
     if changed:
         moves = "; ".join(f"{quoted(name)} {quoted(before)} → {quoted(after)}" for name, before, after in changed)
-        st.caption(f"Changed from **{preset}** (keys of its config.json): {moves}")
+        lines.append(f"Changed from **{quoted(preset)}** (keys of its config.json): {moves}")
+    st.caption("\n\n".join(lines))  # one element, a paragraph each: a move redraws every element
 
 
 def breakdown_charts(summary: Summary) -> None:

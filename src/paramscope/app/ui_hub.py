@@ -15,7 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from paramscope.app.charts import PLOTLY_CONFIG
+from paramscope.app.charts import PLOTLY_CONFIG, Number, headline
 from paramscope.app.text import quoted
 from paramscope.engine.spec import short
 from paramscope.families import FAMILIES
@@ -166,10 +166,12 @@ def render_whole_or_long_tail(model: Model, on_use: Callable[[Model], None]) -> 
             f"{meta.class_name} built on the meta device (no memory, no weights). " + what_runs(model),
             icon=":material/info:",
         )
-    cols = st.columns(3)
-    cols[0].metric("Total parameters", f"{s.total:,}", help=f"{short(s.total)}: sum(p.numel()) of {meta.class_name}")
-    cols[1].metric("Embedding", f"{s.embedding:,}", help="nn.Embedding tables + an untied output head")
-    cols[2].metric("Non-embedding", f"{s.non_embedding:,}")
+    numbers = [
+        Number("Total parameters", f"{s.total:,}", short(s.total), f"sum(p.numel()) of {meta.class_name}"),
+        Number("Embedding", f"{s.embedding:,}", hover="nn.Embedding tables + an untied output head"),
+        Number("Non-embedding", f"{s.non_embedding:,}"),
+    ]
+    st.html(headline([numbers]))
     for note in model.notes:
         st.caption(note)
     for role, tower in model.towers:
