@@ -18,8 +18,10 @@ from paramscope.app.session import (
     TAB_KEY,
     TABS,
     keep_url_in_sync,
+    link_query,
     restore_from_link_once,
-    share_link,
+    share_open,
+    share_section,
     show_link_warnings,
     use_uploaded_model,
 )
@@ -42,7 +44,6 @@ def page() -> None:
     ui_explore.keep_state()
     messages = st.container()  # filled by model_view
     tabs = st.tabs(TABS, key=TAB_KEY, default=st.session_state.first_tab, on_change="rerun")
-    link_slot = st.container()  # under the tabs, so that the charts are in view beside the controls
     tab = dict(zip(TABS, tabs, strict=True))
     with st.sidebar:
         preset_picker()
@@ -51,10 +52,12 @@ def page() -> None:
         shown = picked.cost_spec is not None and any(tab[name].open for name in uses)
         settings = run_controls(shown=shown)
     # A control's move reruns only the model's view (a fragment) while the Parameters tab alone is open; with another
-    # tab open the move reruns the page, which that tab shows too (a fragment calling st.rerun instead reset widgets)
-    only_parameters = not any(tab[name].open for name in TABS if name != "Parameters")
-    (model_view_fragment if only_parameters else model_view)(tab, messages, link_slot, settings)
+    # tab or the Share section open the move reruns the page, which shows them too (a fragment calling st.rerun
+    # instead reset widgets)
+    only_parameters = not share_open() and not any(tab[name].open for name in TABS if name != "Parameters")
+    (model_view_fragment if only_parameters else model_view)(tab, messages, settings)
     model: Model = st.session_state.model
+    share_section(model)  # under the tabs, so that the charts are in view beside the controls
     if tab["Your model"].open:
         with tab["Your model"]:
             ui_explore.render_upload(on_use=use_uploaded_model)
@@ -62,8 +65,8 @@ def page() -> None:
     st.session_state.drawn_for, st.session_state.full_run = model, False
 
 
-def model_view(tab: dict, messages: DeltaGenerator, link_slot: DeltaGenerator, settings: object) -> None:
-    """The model in view: its controls in the sidebar, the Parameters tab, the messages and the link.
+def model_view(tab: dict, messages: DeltaGenerator, settings: object) -> None:
+    """The model in view: its controls in the sidebar, the Parameters tab, the messages and the address bar's link.
 
     Run as a fragment (``model_view_fragment``) a control's move reruns only this (docs/benchmarks.md says what it
     saves); a move there that starts another model, or reaches a fragment whose page has since opened another tab,
@@ -99,9 +102,7 @@ def model_view(tab: dict, messages: DeltaGenerator, link_slot: DeltaGenerator, s
             st.caption(f"No controls for the whole model, counted by transformers. {ui_hub.what_runs(model)}")
     if rerun_page:  # only now: a rerun before the controls are drawn resets them to their widgets' defaults (the
         st.rerun()  # slider's 0, a toggle's false, a list's first item: streamlit#11266), which became the model
-    with link_slot:
-        query = share_link(model, settings)
-    keep_url_in_sync(query)
+    keep_url_in_sync(link_query(model, settings))
 
 
 model_view_fragment = st.fragment(model_view)

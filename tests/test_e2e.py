@@ -342,7 +342,8 @@ def test_a_closed_section_opens_and_its_control_edits(server, browser):
 
 
 def test_share_link_opens_the_same_model(server, browser):
-    """A share link opened in a fresh page shows exactly that model: total, controls and link."""
+    """A share link opened in a fresh page shows exactly that model: total, controls and link; with the Share section
+    open, a move updates its link with the total."""
     query = "preset=gpt2&hidden_size=1024&num_attention_heads=16&num_hidden_layers=24&tie_word_embeddings=false"
     page = open_page(browser, f"{server}/?{query}", viewport={"width": 1400, "height": 1000}, color_scheme="dark")
     want = engine_total("gpt2", n_embd=1024, n_layer=24, n_head=16, tie_word_embeddings=False)
@@ -353,6 +354,12 @@ def test_share_link_opens_the_same_model(server, browser):
     expect(page.locator("[data-testid='stCode']").first).to_contain_text(query)
     assert 0 == page.locator("[data-testid='stAlertContentWarning']").count()
     shoot(page, "dark", docs=True)
+    slider(page, "Layers").focus()  # with the section open, a move redraws its link too
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("[data-testid='stCode']").first).to_contain_text("num_hidden_layers=25", timeout=10_000)
+    expect(page.locator(TOTAL)).to_have_text(
+        engine_total("gpt2", n_embd=1024, n_layer=25, n_head=16, tie_word_embeddings=False)
+    )
     page.context.close()
 
 

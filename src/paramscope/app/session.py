@@ -21,6 +21,7 @@ from paramscope.model import Model
 TABS = ("Parameters", "Memory", "Compute", "Your model", "Compare", "Architecture", "Why so big?")
 TAB_KEY = link.TAB_KEY  # the open tab is part of the link (?tab=Memory, ?tab=Why-so-big) when not the first
 SHARE = "Share: the link to exactly this model, its breakdown and its config.json"
+SHARE_KEY = "share"
 
 
 def restore_from_link_once() -> None:
@@ -98,15 +99,10 @@ def show_link_warnings(model: Model) -> None:
         st.warning(f"Link: {quoted(warning)}", icon=":material/link:")
 
 
-def share_link(model: Model, settings: object) -> dict[str, str]:
-    """The query that rebuilds this page; under the tabs, a section with the full address (a copy button on its
-    right) and the model's files, drawn only while open: the address bar always holds the same link, and a move of a
-    control redraws every element drawn, the link's code block and the downloads among the costliest
-    (docs/benchmarks.md).
-
-    The model is the preset plus the edited keys, or the whole config encoded (``x_spec``) plus the edits
-    for a model that started elsewhere (an upload); then the run settings, the explore tabs' choices, the tab.
-    """
+def link_query(model: Model, settings: object) -> dict[str, str]:
+    """The query that rebuilds this page: the preset plus the edited keys, or the whole config encoded (``x_spec``)
+    plus the edits for a model that started elsewhere (an upload); then the run settings, the explore tabs' choices,
+    the tab. A Hub id the page could not reach stays until the user moves on."""
     unreached = st.session_state.get("unreached")
     if unreached and model != st.session_state.get("link_model"):  # the user moved on: the id is dropped
         unreached = st.session_state.unreached = None
@@ -116,15 +112,27 @@ def share_link(model: Model, settings: object) -> dict[str, str]:
     tab = st.session_state.get(TAB_KEY) or st.session_state.first_tab
     if tab != TABS[0]:
         query[TAB_KEY] = tab_slug(tab)
-    box = st.expander(SHARE, key="share", on_change="rerun")
+    return query
+
+
+def share_section(model: Model) -> None:
+    """Under the tabs, a section with the full address (a copy button on its right) and the model's files, drawn
+    only while open: the address bar always holds the same link, which this section shows. Drawn by the page's full
+    run, not by a control's move: while it is closed a move sends neither it nor its header, and while it is open a
+    move reruns the page (``share_open``), so that its link and files follow (docs/benchmarks.md)."""
+    box = st.expander(SHARE, key=SHARE_KEY, on_change="rerun")
     if box.open:
         base = (st.context.url or "").split("?", 1)[0]
         base = base if not base or base.endswith("/") else base + "/"
         with box:
             st.caption("Link to exactly this model, as the address bar holds it (copy button on the right):")
-            st.code(f"{base}?{urlencode(query)}", language=None, wrap_lines=True)
+            st.code(f"{base}?{urlencode(st.query_params.to_dict())}", language=None, wrap_lines=True)
             downloads(model, model.summary)  # a whole model's tree has its towers as subtrees
-    return query
+
+
+def share_open() -> bool:
+    """Whether the Share section is open (a control's move then reruns the page, which draws it)."""
+    return bool(st.session_state.get(SHARE_KEY))
 
 
 def keep_url_in_sync(query: dict[str, str]) -> None:
