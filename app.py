@@ -19,6 +19,7 @@ from paramscope.app.session import (
     TABS,
     keep_url_in_sync,
     link_query,
+    open_tab,
     restore_from_link_once,
     share_open,
     share_section,
@@ -69,16 +70,14 @@ def model_view(tab: dict, messages: DeltaGenerator, settings: object) -> None:
     """The model in view: its controls in the sidebar, the Parameters tab, the messages and the address bar's link.
 
     Run as a fragment (``model_view_fragment``) a control's move reruns only this (docs/benchmarks.md says what it
-    saves); a move there that starts another model, or reaches a fragment whose page has since opened another tab,
-    reruns the whole page once the controls are drawn.
+    saves); a move there that starts another model, or reaches a fragment whose page has since opened another tab or
+    the Share section, reruns the whole page once the controls are drawn.
     """
     error, culprit = apply_controls()
     model: Model = st.session_state.model
     drawn = st.session_state.get("drawn_for", model)
     rerun_page = not st.session_state.get("full_run") and model != drawn
-    rerun_page = rerun_page and (
-        model.reset() != drawn.reset() or any(tab[name].open for name in TABS if name != "Parameters")
-    )
+    rerun_page = rerun_page and (model.reset() != drawn.reset() or open_tab() != TABS[0] or share_open())
     if not rerun_page:
         with messages.container():  # written on every run: Streamlit lets a fragment's rerun write only where the
             show_link_warnings(model)  # last full run wrote, and an edit's error appears on a rerun of this alone

@@ -39,7 +39,9 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-#: The total as shown: in the app's headline (HTML, ``charts.headline``), on the bare page in Streamlit's metric.
+#: The total as shown: in the app's headline (HTML, ``charts.headline``; tests/test_e2e.py's TOTAL is the same
+#: selector), else in Streamlit's metric: the bare page's, and the app's before the fifteenth session
+#: (``app_versions.py REV``).
 TOTAL_JS = (
     "(document.querySelector(\".ps-number[data-label='Total parameters'] .ps-number-value\")"
     " ?? [...document.querySelectorAll('[data-testid=stMetric]')].find(m => m.innerText.includes('Total parameters'))"

@@ -24,7 +24,8 @@ def shown(body: str) -> str:
 
 
 class _Numbers(HTMLParser):
-    """The cells of the headline's HTML: each ``ps-number`` element's label, value, line under it and hover."""
+    """The cells of the headline's HTML: each ``ps-number`` element's label, value, line under it and tip (the
+    visually hidden copy of the tip, for screen readers, is not part of the label)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -36,10 +37,13 @@ class _Numbers(HTMLParser):
         attr = dict(attrs)
         kind = attr.get("class") or ""
         if kind == "ps-number":
-            self.cell = {"label": "", "value": "", "under": "", "hover": attr.get("title") or ""}
+            self.cell = {"label": "", "value": "", "under": "", "tip": ""}
             self.cells[attr.get("data-label") or ""] = self.cell
         elif self.cell is not None and kind.startswith("ps-number-"):
             self.part = kind.removeprefix("ps-number-")
+            self.cell["tip"] = self.cell["tip"] or attr.get("data-tip") or ""
+        else:
+            self.part = ""
 
     def handle_endtag(self, tag: str) -> None:
         self.part = ""
@@ -51,7 +55,7 @@ class _Numbers(HTMLParser):
 
 def numbers(at: Any) -> dict[str, dict[str, str]]:
     """The headline numbers among an AppTest page's HTML elements, by their data-label: what each cell shows as its
-    label, value and the line under it, and its hover text, as a browser reads the text (entities decoded)."""
+    label, value and the line under it, and its tip, as a browser reads the text (entities decoded)."""
     return numbers_in([element.proto.body for element in at.get("html")])
 
 

@@ -18,6 +18,8 @@ from streamlit.testing.v1 import AppTest
 
 from paramscope.app import charts
 from paramscope.app.controls import SECTION, SECTIONS
+from paramscope.app.session import SHARE_KEY
+from paramscope.engine.components import EMBEDDING_CONVENTION
 from paramscope.engine.params import summarize
 from paramscope.engine.spec import Spec, short
 from paramscope.io import link, presets
@@ -125,7 +127,8 @@ def test_bars_carry_the_exact_counts_largest_first():
 
 def test_headline_numbers_of_gpt2():
     """The headline (one HTML element) shows GPT-2's numbers written out by hand: the total, one layer, the
-    embedding (token and position tables) and the rest, in that order, each with its label."""
+    embedding (token and position tables) and the rest, in that order, each with its label; three carry a tip (the
+    embedding's convention among them)."""
     at = fresh()
     embedding, layer = 50_257 * 768 + 1_024 * 768, 12 * 768 * 768 + 13 * 768
     total = embedding + 12 * layer + 2 * 768
@@ -140,6 +143,9 @@ def test_headline_numbers_of_gpt2():
     shown_numbers = numbers(at)
     assert want == {label: cell["value"] for label, cell in shown_numbers.items()}
     assert list(want) == [cell["label"] for cell in shown_numbers.values()]
+    tips = {"Total parameters": "Every parameter; tied weights once", "One layer": "Parameters of one block"}
+    tips["Embedding"] = EMBEDDING_CONVENTION
+    assert tips == {label: cell["tip"] for label, cell in shown_numbers.items() if cell["tip"]}
     assert 1 == sum('class="ps-headline"' in h.proto.body for h in at.get("html"))
 
 
@@ -148,7 +154,7 @@ def test_headline_texts_are_never_markup():
     odd = '<img src=x onerror="alert(1)"> & <b>'
     body = charts.headline([[charts.Number(odd, odd, odd, odd)]])
     assert "<img" not in body and "<b>" not in body
-    assert {odd: {"label": odd, "value": odd, "under": odd, "hover": odd}} == numbers_in([body])
+    assert {odd: {"label": odd, "value": odd, "under": odd, "tip": odd}} == numbers_in([body])
 
 
 def test_share_section_holds_the_link_and_the_downloads():
@@ -157,7 +163,7 @@ def test_share_section_holds_the_link_and_the_downloads():
     at = fresh({"preset": "gpt2", "n_layer": "6"})
     assert ([], []) == ([c.value for c in at.code], list(at.download_button))
     assert {"preset": "gpt2", "num_hidden_layers": "6"} == at.query_params
-    at.session_state["share"] = True
+    at.session_state[SHARE_KEY] = True
     at.run()
     assert [c.value.endswith("?preset=gpt2&num_hidden_layers=6") for c in at.code] == [True]
     labels = [b.proto.label for b in at.download_button]
@@ -168,7 +174,7 @@ def test_a_whole_model_shares_its_files_too():
     """A whole model composed from its towers (PaliGemma) offers the same three downloads in its Share section as a
     model with a family row: its tree's breakdown and the config it was read from."""
     at = fresh({"preset": "paligemma-3b-pt-224"})
-    at.session_state["share"] = True
+    at.session_state[SHARE_KEY] = True
     labels = [b.proto.label for b in at.run().download_button]
     assert ["Breakdown (CSV)", "Breakdown (JSON)", "config.json (Hugging Face)"] == labels
     assert presets.get("paligemma-3b-pt-224").config == at.session_state["model"].config
@@ -579,7 +585,7 @@ def test_share_link_round_trip():
     assert shared == again.query_params
     assert 1024 == open_section(again, "f.hidden_size").number_input(key="f.hidden_size").value
     assert 20 == again.slider(key="f.num_hidden_layers").value
-    again.session_state["share"] = True
+    again.session_state[SHARE_KEY] = True
     codes = [c.value for c in again.run().code]
     assert any(c.endswith("?" + "&".join(f"{k}={v}" for k, v in shared.items())) for c in codes), codes
 
@@ -656,7 +662,7 @@ def test_downloads_and_config_round_trip():
     and reads back to the shown total."""
     at = move(fresh(), "slider", "f.num_hidden_layers", 7)
     move(at, "number_input", "f.intermediate_size", 1000)
-    at.session_state["share"] = True
+    at.session_state[SHARE_KEY] = True
     labels = [b.proto.label for b in at.run().download_button]
     assert ["Breakdown (CSV)", "Breakdown (JSON)", "config.json (Hugging Face)"] == labels
     config = at.session_state["model"].config

@@ -27,7 +27,7 @@ from hub_server import TINY_LLAMA, HubServer
 from playwright.sync_api import expect, sync_playwright
 
 from paramscope import read
-from paramscope.engine.components import components, label
+from paramscope.engine.components import EMBEDDING_CONVENTION, components, label
 from paramscope.engine.params import summarize
 from paramscope.io import presets
 
@@ -52,7 +52,8 @@ pytestmark = [
     ),
 ]
 
-TOTAL = ".ps-number[data-label='Total parameters'] .ps-number-value"  # the headline's total (charts.headline)
+#: The headline's total (charts.headline); bench/app_latency.py's TOTAL_JS reads the same selector.
+TOTAL = ".ps-number[data-label='Total parameters'] .ps-number-value"
 TOTAL_JS = f'document.querySelector("{TOTAL}")?.innerText'
 #: The pie's values; empty while Plotly redraws the chart (the element is briefly replaced), so that a wait retries.
 PIE_VALUES = "Array.from(document.querySelectorAll('.js-plotly-plot')[0]?.data?.[0]?.values ?? [])"
@@ -612,6 +613,24 @@ def test_the_charts_are_in_view_beside_the_controls(server, browser):
     boxes = [page.locator(selector).first.bounding_box() for selector in (".js-plotly-plot", ".ps-bars")]
     inside = [0 <= b["y"] and b["y"] + b["height"] <= 900 and b["x"] + b["width"] <= 1400 for b in boxes]
     assert [True, True] == inside, boxes
+    page.context.close()
+
+
+@pytest.mark.parametrize("context", [{"viewport": {"width": 1400, "height": 900}}, PHONE], ids=["desktop", "phone"])
+def test_a_headline_tip_shows_on_focus_or_tap(server, browser, context):
+    """The embedding's convention, the tip of its headline label, shows under the label when the keyboard focuses
+    it (desktop) or a finger taps it (phone), and inside the window; before, it is not drawn."""
+    page = open_page(browser, f"{server}/?preset=gpt2", **context)
+    embedding = page.locator(".ps-number[data-label='Embedding'] .ps-number-label")
+    tip = "el => getComputedStyle(el, '::after').content"
+    assert "none" == embedding.evaluate(tip)
+    if context is PHONE:
+        embedding.tap()
+    else:
+        embedding.focus()
+    assert f'"{EMBEDDING_CONVENTION}"' == embedding.evaluate(tip)
+    right = "el => el.getBoundingClientRect().left + parseFloat(getComputedStyle(el, '::after').width)"
+    assert embedding.evaluate(right) <= context["viewport"]["width"]
     page.context.close()
 
 

@@ -367,26 +367,34 @@ def bars(summary: Summary) -> str:
 
 @dataclass(frozen=True)
 class Number:
-    """One headline number: its label, its value as shown, a line under it (the change against the preset, or what
-    the value leaves out) and what a hover says (its convention)."""
+    """One headline number: its label, its value as shown, a line under it (the change against the preset, a short
+    form, what the value leaves out) and its tip (a convention, a formula), shown on a hover, a tap or a focus."""
 
     label: str
     value: str
     under: str = ""
-    hover: str = ""
+    tip: str = ""
 
 
 def headline(rows: list[list[Number]]) -> str:
     """The headline numbers as HTML, a row of them per list (each row wraps on a phone). One element for all, where
-    a ``st.metric`` each with its row made eight: a control's move redraws every element (docs/benchmarks.md). Every
-    text is escaped (a label can hold a Hub id)."""
+    a ``st.metric`` each with its row made eight: a control's move redraws every element (docs/benchmarks.md). A
+    label with a tip can take the keyboard's focus (a tap on a phone) and shows the tip under it, and a screen reader
+    reads the tip with the label. Every text is escaped (the change against the preset can name a Hub id)."""
 
     def cell(n: Number) -> str:
-        hover = f' title="{html.escape(n.hover)}"' if n.hover else ""
+        label = html.escape(n.label)
+        if n.tip:
+            tip = html.escape(n.tip)
+            label = (
+                f'<div class="ps-number-label" tabindex="0" data-tip="{tip}">{label}'
+                f'<span class="ps-visually-hidden">: {tip}</span></div>'
+            )
+        else:
+            label = f'<div class="ps-number-label">{label}</div>'
         under = f'<div class="ps-number-under">{html.escape(n.under)}</div>' if n.under else ""
         return (
-            f'<div class="ps-number" data-label="{html.escape(n.label)}"{hover}>'
-            f'<div class="ps-number-label">{html.escape(n.label)}</div>'
+            f'<div class="ps-number" data-label="{html.escape(n.label)}">{label}'
             f'<div class="ps-number-value">{html.escape(n.value)}</div>{under}</div>'
         )
 

@@ -9,17 +9,18 @@ from paramscope.app.charts import pie_svg
 from paramscope.engine.tree import Summary
 
 #: Less room above the title (Streamlit's 6rem), so that the Parameters tab's charts are in view beside the card's
-#: controls at 1400 × 900. A table's last column (the formulas) wraps anywhere, as a formula has few spaces to break
-#: at, instead of running off the table's right edge; the numbers before it keep their digits on one line. The diagram
+#: controls at 1400 × 900. A table's last column (the formulas) wraps anywhere, as a formula has few spaces to break at,
+#: instead of running off the table's right edge; the numbers before it keep their digits on one line. The diagram
 #: starts below its own toolbar (the fullscreen button floats 44 px above a chart; it covered the caption). Phones
-#: (narrow or touch screens): the tab bar wraps onto two lines instead of hiding tabs behind a scroll arrow, the
-#: share link's copy button shows without a hover, the hint to the controls appears, and, as the side panel then covers
-#: the page, its top holds a small copy of the pie, sticky while the panel scrolls to a control and blurring what
-#: scrolls under it in either theme. The headline numbers (HTML from ``charts.headline``): Streamlit's metric sizes,
-#: three to a row beside the controls, as many as fit on a phone; a label with a hover text is underlined with dots,
-#: as an abbreviation is. The "By component" bars (HTML from
-#: ``charts.bars``): a name column as wide as its longest name or count, the bars in the rest, in the theme's text
-#: colour, wrapping under the pie on a phone.
+#: (narrow or touch screens): the tab bar wraps onto two lines instead of hiding tabs behind a scroll arrow, the share
+#: link's copy button shows without a hover, the hint to the controls appears, and, as the side panel then covers the
+#: page, its top holds a small copy of the pie, sticky while the panel scrolls to a control and blurring what scrolls
+#: under it in either theme. The headline numbers (HTML from ``charts.headline``): Streamlit's metric sizes, three to a
+#: row beside the controls, as many as fit on a phone; a label with a tip is underlined with dots, as an abbreviation
+#: is, and shows the tip under it on a hover, a tap or the keyboard's focus, over a blurred backdrop that reads in
+#: either theme (as the phone's pie does); a screen reader reads the tip from a visually hidden copy. The "By component"
+#: bars (HTML from ``charts.bars``): a name column as wide as its longest name or count, the bars in the rest, in the
+#: theme's text colour, wrapping under the pie on a phone.
 PAGE_CSS = """<style>
 .stMainBlockContainer { padding-top: 2.5rem; }
 [data-testid="stTable"] td:last-child, [data-testid="stTable"] td:last-child p {
@@ -43,7 +44,18 @@ PAGE_CSS = """<style>
 }
 @media (max-width: 640px) { .ps-numbers { display: flex; flex-wrap: wrap; column-gap: 2rem; } }
 .ps-number-label { font-size: 0.875rem; line-height: 1.6; }
-.ps-number[title] .ps-number-label { text-decoration: underline dotted; text-underline-offset: 0.2em; cursor: help; }
+.ps-number-label[data-tip] {
+  position: relative; width: fit-content; cursor: help;
+  text-decoration: underline dotted; text-underline-offset: 0.2em;
+}
+.ps-number-label[data-tip]:hover::after, .ps-number-label[data-tip]:focus::after {
+  content: attr(data-tip); position: absolute; left: 0; top: 100%; z-index: 4; width: max-content; max-width: 20rem;
+  padding: 0.35rem 0.6rem; border-radius: 0.4rem; font-size: 0.8rem; line-height: 1.4; text-decoration: none;
+  background: rgba(128, 128, 128, 0.3); backdrop-filter: blur(12px); -webkit-backdrop-filter: blur(12px);
+}
+.ps-visually-hidden {
+  position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap;
+}
 .ps-number-value { font-size: 2.25rem; line-height: 1.2; padding-bottom: 0.25rem; overflow-wrap: anywhere; }
 .ps-number-under { font-size: 0.875rem; opacity: 0.7; }
 .ps-bars { min-width: 15rem; font-size: 0.8rem; line-height: 1.25; }

@@ -34,7 +34,7 @@ def headline_numbers(model: Model, summary: Summary) -> None:
     change = f"{diff:+,} ({diff / base_total:+.1%}) vs {preset}" if diff and base_total else ""
     share = summary.embedding / summary.total if summary.total else 0
     first = [
-        charts.Number("Total parameters", f"{summary.total:,}", change, "Every parameter, tied weights once"),
+        charts.Number("Total parameters", f"{summary.total:,}", change, "Every parameter; tied weights once"),
         charts.Number("Short form", short(summary.total)),
     ]
     if spec.is_moe:
@@ -50,9 +50,10 @@ def headline_numbers(model: Model, summary: Summary) -> None:
     else:
         kinds = charts.layer_kinds(summary)
         if len(kinds) == 1:
-            first.append(charts.Number("One layer", f"{sum(n for _, n in kinds[0][2]):,}", hover="One block"))
+            layer = sum(n for _, n in kinds[0][2])
+            first.append(charts.Number("One layer", f"{layer:,}", tip="Parameters of one block"))
     second = [
-        charts.Number("Embedding", f"{summary.embedding:,}", hover=EMBEDDING_CONVENTION),
+        charts.Number("Embedding", f"{summary.embedding:,}", tip=EMBEDDING_CONVENTION),
         charts.Number("Non-embedding", f"{summary.non_embedding:,}"),
         charts.Number("Embedding share", f"{share:.1%}"),
     ]

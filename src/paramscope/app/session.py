@@ -109,7 +109,7 @@ def link_query(model: Model, settings: object) -> dict[str, str]:
     query = dict(unreached) if unreached else ui_explore.upload_link(model)
     query.update(run_settings.settings_to_query(settings))
     query.update(ui_explore.current_query())
-    tab = st.session_state.get(TAB_KEY) or st.session_state.first_tab
+    tab = open_tab()
     if tab != TABS[0]:
         query[TAB_KEY] = tab_slug(tab)
     return query
@@ -128,6 +128,12 @@ def share_section(model: Model) -> None:
             st.caption("Link to exactly this model, as the address bar holds it (copy button on the right):")
             st.code(f"{base}?{urlencode(st.query_params.to_dict())}", language=None, wrap_lines=True)
             downloads(model, model.summary)  # a whole model's tree has its towers as subtrees
+
+
+def open_tab() -> str:
+    """The tab open now (a tab's ``.open`` is fixed when the page draws the tabs; a fragment's rerun sees the value
+    of the run that drew it)."""
+    return st.session_state.get(TAB_KEY) or st.session_state.first_tab
 
 
 def share_open() -> bool:

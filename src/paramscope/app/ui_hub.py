@@ -168,12 +168,12 @@ def render_whole_or_long_tail(model: Model, on_use: Callable[[Model], None]) -> 
         )
     numbers = [
         Number("Total parameters", f"{s.total:,}", short(s.total), f"sum(p.numel()) of {meta.class_name}"),
-        Number("Embedding", f"{s.embedding:,}", hover="nn.Embedding tables + an untied output head"),
+        Number("Embedding", f"{s.embedding:,}", tip="nn.Embedding tables + an untied output head"),
         Number("Non-embedding", f"{s.non_embedding:,}"),
     ]
     st.html(headline([numbers]))
     for note in model.notes:
-        st.caption(note)
+        st.caption(quoted(note))
     for role, tower in model.towers:
         st.button(
             f"Load the {role} ({tower.model_type}) alone",
