@@ -19,9 +19,8 @@ from paramscope.app.session import (
     TABS,
     keep_url_in_sync,
     link_query,
-    open_tab,
+    parameters_alone,
     restore_from_link_once,
-    share_open,
     share_section,
     show_link_warnings,
     use_uploaded_model,
@@ -52,11 +51,9 @@ def page() -> None:
         uses = RUN_TABS if picked.has_formulas else ("Memory", "Compute")  # a multimodal model's costs only
         shown = picked.cost_spec is not None and any(tab[name].open for name in uses)
         settings = run_controls(shown=shown)
-    # A control's move reruns only the model's view (a fragment) while the Parameters tab alone is open; with another
-    # tab or the Share section open the move reruns the page, which shows them too (a fragment calling st.rerun
-    # instead reset widgets)
-    only_parameters = not share_open() and not any(tab[name].open for name in TABS if name != "Parameters")
-    (model_view_fragment if only_parameters else model_view)(tab, messages, settings)
+    # A control's move reruns only the model's view (a fragment) while the Parameters tab alone is open, the whole
+    # page otherwise (a fragment calling st.rerun instead reset widgets)
+    (model_view_fragment if parameters_alone() else model_view)(tab, messages, settings)
     model: Model = st.session_state.model
     share_section(model)  # under the tabs, so that the charts are in view beside the controls
     if tab["Your model"].open:
@@ -77,7 +74,7 @@ def model_view(tab: dict, messages: DeltaGenerator, settings: object) -> None:
     model: Model = st.session_state.model
     drawn = st.session_state.get("drawn_for", model)
     rerun_page = not st.session_state.get("full_run") and model != drawn
-    rerun_page = rerun_page and (model.reset() != drawn.reset() or open_tab() != TABS[0] or share_open())
+    rerun_page = rerun_page and (model.reset() != drawn.reset() or not parameters_alone())
     if not rerun_page:
         with messages.container():  # written on every run: Streamlit lets a fragment's rerun write only where the
             show_link_warnings(model)  # last full run wrote, and an edit's error appears on a rerun of this alone

@@ -119,7 +119,7 @@ def share_section(model: Model) -> None:
     """Under the tabs, a section with the full address (a copy button on its right) and the model's files, drawn
     only while open: the address bar always holds the same link, which this section shows. Drawn by the page's full
     run, not by a control's move: while it is closed a move sends neither it nor its header, and while it is open a
-    move reruns the page (``share_open``), so that its link and files follow (docs/benchmarks.md)."""
+    move reruns the page (``parameters_alone``), so that its link and files follow (docs/benchmarks.md)."""
     box = st.expander(SHARE, key=SHARE_KEY, on_change="rerun")
     if box.open:
         base = (st.context.url or "").split("?", 1)[0]
@@ -136,9 +136,11 @@ def open_tab() -> str:
     return st.session_state.get(TAB_KEY) or st.session_state.first_tab
 
 
-def share_open() -> bool:
-    """Whether the Share section is open (a control's move then reruns the page, which draws it)."""
-    return bool(st.session_state.get(SHARE_KEY))
+def parameters_alone() -> bool:
+    """Whether the Parameters tab is open and the Share section closed: then a control's move reruns only the
+    model's view (a fragment); with another tab or the section open it reruns the page, which shows them too. Read
+    from session state, as a fragment's rerun must."""
+    return open_tab() == TABS[0] and not st.session_state.get(SHARE_KEY)
 
 
 def keep_url_in_sync(query: dict[str, str]) -> None:
