@@ -17,7 +17,7 @@ from rendered import numbers, numbers_in, shown, shown_total
 from streamlit.testing.v1 import AppTest
 
 from paramscope.app import charts
-from paramscope.app.controls import SECTION, SECTIONS
+from paramscope.app.controls import MORE_OPEN, SECTIONS, SIZE_OPEN
 from paramscope.app.session import SHARE_KEY
 from paramscope.engine.components import EMBEDDING_CONVENTION
 from paramscope.engine.params import summarize
@@ -52,23 +52,23 @@ def expected(name: str, **keys: object) -> str:
 
 
 def open_section(at: AppTest, key: str) -> AppTest:
-    """Open the sidebar sections that hold control ``key`` (a slider in Size, its exact box in Exact sizes), as
-    clicks on their headers do."""
+    """Open the sidebar sections that hold control ``key`` (a slider in Size, its exact box in Exact sizes), as a
+    click on the section's pill in More controls does."""
     name = "intermediate_size" if key == "f_ffn_multiplier" else key.removeprefix("f.")
-    for title in (title for title, names in SECTIONS.items() if name in names):
-        at.session_state[SECTION + title] = True
+    titles = [title for title, names in SECTIONS.items() if name in names and title != "Size"]
+    at.session_state[MORE_OPEN] = list(dict.fromkeys([*at.session_state[MORE_OPEN], *titles]))
     return at.run()
 
 
 def open_sections(at: AppTest) -> set[str]:
-    """The sidebar sections open on the page (a section the model has no use for is not drawn at all)."""
-    return {title for title in SECTIONS if SECTION + title in at.session_state and at.session_state[SECTION + title]}
+    """The sidebar sections open on the page: Size, and the pills picked in More controls (a section the model has
+    no use for is not offered at all)."""
+    return ({"Size"} if at.session_state[SIZE_OPEN] else set()) | set(at.session_state[MORE_OPEN])
 
 
 def every_section(at: AppTest) -> AppTest:
     """Open every section of the sidebar."""
-    for title in SECTIONS:
-        at.session_state[SECTION + title] = True
+    at.session_state[MORE_OPEN] = next(p for p in at.sidebar.button_group if p.label == "More controls").options
     return at.run()
 
 
@@ -527,6 +527,23 @@ def test_sections_open_with_the_page_and_with_the_model(name, expected):
     assert "f.num_attention_heads" in [w.key for w in at.number_input]
 
 
+def test_the_sections_after_size_are_one_row_of_pills():
+    """GPT-2's side panel has one expander, Size, and one row of pills, More controls, for the other sections (one
+    element a move where a closed expander each was one: docs/benchmarks.md); a click on a pill draws its section's
+    controls and another click takes them away."""
+    at = fresh()
+    row = next(p for p in at.sidebar.button_group if p.label == "More controls")
+    assert (["Size"], ["Exact sizes", "Attention", "Feed-forward", "Norms and embeddings"]) == (
+        [e.label for e in at.sidebar.expander],
+        row.options[:4],
+    )
+    assert ["Mixture of experts", "Recurrent units"] == row.options[4:]
+    row.select("Attention").run()
+    assert "f.num_attention_heads" in [w.key for w in at.number_input]
+    next(p for p in at.sidebar.button_group if p.label == "More controls").unselect("Attention").run()
+    assert "f.num_attention_heads" not in [w.key for w in at.number_input]
+
+
 def test_a_link_opens_the_sections_it_edited():
     """A shared link that edited the heads, the tying and the norm opens Attention (the tying is in Size, open) and
     Norms and embeddings, so the edited controls are in sight; the sections it did not touch keep their defaults."""
@@ -541,10 +558,10 @@ def test_a_section_the_user_opened_stays_open_for_the_next_model():
     """Attention opened on GPT-2 stays open on Mixtral; the experts open with Mixtral and close again with GPT-2."""
     at = open_section(fresh(), "f.num_attention_heads")
     move(at, "selectbox", "preset", "mixtral-8x7b")
-    assert at.session_state[SECTION + "Attention"] and at.session_state[SECTION + "Mixture of experts"]
+    assert {"Attention", "Mixture of experts"} <= open_sections(at)
     assert "f.num_attention_heads" in [w.key for w in at.number_input]
     move(at, "selectbox", "preset", "gpt2")
-    assert at.session_state[SECTION + "Attention"] and not at.session_state[SECTION + "Mixture of experts"]
+    assert "Attention" in open_sections(at) and "Mixture of experts" not in open_sections(at)
 
 
 def test_norm_bias_is_disabled_for_rmsnorm():
@@ -1042,12 +1059,11 @@ def test_the_exact_boxes_wait_in_a_closed_section_and_keep_every_value():
     assert [] == [w.key for w in at.sidebar.number_input]
     at.select_slider(key="s.vocab_size").set_value(32000).run()
     assert expected("gpt2", vocab_size=32000) == shown_total(at)
-    at.session_state[SECTION + "Exact sizes"] = True
-    at.run()
+    open_section(at, "f.vocab_size")
     assert 32000 == at.number_input(key="f.vocab_size").value
     assert "edited (vocab_size; the file said 50,257)" in [shown(c.value) for c in at.sidebar.caption]
     at.number_input(key="f.hidden_size").set_value(1000).run()
-    at.session_state[SECTION + "Exact sizes"] = False  # a click on its header while the width waits
+    at.session_state[MORE_OPEN] = []  # a click on its pill while the width waits
     at.run()
     assert 1000 == at.number_input(key="f.hidden_size").value
     assert any("12 does not divide hidden_size 1000" in shown(e.value) for e in at.error)

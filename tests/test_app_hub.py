@@ -11,7 +11,7 @@ from hub_server import TINY_BIOGPT, TINY_GEMMA3, TINY_LLAMA, HubServer
 from rendered import shown, shown_total
 from streamlit.testing.v1 import AppTest
 
-from paramscope.app.controls import SECTION
+from paramscope.app.controls import MORE_OPEN
 from paramscope.io import presets
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -169,7 +169,7 @@ def test_multimodal_model_and_its_towers(page_hub: HubServer) -> None:
     next(b for b in at.button if "Load the language model" in b.label).click().run()
     assert not at.exception
     assert f"{language:,}" == shown_total(at)
-    at.session_state[SECTION + "Exact sizes"] = True  # the exact boxes are drawn only while their section is open
+    at.session_state[MORE_OPEN] = ["Exact sizes"]  # the exact boxes are drawn only while their section is open
     at.run()
     assert at.number_input(key="f.hidden_size").value == 64
 

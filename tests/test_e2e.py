@@ -208,9 +208,14 @@ def box(page, label: str):
     return page.get_by_role("spinbutton", name=re.compile("^" + re.escape(label))).first
 
 
+def open_section(page, title: str) -> None:
+    """Open a sidebar section by its pill in More controls (its controls are drawn only while it is open)."""
+    page.locator("[data-testid='stSidebar']").get_by_role("button", name=title, exact=True).click()
+
+
 def open_exact(page) -> None:
     """Open the sidebar's Exact sizes section (the sliders' exact boxes are drawn only while it is open)."""
-    page.locator("[data-testid='stSidebar'] summary").filter(has_text="Exact sizes").click()
+    open_section(page, "Exact sizes")
 
 
 def wait_for_total(page, want: str) -> None:
@@ -328,12 +333,12 @@ def test_the_vocabulary_box_reads_1e5_and_an_emptied_box_takes_the_default(serve
 
 
 def test_a_closed_section_opens_and_its_control_edits(server, browser):
-    """Attention is closed when GPT-2 opens (its controls are not drawn); a click on its header draws them, and 8
+    """Attention is closed when GPT-2 opens (its controls are not drawn); a click on its pill draws them, and 8
     heads typed in the box give GPT-2's config.json with n_head 8, as transformers builds it."""
     page = open_page(browser, f"{server}/?preset=gpt2")
     heads = box(page, "Attention heads")
     assert 0 == heads.count()
-    page.locator("[data-testid='stSidebar'] summary").filter(has_text="Attention").click()
+    open_section(page, "Attention")
     heads.fill("8")
     heads.press("Enter")
     want = engine_total("gpt2", n_head=8)

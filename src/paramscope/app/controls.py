@@ -37,8 +37,8 @@ CLEARABLE = ("num_key_value_heads", "head_dim", "intermediate_size", "moe_interm
 def clear_controls() -> None:
     """Every model control re-reads the session's model on its next draw; the sections that only some models use
     open or close with the next model."""
-    model_sections = [SECTION + title for title in SECTIONS if title not in EVERY_MODEL]
-    for key in [k for k in st.session_state if str(k).startswith(WIDGET) or k in model_sections or k == MOVED]:
+    st.session_state[MORE_KEPT] = [title for title in st.session_state.get(MORE_OPEN, []) if title in EVERY_MODEL]
+    for key in [k for k in st.session_state if str(k).startswith(WIDGET) or k in (MORE_OPEN, MOVED)]:
         del st.session_state[key]
 
 
@@ -179,28 +179,78 @@ def image_controls(view: Spec, show: Spot) -> None:
 
 
 def model_controls(error: str, culprit: str) -> None:
-    """Every control in plain words with its Hugging Face name, in sections drawn only while open (a move redraws
-    every control drawn: docs/benchmarks.md); an error shows under the control it names, its section opened. Size
-    holds the card's six controls, sliders and switches; their exact boxes and origins wait in Exact sizes."""
+    """Every control in plain words with its Hugging Face name. Size holds the card's six controls, sliders and
+    switches, open at first; the other sections are one row of pills (More controls), each drawn only while picked
+    (a move redraws every element drawn: docs/benchmarks.md). An error shows under the control it names, its
+    section opened."""
     model: Model = st.session_state.model
     show = Spot(error, culprit, model)
     view = model.spec
-    section("Size", size_controls, view, show)
-    section(EXACT, exact_controls, view, show)
-    section("Attention", attention_controls, view, show)
-    section("Feed-forward", feed_forward_controls, view, show)
-    section("Norms and embeddings", norm_controls, view, show)
-    section("Mixture of experts", expert_controls, view, show, uses=view.is_moe)
-    if view.ssm_layers:
-        section("State space (Mamba)", ssm_controls, view, show, uses=True)
-    if view.linear_attention_layers:
-        section("Linear attention", linear_attention_controls, view, show, uses=True)
-    if view.short_conv_layers:
-        section("Short convolutions (LFM2)", short_conv_controls, view, show, uses=True)
-    if view.mlstm_layers:
-        section("mLSTM (xLSTM)", mlstm_controls, view, show, uses=True)
-    section("Recurrent units", recurrent_controls, view, show, uses=view.recurrent_units > 0)
+    if _holds(show, "Size"):
+        st.session_state[SIZE_OPEN] = True
+    size = st.expander("Size", expanded=True, key=SIZE_OPEN, on_change="rerun")
+    if size.open:
+        with size:
+            size_controls(view, show)
+    draws = {
+        EXACT: exact_controls,
+        "Attention": attention_controls,
+        "Feed-forward": feed_forward_controls,
+        "Norms and embeddings": norm_controls,
+        "Mixture of experts": expert_controls,
+        "State space (Mamba)": ssm_controls,
+        "Linear attention": linear_attention_controls,
+        "Short convolutions (LFM2)": short_conv_controls,
+        "mLSTM (xLSTM)": mlstm_controls,
+        "Recurrent units": recurrent_controls,
+    }
+    layers = {
+        "Mixture of experts": view.is_moe,
+        "State space (Mamba)": bool(view.ssm_layers),
+        "Linear attention": bool(view.linear_attention_layers),
+        "Short convolutions (LFM2)": bool(view.short_conv_layers),
+        "mLSTM (xLSTM)": bool(view.mlstm_layers),
+        "Recurrent units": view.recurrent_units > 0,
+    }
+    offered = [title for title in draws if title in EVERY_MODEL or title in ANY_MODEL_ADDS or layers[title]]
+    for title in more_controls(offered, {title for title, has in layers.items() if has}, show):
+        with st.container(border=True):
+            st.markdown(f"**{title}**")
+            draws[title](view, show)
     show.rest()
+
+
+def more_controls(offered: list[str], layers: set[str], show: Spot) -> list[str]:
+    """The row of pills that opens the sections after Size (one element a move, where a closed expander each was
+    one), and the titles picked.
+
+    A model's own kinds of layers (``layers``) open with it, and so do the sections a link edited, when the page
+    opens; the sections every model has keep the person's choice from model to model (``clear_controls``). The
+    section holding the control an error names opens, so the error and the nearest valid value show under that
+    control; so does one holding a control whose refused value waits (closed, the value typed would be lost with
+    its box).
+    """
+    if MORE_OPEN not in st.session_state:
+        kept = st.session_state.pop(MORE_KEPT, [])
+        edited = {title for title in offered if title != EXACT and not show.edited.isdisjoint(SECTIONS[title])}
+        st.session_state[MORE_OPEN] = [title for title in offered if title in {*kept, *layers, *edited}]
+    picked = set(st.session_state[MORE_OPEN]) | {title for title in offered if _holds(show, title)}
+    st.session_state[MORE_OPEN] = [title for title in offered if title in picked]
+    return st.pills(
+        "More controls",
+        offered,
+        selection_mode="multi",
+        key=MORE_OPEN,
+        help="Each opens a section of controls under this row; another click closes it.",
+    )
+
+
+def _holds(show: Spot, title: str) -> bool:
+    """Whether section ``title`` must open: the error names one of its controls, or one of them holds a refused
+    value (an edit refused keeps its controls moved: what was typed stays drawn)."""
+    moved = st.session_state.get(MOVED, set())
+    names = SECTIONS[title]
+    return bool(show.error) and (show.names_any(names) or any(WIDGET + name in moved for name in names))
 
 
 def size_controls(view: Spec, show: Spot) -> None:
@@ -469,7 +519,6 @@ SECTIONS: dict[str, tuple[str, ...]] = {
     "mLSTM (xLSTM)": ("mlstm_heads", "mlstm_qk_dim", "mlstm_v_dim"),
     "Recurrent units": ("recurrent_units",),
 }  # fmt: skip
-OPEN_AT_FIRST = ("Size",)
 #: The section of the Size sliders' exact boxes and of where the Size values come from: closed at first, it opens
 #: for an error under one of its boxes, not for a link's edits (the sliders above show those).
 EXACT = "Exact sizes"
@@ -479,27 +528,12 @@ CARD_BIAS = "f_bias"
 #: The model whose biases are a choice, offered where the classes fix them.
 NANOGPT = "nanogpt-124m"
 EVERY_MODEL = ("Size", EXACT, "Attention", "Feed-forward", "Norms and embeddings")
+#: The sections of kinds of layers any model can add (experts to a dense model), offered to every model.
+ANY_MODEL_ADDS = ("Mixture of experts", "Recurrent units")
 CONTROL_FIELDS = tuple(dict.fromkeys(name for names in SECTIONS.values() for name in names))
-SECTION = "sec."  # session-state key prefix of the sections' open state
-
-
-def section(title: str, draw: Callable[[Spec, Spot], None], view: Spec, show: Spot, *, uses: bool = False) -> None:
-    """A section's header, and ``draw(view, show)`` inside it while it is open (closed, it costs one element).
-
-    ``uses``: the model has this kind of layer, so the section opens with it; so does a section whose controls a
-    link edited (when the page opens). The section holding the control an error names opens, so the error, and the
-    nearest valid value, show under that control; so does one holding a control whose refused value waits (closed,
-    the value typed would be lost with its box).
-    """
-    key = SECTION + title
-    moved = st.session_state.get(MOVED, set())  # an edit refused keeps its controls moved: what was typed stays drawn
-    if show.error and (show.names_any(SECTIONS[title]) or any(WIDGET + name in moved for name in SECTIONS[title])):
-        st.session_state[key] = True
-    edited = title != EXACT and not show.edited.isdisjoint(SECTIONS[title])  # a link's edits show where made
-    box = st.expander(title, expanded=uses or edited or title in OPEN_AT_FIRST, key=key, on_change="rerun")
-    if box.open:
-        with box:
-            draw(view, show)
+#: Session-state keys: whether Size is open; the sections picked in More controls; the every-model sections picked,
+#: kept for the next model.
+SIZE_OPEN, MORE_OPEN, MORE_KEPT = "sec.Size", "sec.more", "sec.kept"
 
 
 class Spot:
