@@ -43,6 +43,8 @@ def small(config: dict) -> dict:
         out["layers_block_type"] = ["hybrid", "hybrid"]
     if isinstance(out.get("hybrid_override_pattern"), str):
         out["hybrid_override_pattern"] = "".join(dict.fromkeys(out["hybrid_override_pattern"]))
+    if isinstance(out.get("linear_attn_config"), dict):  # Kimi Linear: a delta-attention layer, then a full one
+        out["linear_attn_config"] = {**out["linear_attn_config"], "kda_layers": [1], "full_attn_layers": [2]}
     return out
 
 

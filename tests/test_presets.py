@@ -83,6 +83,10 @@ PUBLISHED = [
     ("toy-transformer-lm", 1_851),
     ("gemma-3-4b-it", 4_300_079_472),  # the model card's safetensors total
     ("qwen2.5-vl-7b-instruct", 8_292_166_656),  # the Hub page's safetensors total
+    # the checkpoints' safetensors totals printed beside the copied config.json (gogongxt/python, scripts/models)
+    ("qwen3-vl-8b-instruct", 8_767_123_696),
+    ("qwen3-vl-30b-a3b-instruct", 31_070_754_032),
+    ("qwen3-vl-235b-a22b-instruct", 235_670_022_896),
 ]
 
 
