@@ -130,12 +130,20 @@ for model_type in sorted(WHOLES):
         alone = _quiet(CONFIG_MAPPING[declared.model_type])
         differ = {k: v for k, v in init.items() if getattr(alone, k, None) not in (v, None)}
         merged = bool(differ) and all(getattr(stated, k, None) == v for k, v in differ.items())
+        # whether a "<key>_dict" in the file replaces the sub-config (CLIP's text_config_dict: the class's defaults
+        # and that dict, whatever text_config says)
+        probe = {
+            key: {"model_type": declared.model_type, "num_hidden_layers": 3},
+            f"{key}_dict": {"num_hidden_layers": 5},
+        }
+        by_dict = getattr(getattr(_quiet(cls, **probe), key, None), "num_hidden_layers", None) == 5
         subs[key] = {
             "type": declared.model_type,
             "auto": auto,
             "init": init,
             "optional": declared.optional,
             "over_init": merged,
+            "by_dict": by_dict,
         }
     text = subs.get("text_config")
     text_keys: list[str] = []
@@ -152,6 +160,7 @@ for model_type in sorted(WHOLES):
             "init": {k: own[k] for k in text_keys if k in own},
             "optional": False,
             "over_init": True,
+            "by_dict": False,
         }
     elif text is not None:
         text_cls = CONFIG_MAPPING[text["type"]]

@@ -258,12 +258,37 @@ def test_each_preset_loads(session, name):
     assert f"{presets.get(name).expected_total:,}" == shown_total(session)
     assert {"preset": name} == session.query_params
     assert [] == [shown(e.value) for e in session.error]
-    base = presets.load(name)
     if not presets.model(name).has_formulas:  # a whole model: each tower's sizes, in place
-        assert base.hidden_size == session.number_input(key="f.text_config.hidden_size").value
+        costed = name in presets.names_with_costs()  # a dual encoder's text tower is no language model
+        width = presets.load(name).hidden_size if costed else presets.get(name).config["text_config"]["hidden_size"]
+        assert width == session.number_input(key="f.text_config.hidden_size").value
         return
+    base = presets.load(name)
     assert base.hidden_size == session.select_slider(key="s.hidden_size").value
     assert base.num_hidden_layers == session.slider(key="f.num_hidden_layers").value
+
+
+def test_a_dual_encoder_says_what_runs_on_it():
+    """CLIP ViT-L/14, two towers each ending in a projection: its tabs and its side panel say the same thing (no
+    language model for Memory and Compute, one stack for the explore tabs), never that it lacks formulas, and its
+    towers' sizes are edited in place as transformers builds the edited file (24 → 12 vision layers)."""
+    from hf_oracle import hf_count
+
+    at = fresh({"preset": "clip-vit-large-patch14"})
+    said = {tab: fresh({"preset": "clip-vit-large-patch14", "tab": tab}).info[0].value for tab in ("Memory", "Compare")}
+    assert (
+        "Memory runs on a language model, which clip has not (each tower ends in a projection): only its exact "
+        "parameter count is shown. Pick a preset, another model or one of its towers (the buttons on the Parameters "
+        "tab).",
+        "Compare runs on one stack of layers, and clip is a whole model of several towers: only its exact parameter "
+        "count is shown. Pick a preset, another model or one of its towers (the buttons on the Parameters tab).",
+    ) == (said["Memory"], said["Compare"])
+    assert not any("formulas" in c.value for c in at.sidebar.caption)
+    move(at, "number_input", "f.vision_config.num_hidden_layers", 12)
+    config = presets.get("clip-vit-large-patch14").config  # the file states the vision sizes twice (CLIP's class
+    for key in ("vision_config", "vision_config_dict"):  # builds the tower from vision_config_dict): edited in both
+        config = {**config, key: {**config[key], "num_hidden_layers": 12}}
+    assert f"{hf_count(config):,}" == shown_total(at)
 
 
 def test_a_whole_models_towers_are_edited_in_place(session):

@@ -51,7 +51,7 @@ def test_kind_of_path(path: str, kind: str) -> None:
     assert kind == kind_of(path)
 
 
-@pytest.mark.parametrize("name", presets.names())
+@pytest.mark.parametrize("name", presets.names_with_costs())
 def test_every_component_of_a_preset_is_registered(name: str) -> None:
     """No preset shows a part the registry does not name (which would get a made-up label and colour)."""
     assert [] == [c.path for c in components(count(presets.load(name))) if component(c.path) is None]

@@ -60,7 +60,7 @@ def balanced(toks: list[str]) -> bool:
     return depth == {"{": 0, "[": 0}
 
 
-@pytest.mark.parametrize("name", presets.names())
+@pytest.mark.parametrize("name", presets.names_with_costs())
 def test_every_parameterized_part_is_drawn_with_its_count(name: str) -> None:
     """Every leaf with parameters appears with its per-copy count; repeated ones with their total too."""
     dot = dot_of(name)
@@ -72,7 +72,7 @@ def test_every_parameterized_part_is_drawn_with_its_count(name: str) -> None:
             assert f"× {leaf.repeat:,} = {leaf.count:,}" in dot, leaf.path
 
 
-@pytest.mark.parametrize("name", presets.names())
+@pytest.mark.parametrize("name", presets.names_with_costs())
 def test_dot_is_balanced(name: str) -> None:
     """Strings terminate, braces and brackets balance, and the graph is one digraph block."""
     toks = tokens(dot_of(name))
@@ -82,7 +82,7 @@ def test_dot_is_balanced(name: str) -> None:
 
 
 @pytest.mark.skipif(shutil.which("dot") is None, reason="graphviz not installed")
-@pytest.mark.parametrize("name", presets.names())
+@pytest.mark.parametrize("name", presets.names_with_costs())
 def test_graphviz_accepts_the_source(name: str) -> None:
     """Graphviz itself parses and lays out the diagram without a warning."""
     out = subprocess.run(["dot", "-Tsvg"], input=dot_of(name), capture_output=True, text=True, timeout=60)

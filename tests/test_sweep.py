@@ -158,7 +158,7 @@ def test_training_compute_columns_grow_with_depth() -> None:
     assert all(r["training_flops_per_token"] > 6 * r["total"] - 6 * r["embedding"] for r in rows)
 
 
-@pytest.mark.parametrize("name", presets.names())
+@pytest.mark.parametrize("name", presets.names_with_costs())
 def test_every_preset_sweeps_through_its_own_value(name: str) -> None:
     """For every preset and every dimension it has, the sweep passes through the preset itself: the row at
     its own value carries the preset's reference total."""

@@ -976,3 +976,21 @@ def test_a_nested_edit_of_another_tower_stays_in_that_tower(model_type: str, key
     assert ({key: value}, value) == (edited.edits, edited.config[tower][name])
     assert start.config.get(name) == edited.config.get(name)
     assert _hf_total(edited.config) == edited.summary.total
+
+
+def test_clips_config_dicts_make_the_towers_and_take_their_edits() -> None:
+    """CLIPConfig builds each tower from ``text_config_dict`` / ``vision_config_dict`` alone where the file has one
+    (as openai/clip-vit-large-patch14's does), whatever ``text_config`` says: the count equals transformers', the
+    text tower's controls show the dict's width, and an edit of ``text_config.num_hidden_layers`` is written into
+    both, so transformers builds it; the link carries the nested key alone and rebuilds the same config."""
+    from paramscope.io import link
+
+    config = {"model_type": "clip", **copy.deepcopy(SMALL["clip"])}
+    config["text_config_dict"] = dict(_TEXT, hidden_size=64, num_hidden_layers=3, max_position_embeddings=16)
+    config["vision_config_dict"] = dict(_VISION, num_hidden_layers=2, image_size=32, patch_size=8)
+    start = Model.from_config(config, origin="upload")
+    assert (_hf_total(config), 64) == (start.summary.total, dict(start.towers)["text tower"].spec.hidden_size)
+    edited = start.edit(**{"text_config.num_hidden_layers": 1})
+    assert (_hf_total(edited.config), {"text_config.num_hidden_layers": 1}) == (edited.summary.total, edited.edits)
+    again, warnings_ = link.edits_from_query(start, link.query_from_model(edited), [])
+    assert (again.config, warnings_) == (edited.config, [])

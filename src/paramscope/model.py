@@ -193,6 +193,11 @@ class Model:
             if isinstance(now.get(key), dict) and isinstance(base.get(key, {}), dict) and key in out:
                 del out[key]
                 out.update({f"{key}.{k}": v for k, v in _changes(now[key], base.get(key, {})).items()})
+            mirror = f"{key}_dict"  # CLIP's: an edit of the tower writes it there too (_write), so it says no more
+            if isinstance(now.get(mirror), dict) and isinstance(base.get(mirror), dict) and mirror in out:
+                said = _changes(now[mirror], base[mirror]).items()
+                if all(f"{key}.{k}" in out and out[f"{key}.{k}"] == v for k, v in said):
+                    del out[mirror]
         return out
 
     def edit(self, **changes: Any) -> Model:
@@ -293,14 +298,19 @@ def _write(config: dict[str, Any], key: str, value: Any) -> None:
     if (tower not in config or _text_at_top(config)) and name in moved:  # the class reads it at the top level
         _write(config, name, value)
         return
-    sub = config.get(tower)
-    sub = dict(sub) if isinstance(sub, dict) else {}
-    if value is not DELETED and name in TOWER_LAYER_KEYS and type(value) is int:
-        old = sub.get(name)
-        if type(old) is int:
-            _follow_layer_count(sub, old, value)
-    _write(sub, name, value)
-    config[tower] = sub
+    from paramscope.families.wholes import stated_tower
+
+    # where the class builds the tower from "<tower>_dict" alone (CLIP's), the edit is written there too
+    replaced = f"{tower}_dict" if stated_tower(config, tower) is not config.get(tower) else ""
+    for target in (tower, replaced) if replaced else (tower,):
+        sub = config.get(target)
+        sub = dict(sub) if isinstance(sub, dict) else {}
+        if value is not DELETED and name in TOWER_LAYER_KEYS and type(value) is int:
+            old = sub.get(name)
+            if type(old) is int:
+                _follow_layer_count(sub, old, value)
+        _write(sub, name, value)
+        config[target] = sub
 
 
 def _moved_text_keys(config: Mapping[str, Any]) -> list[str]:
@@ -339,6 +349,8 @@ def _read(config_json: str) -> ReadResult:
 
 @lru_cache(maxsize=64)
 def _towers(config_json: str) -> tuple[tuple[str, Model], ...]:
+    from paramscope.families.wholes import stated_tower
+
     config = json.loads(config_json)
     read_by_transformers: Mapping[str, Any] = {}
     if not _has_row(config_json):  # as transformers reads them: typed, and with keys it moves into text_config
@@ -350,7 +362,7 @@ def _towers(config_json: str) -> tuple[tuple[str, Model], ...]:
     for key, role in TOWERS.items():
         # transformers' reading first: Hub files often type a sub-config with the parent's model_type (Qwen3.5's
         # vision_config says "qwen3_5"), which no row reads
-        sub = read_by_transformers.get(key) or config.get(key)
+        sub = read_by_transformers.get(key) or stated_tower(config, key)
         kind = sub.get("model_type") if isinstance(sub, dict) else None
         if not isinstance(kind, str) or kind not in FAMILIES:  # no row: nothing to add
             continue

@@ -240,7 +240,7 @@ def family_points(
 
     name = field_of(dimension)
     out = []
-    for preset_name in names if names is not None else presets.names():
+    for preset_name in names if names is not None else presets.names_with_costs():
         p = presets.get(preset_name)
         spec = presets.load(preset_name)
         if family not in (p.family, spec.model_type):

@@ -71,14 +71,20 @@ def other_tabs(model: Model, tab: dict, settings: object) -> None:
 
 
 def needs_formulas(model: Model, tab: dict, names: tuple[str, ...]) -> None:
-    """The tabs of ``names`` that need a family row's formulas, for a model counted by transformers."""
+    """The tabs of ``names`` that need one stack's formulas, for a model counted by transformers or a whole model
+    of towers (whose Memory and Compute run on its language model, where it has one)."""
     towers = " or one of its towers (the buttons on the Parameters tab)" if model.towers else ""
     for name in names:
         if name not in ("Parameters", "Your model") and tab[name].open:
+            if model.counted_by != "towers":
+                why = f"needs the formulas of a family row, and {model.model_type} has none yet"
+            elif name in ("Memory", "Compute"):
+                why = f"runs on a language model, which {model.model_type} has not (each tower ends in a projection)"
+            else:
+                why = f"runs on one stack of layers, and {model.model_type} is a whole model of several towers"
             with tab[name]:
                 st.info(
-                    f"{name} needs the formulas of a family row, and {model.model_type} has none yet: only its "
-                    f"exact parameter count (by transformers) is shown. Pick a preset, another model{towers}.",
+                    f"{name} {why}: only its exact parameter count is shown. Pick a preset, another model{towers}.",
                     icon=":material/info:",
                 )
 

@@ -107,7 +107,7 @@ def entry_spec(entry: str) -> tuple[str, Spec]:
     if entry.startswith(PREFIX):
         spec = decode_config(entry).spec
         return f"{spec.model_type} · {short(count(spec).count)} (link)", spec
-    if entry in presets.names():
+    if entry in presets.names_with_costs():
         return presets.get(entry).title, presets.load(entry)
     raise ValueError(f"{entry[:40]!r} is neither a preset name nor an encoded model")
 
@@ -402,7 +402,7 @@ def render_compare(current_label: str, current_spec: Spec, settings: Any = None)
     differing fields, memory and compute. Returns the chosen entries (for the share link)."""
     state = st.session_state
     extra = dict(state.get(_CMP_EXTRA, {}))
-    options = list(extra) + presets.names()
+    options = list(extra) + presets.names_with_costs()
     chosen = [e for e in state.get(CMP, []) if e in options]
     if chosen != state.get(CMP):
         state[CMP] = chosen

@@ -127,6 +127,11 @@ def what_runs(model: Model) -> str:
             else "the controls edit one tower at a time (the buttons on the Parameters tab load it)"
         )
         return f"Memory and Compute run on its language model, with the other towers held as weights; {controls}."
+    if model.counted_by == "towers":  # a dual encoder (CLIP, SigLIP): towers and their projections, nothing to decode
+        return (
+            "Memory and Compute run on a language model, which this model has not (its towers each end in a "
+            "projection); the side panel edits each tower's sizes in place."
+        )
     return (
         "Memory, Compute and the controls need its formulas, which this type has not; edit its config.json in the "
         "Your model tab."

@@ -74,6 +74,11 @@ def load_spec(args: argparse.Namespace, command: str) -> tuple[Spec, str, tuple[
     row, or a multimodal model's language model with the rest of the checkpoint as weights (``Model.cost_spec``)."""
     model, label, ignored = load_model(args.name, args.hf_config, args.revision)
     spec = model.cost_spec
+    if spec is None and model.counted_by == "towers":
+        raise UserError(
+            f"{command}: {model.model_type!r} has no language model for memory and FLOPs to run on (its towers each "
+            "end in a projection); `count` gives its exact parameters"
+        )
     if spec is None:
         raise UserError(
             f"{command}: {model.model_type!r} is counted by transformers only (no family row, so no formulas for "

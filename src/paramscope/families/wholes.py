@@ -540,7 +540,7 @@ def _sub_configs(model_type: str, config: Mapping[str, Any]) -> dict[str, dict[s
     data = hf_wholes()[model_type]
     out: dict[str, dict[str, Any]] = {}
     for key, declared in data["subs"].items():
-        sub = config.get(key)
+        sub = stated_tower(config, key)
         if key == "text_config" and data.get("text_at_top"):  # Phi-4-multimodal: its own keys are the text model's
             if sub is not None:
                 raise SpecError(
@@ -564,6 +564,20 @@ def _sub_configs(model_type: str, config: Mapping[str, Any]) -> dict[str, dict[s
         sub["model_type"] = kind
         out[key] = sub
     return out
+
+
+def stated_tower(config: Mapping[str, Any], key: str) -> Any:
+    """The file's sub-config ``key`` as the whole's class reads it: ``<key>_dict`` where the class builds the tower
+    from that alone (CLIP's text_config_dict, over the tower class's defaults, whatever text_config says), else
+    ``key``."""
+    kind = config.get("model_type")
+    declared = hf_wholes()[kind]["subs"].get(key, {}) if isinstance(kind, str) and kind in WHOLES else {}
+    replaced = config.get(f"{key}_dict") if declared.get("by_dict") else None
+    if replaced is None:
+        return config.get(key)
+    if not isinstance(replaced, Mapping):
+        raise SpecError(f"{key}_dict", "expected a JSON object ({...})")
+    return {**replaced, "model_type": declared["type"]}
 
 
 def _link(whole: Whole, subs: dict[str, dict[str, Any]]) -> None:

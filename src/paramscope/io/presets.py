@@ -71,6 +71,12 @@ def names() -> list[str]:
     return list(_sorted_names())
 
 
+def names_with_costs() -> list[str]:
+    """The presets with memory and compute (``load`` gives their spec): every one but a dual encoder such as CLIP,
+    which has no language model to run."""
+    return [n for n in names() if model(n).cost_spec is not None]
+
+
 def row_names() -> list[str]:
     """The presets one family row reads (every preset but the whole models, whose towers are composed)."""
     return [n for n in names() if model(n).has_formulas]
@@ -103,8 +109,8 @@ def load(name: str) -> Spec:
     if whole.has_formulas:
         return whole.spec
     spec = whole.cost_spec
-    if spec is None:  # a preset is a model with costs: the tests hold every file to it
-        raise ValueError(f"preset {name!r}: a whole model without a language model")
+    if spec is None:
+        raise ValueError(f"preset {name!r}: a whole model without a language model (no memory or compute)")
     return spec
 
 
