@@ -17,7 +17,7 @@ from rendered import numbers, numbers_in, shown, shown_total
 from streamlit.testing.v1 import AppTest
 
 from paramscope.app import charts
-from paramscope.app.controls import MORE_OPEN, SECTIONS, SIZE_OPEN
+from paramscope.app.controls import MORE, MORE_OPEN, SECTIONS, SIZE_OPEN
 from paramscope.app.session import SHARE_KEY
 from paramscope.engine.components import EMBEDDING_CONVENTION
 from paramscope.engine.params import summarize
@@ -259,9 +259,8 @@ def test_each_preset_loads(session, name):
     assert {"preset": name} == session.query_params
     assert [] == [shown(e.value) for e in session.error]
     if not presets.model(name).has_formulas:  # a whole model: each tower's sizes, in place
-        costed = name in presets.names_with_costs()  # a dual encoder's text tower is no language model
-        width = presets.load(name).hidden_size if costed else presets.get(name).config["text_config"]["hidden_size"]
-        assert width == session.number_input(key="f.text_config.hidden_size").value
+        text = next(tower for _, tower in presets.model(name).towers if tower.origin == "text_config")
+        assert text.spec.hidden_size == session.number_input(key="f.text_config.hidden_size").value
         return
     base = presets.load(name)
     assert base.hidden_size == session.select_slider(key="s.hidden_size").value
@@ -277,9 +276,9 @@ def test_a_dual_encoder_says_what_runs_on_it():
     at = fresh({"preset": "clip-vit-large-patch14"})
     said = {tab: fresh({"preset": "clip-vit-large-patch14", "tab": tab}).info[0].value for tab in ("Memory", "Compare")}
     assert (
-        "Memory runs on a language model, which clip has not (each tower ends in a projection): only its exact "
-        "parameter count is shown. Pick a preset, another model or one of its towers (the buttons on the Parameters "
-        "tab).",
+        "clip has no language model for memory and compute to run on (each tower ends in a projection): only its "
+        "exact parameter count is shown. Pick a preset, another model or one of its towers (the buttons on the "
+        "Parameters tab).",
         "Compare runs on one stack of layers, and clip is a whole model of several towers: only its exact parameter "
         "count is shown. Pick a preset, another model or one of its towers (the buttons on the Parameters tab).",
     ) == (said["Memory"], said["Compare"])
@@ -567,6 +566,12 @@ def test_the_sections_after_size_are_one_row_of_pills():
     assert "f.num_attention_heads" in [w.key for w in at.number_input]
     next(p for p in at.sidebar.button_group if p.label == "More controls").unselect("Attention").run()
     assert "f.num_attention_heads" not in [w.key for w in at.number_input]
+
+
+def test_every_section_after_size_is_drawn_by_the_pills():
+    """The pills' table names every section the controls are filed under (an error opens its section by that list),
+    in the same order, and no other."""
+    assert [title for title in SECTIONS if title != "Size"] == list(MORE)
 
 
 def test_a_link_opens_the_sections_it_edited():

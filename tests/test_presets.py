@@ -142,6 +142,13 @@ def test_engine_total_equals_expected_total(name):
     assert preset.expected_total == costs == presets.model(name).summary.total
 
 
+def test_only_the_dual_encoders_have_no_costs():
+    """Every preset has memory and compute but the whole models whose row has no language model (CLIP's), so the
+    tests that run costs on ``names_with_costs`` leave out nothing else."""
+    dual = {n for n in WHOLE_NAMES if not WHOLES[presets.get(n).config["model_type"]].language}
+    assert (["clip-vit-large-patch14"], set(NAMES) - dual) == (sorted(dual), set(presets.names_with_costs()))
+
+
 @pytest.mark.parametrize("name", WHOLE_NAMES)
 def test_whole_presets_equal_their_whole_class(name):
     """A whole model's preset equals its whole transformers class built from the file on the meta device."""

@@ -10,6 +10,7 @@ from rendered import shown_total
 from streamlit.testing.v1 import AppTest
 
 from paramscope import read
+from paramscope.app.controls import MORE_OPEN
 from paramscope.engine.params import summarize
 from paramscope.io import presets
 
@@ -34,7 +35,7 @@ def test_concurrent_sessions_keep_their_own_models() -> None:
     assert f"{gpt2_24:,}" == shown_total(a)
     assert f"{presets.get('llama-3.2-1b').expected_total:,}" == shown_total(b)
 
-    a.session_state["sec.Exact sizes"] = True  # the width's exact box is drawn while its section is open
+    a.session_state[MORE_OPEN] = ["Exact sizes"]  # the width's exact box is drawn while its section is open
     a.run().number_input(key="f.hidden_size").set_value(1536).run()
     b.run()
     changed = summarize(read({**GPT2, "n_layer": 24, "n_embd": 1536}).spec).total

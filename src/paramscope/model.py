@@ -298,10 +298,9 @@ def _write(config: dict[str, Any], key: str, value: Any) -> None:
     if (tower not in config or _text_at_top(config)) and name in moved:  # the class reads it at the top level
         _write(config, name, value)
         return
-    from paramscope.families.wholes import stated_tower
+    from paramscope.families.wholes import dict_key
 
-    # where the class builds the tower from "<tower>_dict" alone (CLIP's), the edit is written there too
-    replaced = f"{tower}_dict" if stated_tower(config, tower) is not config.get(tower) else ""
+    replaced = dict_key(config, tower)  # where the class builds the tower from "<tower>_dict" (CLIP's): there too
     for target in (tower, replaced) if replaced else (tower,):
         sub = config.get(target)
         sub = dict(sub) if isinstance(sub, dict) else {}

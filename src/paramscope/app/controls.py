@@ -37,7 +37,8 @@ CLEARABLE = ("num_key_value_heads", "head_dim", "intermediate_size", "moe_interm
 def clear_controls() -> None:
     """Every model control re-reads the session's model on its next draw; the sections that only some models use
     open or close with the next model."""
-    st.session_state[MORE_KEPT] = [title for title in st.session_state.get(MORE_OPEN, []) if title in EVERY_MODEL]
+    if MORE_OPEN in st.session_state:  # not drawn for the last model (a whole one): the choice from before stays
+        st.session_state[MORE_KEPT] = [title for title in st.session_state[MORE_OPEN] if title in EVERY_MODEL]
     for key in [k for k in st.session_state if str(k).startswith(WIDGET) or k in (MORE_OPEN, MOVED)]:
         del st.session_state[key]
 
@@ -192,31 +193,12 @@ def model_controls(error: str, culprit: str) -> None:
     if size.open:
         with size:
             size_controls(view, show)
-    draws = {
-        EXACT: exact_controls,
-        "Attention": attention_controls,
-        "Feed-forward": feed_forward_controls,
-        "Norms and embeddings": norm_controls,
-        "Mixture of experts": expert_controls,
-        "State space (Mamba)": ssm_controls,
-        "Linear attention": linear_attention_controls,
-        "Short convolutions (LFM2)": short_conv_controls,
-        "mLSTM (xLSTM)": mlstm_controls,
-        "Recurrent units": recurrent_controls,
-    }
-    layers = {
-        "Mixture of experts": view.is_moe,
-        "State space (Mamba)": bool(view.ssm_layers),
-        "Linear attention": bool(view.linear_attention_layers),
-        "Short convolutions (LFM2)": bool(view.short_conv_layers),
-        "mLSTM (xLSTM)": bool(view.mlstm_layers),
-        "Recurrent units": view.recurrent_units > 0,
-    }
-    offered = [title for title in draws if title in EVERY_MODEL or title in ANY_MODEL_ADDS or layers[title]]
-    for title in more_controls(offered, {title for title, has in layers.items() if has}, show):
+    layers = {title for title, (_, has) in MORE.items() if has is not None and has(view)}
+    offered = [title for title in MORE if title in EVERY_MODEL or title in ANY_MODEL_ADDS or title in layers]
+    for title in more_controls(offered, layers, show):
         with st.container(border=True):
             st.markdown(f"**{title}**")
-            draws[title](view, show)
+            MORE[title][0](view, show)
     show.rest()
 
 
@@ -501,9 +483,10 @@ def run_controls(shown: bool) -> object:
 
 
 # ---------------------------------------------------------------------------------- control helpers
-#: The sidebar's sections and the controls each holds (session-state names). The first four serve every model and
-#: keep the user's open or closed choice from model to model; Size, the product card's six controls (vocabulary,
-#: width, layers, FFN multiplier, biases, tying), opens at first; the others open with each model that has such layers.
+#: The sidebar's sections and the controls each holds (session-state names). Size, the product card's six controls
+#: (vocabulary, width, layers, FFN multiplier, biases, tying), is open at first; the other sections every model has
+#: (EVERY_MODEL) keep the user's open or closed choice from model to model; the others open with each model that has
+#: such layers.
 SECTIONS: dict[str, tuple[str, ...]] = {
     "Size": ("vocab_size", "image_size", "patch_size", "num_channels", "hidden_size", "num_hidden_layers",
              "num_decoder_layers", "intermediate_size", "tie_word_embeddings"),
@@ -530,6 +513,20 @@ NANOGPT = "nanogpt-124m"
 EVERY_MODEL = ("Size", EXACT, "Attention", "Feed-forward", "Norms and embeddings")
 #: The sections of kinds of layers any model can add (experts to a dense model), offered to every model.
 ANY_MODEL_ADDS = ("Mixture of experts", "Recurrent units")
+#: The sections after Size, in SECTIONS' order: how each draws its controls, and for a kind of layer, whether the
+#: model has it (the section then opens with the model, and is offered to it where not to every model).
+MORE: dict[str, tuple[Callable[[Spec, Spot], None], Callable[[Spec], bool] | None]] = {
+    EXACT: (exact_controls, None),
+    "Attention": (attention_controls, None),
+    "Feed-forward": (feed_forward_controls, None),
+    "Norms and embeddings": (norm_controls, None),
+    "Mixture of experts": (expert_controls, lambda view: view.is_moe),
+    "State space (Mamba)": (ssm_controls, lambda view: bool(view.ssm_layers)),
+    "Linear attention": (linear_attention_controls, lambda view: bool(view.linear_attention_layers)),
+    "Short convolutions (LFM2)": (short_conv_controls, lambda view: bool(view.short_conv_layers)),
+    "mLSTM (xLSTM)": (mlstm_controls, lambda view: bool(view.mlstm_layers)),
+    "Recurrent units": (recurrent_controls, lambda view: view.recurrent_units > 0),
+}
 CONTROL_FIELDS = tuple(dict.fromkeys(name for names in SECTIONS.values() for name in names))
 #: Session-state keys: whether Size is open; the sections picked in More controls; the every-model sections picked,
 #: kept for the next model.

@@ -20,6 +20,7 @@ from paramscope.app.parameters import (
 from paramscope.app.session import TABS, use_model
 from paramscope.app.text import quoted
 from paramscope.engine.spec import Spec, validate
+from paramscope.families.wholes import NO_LANGUAGE_MODEL
 from paramscope.model import Model
 
 RUN_TABS = ("Memory", "Compute", "Compare", "Why so big?")  # the tabs that use the run settings
@@ -77,14 +78,14 @@ def needs_formulas(model: Model, tab: dict, names: tuple[str, ...]) -> None:
     for name in names:
         if name not in ("Parameters", "Your model") and tab[name].open:
             if model.counted_by != "towers":
-                why = f"needs the formulas of a family row, and {model.model_type} has none yet"
+                why = f"{name} needs the formulas of a family row, and {model.model_type} has none yet"
             elif name in ("Memory", "Compute"):
-                why = f"runs on a language model, which {model.model_type} has not (each tower ends in a projection)"
+                why = f"{model.model_type} has {NO_LANGUAGE_MODEL}"
             else:
-                why = f"runs on one stack of layers, and {model.model_type} is a whole model of several towers"
+                why = f"{name} runs on one stack of layers, and {model.model_type} is a whole model of several towers"
             with tab[name]:
                 st.info(
-                    f"{name} {why}: only its exact parameter count is shown. Pick a preset, another model{towers}.",
+                    f"{why}: only its exact parameter count is shown. Pick a preset, another model{towers}.",
                     icon=":material/info:",
                 )
 

@@ -45,6 +45,7 @@ from paramscope.engine.components import EMBEDDING_CONVENTION
 from paramscope.engine.params import count
 from paramscope.engine.spec import Spec, power_of_ten, short, validate
 from paramscope.families import listed_types
+from paramscope.families.wholes import NO_LANGUAGE_MODEL
 from paramscope.io import presets
 from paramscope.io.config_json import MAX_CONFIG_BYTES, parse
 from paramscope.io.encode import PREFIX, decode_config, encode_config, link_config
@@ -109,6 +110,8 @@ def entry_spec(entry: str) -> tuple[str, Spec]:
         return f"{spec.model_type} · {short(count(spec).count)} (link)", spec
     if entry in presets.names_with_costs():
         return presets.get(entry).title, presets.load(entry)
+    if entry in presets.names():
+        raise ValueError(f"{entry!r} has {NO_LANGUAGE_MODEL}")
     raise ValueError(f"{entry[:40]!r} is neither a preset name nor an encoded model")
 
 
@@ -402,7 +405,7 @@ def render_compare(current_label: str, current_spec: Spec, settings: Any = None)
     differing fields, memory and compute. Returns the chosen entries (for the share link)."""
     state = st.session_state
     extra = dict(state.get(_CMP_EXTRA, {}))
-    options = list(extra) + presets.names_with_costs()
+    options = [*extra, *presets.names_with_costs()]
     chosen = [e for e in state.get(CMP, []) if e in options]
     if chosen != state.get(CMP):
         state[CMP] = chosen

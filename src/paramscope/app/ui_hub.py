@@ -19,6 +19,7 @@ from paramscope.app.charts import PLOTLY_CONFIG, Number, headline
 from paramscope.app.text import quoted
 from paramscope.engine.spec import short
 from paramscope.families import FAMILIES
+from paramscope.families.wholes import NO_LANGUAGE_MODEL
 from paramscope.io import hub
 from paramscope.model import Model
 
@@ -128,10 +129,7 @@ def what_runs(model: Model) -> str:
         )
         return f"Memory and Compute run on its language model, with the other towers held as weights; {controls}."
     if model.counted_by == "towers":  # a dual encoder (CLIP, SigLIP): towers and their projections, nothing to decode
-        return (
-            "Memory and Compute run on a language model, which this model has not (its towers each end in a "
-            "projection); the side panel edits each tower's sizes in place."
-        )
+        return f"It has {NO_LANGUAGE_MODEL}; the side panel edits each tower's sizes in place."
     return (
         "Memory, Compute and the controls need its formulas, which this type has not; edit its config.json in the "
         "Your model tab."

@@ -75,10 +75,9 @@ def load_spec(args: argparse.Namespace, command: str) -> tuple[Spec, str, tuple[
     model, label, ignored = load_model(args.name, args.hf_config, args.revision)
     spec = model.cost_spec
     if spec is None and model.counted_by == "towers":
-        raise UserError(
-            f"{command}: {model.model_type!r} has no language model for memory and FLOPs to run on (its towers each "
-            "end in a projection); `count` gives its exact parameters"
-        )
+        from paramscope.families.wholes import NO_LANGUAGE_MODEL
+
+        raise UserError(f"{command}: {model.model_type!r} has {NO_LANGUAGE_MODEL}; `count` gives its exact parameters")
     if spec is None:
         raise UserError(
             f"{command}: {model.model_type!r} is counted by transformers only (no family row, so no formulas for "

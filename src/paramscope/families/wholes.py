@@ -566,18 +566,27 @@ def _sub_configs(model_type: str, config: Mapping[str, Any]) -> dict[str, dict[s
     return out
 
 
-def stated_tower(config: Mapping[str, Any], key: str) -> Any:
-    """The file's sub-config ``key`` as the whole's class reads it: ``<key>_dict`` where the class builds the tower
-    from that alone (CLIP's text_config_dict, over the tower class's defaults, whatever text_config says), else
-    ``key``."""
+#: What a whole model without a language model (CLIP, SigLIP: each tower ends in a projection) has not, said by the
+#: page and the command line alike.
+NO_LANGUAGE_MODEL = "no language model for memory and compute to run on (each tower ends in a projection)"
+
+
+def dict_key(config: Mapping[str, Any], key: str) -> str:
+    """``"<key>_dict"`` where the file has one and the whole's class builds tower ``key`` from it alone (CLIP's
+    text_config_dict, over the tower class's defaults, whatever text_config says); "" otherwise."""
     kind = config.get("model_type")
     declared = hf_wholes()[kind]["subs"].get(key, {}) if isinstance(kind, str) and kind in WHOLES else {}
-    replaced = config.get(f"{key}_dict") if declared.get("by_dict") else None
-    if replaced is None:
+    return f"{key}_dict" if declared.get("by_dict") and config.get(f"{key}_dict") is not None else ""
+
+
+def stated_tower(config: Mapping[str, Any], key: str) -> Any:
+    """The file's sub-config ``key`` as the whole's class reads it (``dict_key``'s where there is one)."""
+    replaced = dict_key(config, key)
+    if not replaced:
         return config.get(key)
-    if not isinstance(replaced, Mapping):
-        raise SpecError(f"{key}_dict", "expected a JSON object ({...})")
-    return {**replaced, "model_type": declared["type"]}
+    if not isinstance(config[replaced], Mapping):
+        raise SpecError(replaced, "expected a JSON object ({...})")
+    return {**config[replaced], "model_type": hf_wholes()[config["model_type"]]["subs"][key]["type"]}
 
 
 def _link(whole: Whole, subs: dict[str, dict[str, Any]]) -> None:

@@ -71,10 +71,11 @@ def names() -> list[str]:
     return list(_sorted_names())
 
 
-def names_with_costs() -> list[str]:
+@cache
+def names_with_costs() -> tuple[str, ...]:
     """The presets with memory and compute (``load`` gives their spec): every one but a dual encoder such as CLIP,
     which has no language model to run."""
-    return [n for n in names() if model(n).cost_spec is not None]
+    return tuple(n for n in names() if model(n).cost_spec is not None)
 
 
 def row_names() -> list[str]:
