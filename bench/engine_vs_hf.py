@@ -24,8 +24,9 @@ from paramscope.io import presets
 
 
 def buildable() -> list[str]:
-    """The presets that transformers can build (PaLM and the teaching models have no HF class)."""
-    return [p for p in presets.names() if presets.get(p).config.get("model_type") != "paramscope"]
+    """The presets of one family row that transformers can build (PaLM and the teaching models have no HF class;
+    a whole model is its towers' rows)."""
+    return [p for p in presets.row_names() if presets.get(p).config.get("model_type") != "paramscope"]
 
 
 def largest(n: int = 7) -> list[str]:

@@ -189,7 +189,8 @@ def _whole_configs() -> dict[str, dict]:
     from paramscope.families.wholes import WHOLES
 
     timm = {"gemma3n", "fast_vlm", "perception_lm"}
-    out = {n: presets.get(n).config for n in presets.names() if presets.get(n).config.get("model_type") in WHOLES}
+    wholes = [n for n in presets.names_with_costs() if presets.get(n).config["model_type"] in WHOLES]
+    out = {n: presets.get(n).config for n in wholes}
     small = {t: c for t, c in SMALL.items() if t not in timm and WHOLES[t].language}
     return out | {f"{t}-small": {"model_type": t, **c} for t, c in small.items()}
 
