@@ -66,9 +66,14 @@ def open_sections(at: AppTest) -> set[str]:
     return ({"Size"} if at.session_state[SIZE_OPEN] else set()) | set(at.session_state[MORE_OPEN])
 
 
+def more_controls(at: AppTest):
+    """The side panel's row of pills that opens the sections after Size."""
+    return next(p for p in at.sidebar.button_group if p.label == "More controls")
+
+
 def every_section(at: AppTest) -> AppTest:
     """Open every section of the sidebar."""
-    at.session_state[MORE_OPEN] = next(p for p in at.sidebar.button_group if p.label == "More controls").options
+    at.session_state[MORE_OPEN] = more_controls(at).options
     return at.run()
 
 
@@ -556,7 +561,7 @@ def test_the_sections_after_size_are_one_row_of_pills():
     element a move where a closed expander each was one: docs/benchmarks.md); a click on a pill draws its section's
     controls and another click takes them away."""
     at = fresh()
-    row = next(p for p in at.sidebar.button_group if p.label == "More controls")
+    row = more_controls(at)
     assert (["Size"], ["Exact sizes", "Attention", "Feed-forward", "Norms and embeddings"]) == (
         [e.label for e in at.sidebar.expander],
         row.options[:4],
@@ -564,7 +569,7 @@ def test_the_sections_after_size_are_one_row_of_pills():
     assert ["Mixture of experts", "Recurrent units"] == row.options[4:]
     row.select("Attention").run()
     assert "f.num_attention_heads" in [w.key for w in at.number_input]
-    next(p for p in at.sidebar.button_group if p.label == "More controls").unselect("Attention").run()
+    more_controls(at).unselect("Attention").run()
     assert "f.num_attention_heads" not in [w.key for w in at.number_input]
 
 

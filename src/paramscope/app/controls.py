@@ -217,8 +217,9 @@ def more_controls(offered: list[str], layers: set[str], show: Spot) -> list[str]
         edited = {title for title in offered if title != EXACT and not show.edited.isdisjoint(SECTIONS[title])}
         st.session_state[MORE_OPEN] = [title for title in offered if title in {*kept, *layers, *edited}]
     picked = set(st.session_state[MORE_OPEN]) | {title for title in offered if _holds(show, title)}
-    if [title for title in offered if title in picked] != st.session_state[MORE_OPEN]:  # written only to change it
-        st.session_state[MORE_OPEN] = [title for title in offered if title in picked]
+    picked_in_order = [title for title in offered if title in picked]
+    if picked_in_order != st.session_state[MORE_OPEN]:  # written only to change it
+        st.session_state[MORE_OPEN] = picked_in_order
     return st.pills(
         "More controls",
         offered,

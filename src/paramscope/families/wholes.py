@@ -571,12 +571,16 @@ def _sub_configs(model_type: str, config: Mapping[str, Any]) -> dict[str, dict[s
 NO_LANGUAGE_MODEL = "no language model for memory and compute to run on (each tower ends in a projection)"
 
 
+def _declared(config: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    """How the whole's config class declares tower ``key`` (``hf_wholes.json``); empty for any other config."""
+    kind = config.get("model_type")
+    return hf_wholes()[kind]["subs"].get(key, {}) if isinstance(kind, str) and kind in WHOLES else {}
+
+
 def dict_key(config: Mapping[str, Any], key: str) -> str:
     """``"<key>_dict"`` where the file has one and the whole's class builds tower ``key`` from it alone (CLIP's
     text_config_dict, over the tower class's defaults, whatever text_config says); "" otherwise."""
-    kind = config.get("model_type")
-    declared = hf_wholes()[kind]["subs"].get(key, {}) if isinstance(kind, str) and kind in WHOLES else {}
-    return f"{key}_dict" if declared.get("by_dict") and config.get(f"{key}_dict") is not None else ""
+    return f"{key}_dict" if _declared(config, key).get("by_dict") and config.get(f"{key}_dict") is not None else ""
 
 
 def stated_tower(config: Mapping[str, Any], key: str) -> Any:
@@ -586,7 +590,7 @@ def stated_tower(config: Mapping[str, Any], key: str) -> Any:
         return config.get(key)
     if not isinstance(config[replaced], Mapping):
         raise SpecError(replaced, "expected a JSON object ({...})")
-    return {**config[replaced], "model_type": hf_wholes()[config["model_type"]]["subs"][key]["type"]}
+    return {**config[replaced], "model_type": _declared(config, key)["type"]}
 
 
 def _link(whole: Whole, subs: dict[str, dict[str, Any]]) -> None:
