@@ -316,16 +316,14 @@ def _moved_text_keys(config: Mapping[str, Any]) -> list[str]:
     """The top-level keys a whole model's config class moves into a missing ``text_config`` (Qwen2-VL's)."""
     from paramscope.families import wholes
 
-    kind = config.get("model_type")
-    return wholes.hf_wholes()[kind]["text_keys"] if isinstance(kind, str) and kind in wholes.WHOLES else []
+    return wholes.declaration(config).get("text_keys", [])
 
 
 def _text_at_top(config: Mapping[str, Any]) -> bool:
     """Whether a whole model's config class is its language model's config too (Phi-4-multimodal's)."""
     from paramscope.families import wholes
 
-    kind = config.get("model_type")
-    return isinstance(kind, str) and kind in wholes.WHOLES and bool(wholes.hf_wholes()[kind].get("text_at_top"))
+    return bool(wholes.declaration(config).get("text_at_top"))
 
 
 #: The keys that count a tower's layers (a nested edit of one rewrites the tower's per-layer lists).

@@ -571,10 +571,16 @@ def _sub_configs(model_type: str, config: Mapping[str, Any]) -> dict[str, dict[s
 NO_LANGUAGE_MODEL = "no language model for memory and compute to run on (each tower ends in a projection)"
 
 
-def _declared(config: Mapping[str, Any], key: str) -> Mapping[str, Any]:
-    """How the whole's config class declares tower ``key`` (``hf_wholes.json``); empty for any other config."""
+def declaration(config: Mapping[str, Any]) -> Mapping[str, Any]:
+    """How transformers declares the whole model ``config`` is (its ``hf_wholes.json`` entry: sub-configs, the keys
+    its class moves into the text config, ...); empty for any other config."""
     kind = config.get("model_type")
-    return hf_wholes()[kind]["subs"].get(key, {}) if isinstance(kind, str) and kind in WHOLES else {}
+    return hf_wholes()[kind] if isinstance(kind, str) and kind in WHOLES else {}
+
+
+def _declared(config: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    """How the whole's config class declares tower ``key``; empty for any other config or tower."""
+    return declaration(config).get("subs", {}).get(key, {})
 
 
 def dict_key(config: Mapping[str, Any], key: str) -> str:
