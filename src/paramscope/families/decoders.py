@@ -436,7 +436,8 @@ EXAONE4 = OLMO2.but(
     model_type="exaone4",
     class_prefix="Exaone4",
     source=f"{TF}/exaone4/modeling_exaone4.py",
-    fixed=dict(qk_norm="head"),
+    keys=dict(attention_bias=None),  # its q, k, v and o are built without biases whatever the file says
+    fixed=dict(qk_norm="head", attention_bias=False),
     hooks=(hooks.sliding_window, hooks.sliding_every(4)),
 )
 EXAONE_MOE = EXAONE4.but(
