@@ -103,6 +103,25 @@ def test_a_run_setting_reset_without_the_person_is_put_back() -> None:
     assert (5, "training") == (at.session_state["run_settings"].batch, at.session_state["run_settings"].mode)
 
 
+def test_a_serving_engine_takes_its_three_settings_and_says_its_cache() -> None:
+    """With the serving engine on, its chunk, max sequences and GPU share are controls that reach the settings, and
+    the Memory tab says the KV cache the engine sizes (serving_capacity's bytes, tokens and sequences)."""
+    from paramscope.engine.hardware import GiB, get
+    from paramscope.engine.memory import serving_capacity
+
+    at = _app("llama-3-8b")
+    at.toggle(key="run_serving").set_value(True).run()
+    at.number_input(key="run_chunk").set_value(2048).run()
+    at.number_input(key="run_max_seqs").set_value(256).run()
+    at.number_input(key="run_gpu_util").set_value(0.8).run()
+    s = at.session_state["run_settings"]
+    cap = serving_capacity(presets.load("llama-3-8b"), s, get(s.gpu).capacity)
+    said = next(c.value for c in at.caption if c.value.startswith("Serving:"))
+    assert (True, 2048, 256, 0.8) == (s.serving, s.chunk, s.max_seqs, s.gpu_util)
+    assert f"{cap['kv_budget_bytes'] / GiB:,.2f} GiB of KV cache, {cap['kv_tokens']:,} tokens" in said
+    assert f"**{cap['sequences']:,} sequences**" in said
+
+
 def test_restored_settings_show_in_the_controls() -> None:
     """Settings handed in (from a share link) appear in the widgets."""
     at = _app("gpt2", RunSettings(batch=7, gpu="rtx-4090", mfu=0.5))

@@ -227,7 +227,16 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
                 help="max_num_batched_tokens: the most tokens one forward pass takes (vLLM's default for `vllm "
                 "serve` on an 80 GB GPU: 8,192).",
             )
-            got["gpu_util"] = c2.number_input(
+            got["max_seqs"] = c2.number_input(
+                "Max sequences",
+                min_value=1,
+                max_value=MAX_BATCH,
+                step=64,
+                **_widget("max_seqs"),
+                help="max_num_seqs: the most sequences one step runs; the engine's profile samples that many at once "
+                "(vLLM's default for `vllm serve` on an 80 GB GPU: 1,024; 256 on an A100 or a smaller GPU).",
+            )
+            got["gpu_util"] = c1.number_input(
                 "GPU share",
                 min_value=0.05,
                 max_value=1.0,
@@ -314,7 +323,7 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
         values["mfu"] = float(got["mfu"]) / 100  # type: ignore[arg-type]
     values["tokens_per_second"] = float(values["tokens_per_second"])  # type: ignore[arg-type]
     values["gpu_util"] = float(values["gpu_util"])  # type: ignore[arg-type]
-    for name in ("batch", "seq", "gpus", "tokens", "zero", "lora_rank", "tp", "pp", "ep", "chunk"):
+    for name in ("batch", "seq", "gpus", "tokens", "zero", "lora_rank", "tp", "pp", "ep", "chunk", "max_seqs"):
         values[name] = int(values[name])  # type: ignore[call-overload]
     try:
         new = check(RunSettings(**values))  # type: ignore[arg-type]
@@ -354,9 +363,15 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
             f"{settings.recompute}{', FlashAttention' if settings.flash else ''}, "
             f"{PRECISION_LABELS[settings.precision]}, {KERNEL_LABELS[settings.kernels]}"
         )
-        + ". GB = 10⁹ bytes, GiB = 2³⁰ bytes. What must fit is the run's peak and the runtime (the allocator's margin "
-        f"is drawn: it gives way near capacity), against the {gpu.capacity / GB:,.2f} GB PyTorch can allocate on one "
-        f"{gpu.name}"
+        + ". GB = 10⁹ bytes, GiB = 2³⁰ bytes. "
+        + (
+            f"What must fit in {settings.gpu_util:g} of the GPU is the weights, what the engine's profile allocates "
+            "and the cache; the runtime lives in the rest"
+            if settings.mode == "inference" and settings.serving
+            else "What must fit is the run's peak and the runtime (the allocator's margin is drawn: it gives way near "
+            "capacity)"
+        )
+        + f", against the {gpu.capacity / GB:,.2f} GB PyTorch can allocate on one {gpu.name}"
         + (" (measured)." if gpu.usable_bytes else " (the datasheet's figure: not measured on this part).")
     )
     if settings.mode == "finetune":
@@ -443,9 +458,10 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
     if settings.mode == "inference" and settings.serving:
         cap = serving_capacity(spec, settings, gpu.capacity)
         st.caption(
-            f"Serving: **{cap['kv_tokens']:,} tokens** of KV cache fit in {settings.gpu_util:g} of the {gpu.name}, "
-            f"**{cap['sequences']:,} sequences** of {seq:,} tokens at once (vLLM's profile: the GPU share less the "
-            "weights, the largest forward pass and the runtime goes to the cache)."
+            f"Serving: **{cap['kv_budget_bytes'] / GiB:,.2f} GiB of KV cache, {cap['kv_tokens']:,} tokens** in "
+            f"{settings.gpu_util:g} of the {gpu.name}: **{cap['sequences']:,} sequences** of {seq:,} tokens at once "
+            f"(at most {settings.max_seqs:,}). As vLLM sizes it: the GPU share less the weights and what its profile "
+            "of one chunk allocated (the transient rows) goes to the cache; the runtime lives in the rest."
         )
     left, right = st.columns([1, 2])
     left.plotly_chart(C.memory_bar(out, gpu.capacity, gpu.name), config=PLOTLY_CONFIG)

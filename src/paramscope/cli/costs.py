@@ -168,6 +168,13 @@ def memory_args(p: argparse.ArgumentParser) -> None:
         help=f"--serving: gpu_memory_utilization, the share of the GPU the engine uses ({d.gpu_util})",
     )
     p.add_argument(
+        "--max-seqs",
+        type=_count,
+        default=d.max_seqs,
+        metavar="N",
+        help=f"--serving: max_num_seqs, the most sequences one step runs ({d.max_seqs})",
+    )
+    p.add_argument(
         "--runtime-mib",
         type=int,
         default=d.runtime_mib,
@@ -222,6 +229,15 @@ def _rows(tree: Node) -> list[dict]:
 FITS_RULE = (
     "fits: the peak phase + the runtime <= what the GPU can allocate (the allocator's margin gives way near capacity)"
 )
+#: What "fits" compares on a serving engine, and how it sizes its cache.
+SERVING_FITS_RULE = (
+    "fits: the weights, what the engine's profile allocates and the run's KV cache <= gpu_util x what the GPU can "
+    "allocate, the runtime in the rest"
+)
+SERVING_BUDGET = (
+    "vLLM's determine_available_memory: gpu_memory_utilization × capacity − weights − what its profile of one chunk "
+    "allocated"
+)
 
 
 def recipe(s: RunSettings) -> dict[str, object]:
@@ -229,7 +245,7 @@ def recipe(s: RunSettings) -> dict[str, object]:
     if s.mode == "inference":
         out: dict[str, object] = {"engine": "serving engine, chunked prefill" if s.serving else "transformers generate"}
         if s.serving:
-            out.update(chunk=s.chunk, gpu_util=s.gpu_util)
+            out.update(chunk=s.chunk, gpu_util=s.gpu_util, max_seqs=s.max_seqs)
         return out
     return {"precision": s.precision, "kernels": s.kernels}
 
@@ -281,6 +297,7 @@ def _memory_settings(args: argparse.Namespace) -> RunSettings:
         serving=args.serving,
         chunk=args.chunk,
         gpu_util=args.gpu_util,
+        max_seqs=args.max_seqs,
         runtime_mib=args.runtime_mib,
     )
 
@@ -321,7 +338,7 @@ def run_memory(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.
             **({"trainable_params": _adapters(spec, s)} if s.mode == "finetune" else {}),
             "gpu": {"key": gpu.key, "name": gpu.name, "memory_bytes": gpu.memory_bytes, "capacity_bytes": gpu.capacity},
             "fits": fits,
-            "fits_rule": FITS_RULE,
+            "fits_rule": SERVING_FITS_RULE if s.serving and s.mode == "inference" else FITS_RULE,
             "peak_phase": tree.note,
             "phases": [{"phase": p.path, "bytes": p.count, "note": p.note, "breakdown": _rows(p)} for p in steps],
             "kv_cache_note": kv_note(spec, s),
@@ -367,12 +384,15 @@ def run_memory(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.
     print(f"the total is the {tree.note}")
     print()
     verdict = "fits" if fits else "does NOT fit"
-    print(f"{gpu.name} ({gpu.memory_label}; {gpu.capacity:,} bytes usable): {verdict} ({FITS_RULE})")
-    if s.serving and s.mode == "inference":
+    serving = s.serving and s.mode == "inference"
+    rule = SERVING_FITS_RULE if serving else FITS_RULE
+    print(f"{gpu.name} ({gpu.memory_label}; {gpu.capacity:,} bytes usable): {verdict} ({rule})")
+    if serving:
         cap = serving_capacity(spec, s, gpu.capacity)
         print(
-            f"serving: {cap['kv_tokens']:,} tokens of KV cache fit, {cap['sequences']:,} sequences of {seq:,} tokens "
-            "at once (vLLM's profile: gpu_memory_utilization × capacity − weights − the largest forward pass)"
+            f"serving: {cap['kv_budget_bytes'] / GiB:,.2f} GiB of KV cache, {cap['kv_tokens']:,} tokens; "
+            f"{cap['sequences']:,} sequences of {seq:,} tokens at once (at most max_seqs = {s.max_seqs:,}) "
+            f"({SERVING_BUDGET})"
         )
     if spread is not None:
         print(f"GPUs needed: {spread.gpus:,}, with {spread.how} ({spread.per_gpu / GB:,.2f} GB per GPU)")

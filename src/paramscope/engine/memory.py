@@ -1289,7 +1289,8 @@ def _weight_casts(spec: Spec, settings: RunSettings, kept: bool) -> Node:
 # ------------------------------------------------------------------------------------------- totals
 #: The phases of a step, in order, and what each one is.
 PHASES = {
-    "prefill": "the prompt's forward pass (transformers: the whole prompt at once; a serving engine: one chunk)",
+    "prefill": "the prompt's forward pass (transformers: the whole prompt at once; a serving engine: its profile of "
+    "one chunk and its sampler)",
     "decode": "a decode step: the cache of the whole prompt, extended by one token",
     "forward": "the end of the forward pass: the loss being computed",
     "loss_backward": "the start of the backward pass: the loss's gradient with respect to every logit",
@@ -1481,10 +1482,9 @@ def _inference_phases(spec: Spec, settings: RunSettings, seq: int, layout: Layou
     weights = weight_bytes(spec, settings.dtype, layout)
     kv_dtype = resolved_kv_dtype(settings)
     batch = settings.batch
-    if settings.serving:
-        cache = kv_cache(spec, seq, batch, kv_dtype, layout)
-        tokens = min(settings.chunk, batch * seq)
-        return [_phase("prefill", [weights, cache], _layer_transient(spec, settings, tokens, seq, layout))]
+    if settings.serving:  # the engine sets aside what its profile of one full chunk allocated, whatever the run's
+        cache = kv_cache(spec, seq, batch, kv_dtype, layout)  # own prompts are (vLLM's determine_available_memory)
+        return [_phase("prefill", [weights, cache], _layer_transient(spec, settings, settings.chunk, seq, layout))]
     prompt = kv_cache(spec, seq, batch, kv_dtype, layout, prompt=True)
     prefill = _phase("prefill", [weights, prompt], _layer_transient(spec, settings, batch * seq, seq, layout))
     copy = _cache_copy(prompt, spec)
@@ -1502,6 +1502,15 @@ def _cache_copy(cache: Node, spec: Spec) -> Node:
         note="torch.cat in the cache's update: one layer's keys copied once",
     )
 
+
+#: A serving engine's sampler, bytes per logit beyond the logits themselves (their fp32 copy, the probabilities and
+#: what sampling makes of them): 13, fitted to vLLM 0.19's profile of Llama 3.1 8B in bf16 (1.89 GiB) and fp32
+#: (2.21 GiB) at 8,192 tokens and 1,024 sequences (docs/measurements/vllm-logs-*.json)
+SAMPLER_BYTES = 13
+#: What vLLM's profile allocates outside PyTorch's allocator, per GPU: one GPU, and with tensor parallelism (vLLM
+#: 0.19's logs: 0.24-0.27 GiB and 2.06-2.21 GiB)
+NON_TORCH = 0.25
+NON_TORCH_TP = 2.1
 
 #: transformers' torch_chunk_gated_delta_rule: its default chunk of tokens
 GATED_DELTA_CHUNK = 64
@@ -1532,7 +1541,7 @@ def _layer_transient(spec: Spec, settings: RunSettings, tokens: int, seq: int, l
             "attention: q, k, v and rotated q, k" + (", and the window's mask as floats" if mask else ""),
         )
     ]
-    if spec.scores_bytes and spec.has_attention:
+    if spec.scores_bytes and spec.has_attention and not settings.serving:  # a serving engine: its own kernels
         b = spec.scores_bytes
         n = e * (4 * h + 2 * qkv) + b * spec.num_attention_heads * _keys_seen(spec, seq)
         options.append(
@@ -1559,7 +1568,7 @@ def _layer_transient(spec: Spec, settings: RunSettings, tokens: int, seq: int, l
                 "every query by the product (measured on an H100: DeepSeek-V3.2 at 2 x 4,096 and 1 x 6,144)",
             )
         )
-    if spec.attention_sinks and spec.has_attention:
+    if spec.attention_sinks and spec.has_attention and not settings.serving:
         # DeepSeek-V4's compressed layers score every key and every compressed entry in one row (its compressed sparse
         # layers, one entry per csa_rate tokens, are the widest)
         if spec.csa_layers and spec.csa_rate:
@@ -1629,7 +1638,9 @@ def _layer_transient(spec: Spec, settings: RunSettings, tokens: int, seq: int, l
                 "H100: Qwen3-Next)",
             )
         )
-    if kinds.moe and spec.experts_loop:
+    if kinds.moe and settings.serving:
+        pass  # the engine's fused experts keep a workspace of their own (_profile)
+    elif kinds.moe and spec.experts_loop:
         k, n = spec.num_experts_per_tok, spec.num_experts
         options.append(
             (
@@ -1659,6 +1670,8 @@ def _layer_transient(spec: Spec, settings: RunSettings, tokens: int, seq: int, l
             note=f"one layer's working set, {what}; tokens = {tokens:,}",
         )
     ]
+    if settings.serving:
+        return _profile(spec, settings, kids[0], layout)
     if spec.lm_head and spec.logits_every_token:
         # after the last layer (its working set freed): every prompt token's logits beside the final norm's output
         head = [
@@ -1700,6 +1713,51 @@ def _layer_transient(spec: Spec, settings: RunSettings, tokens: int, seq: int, l
     return group("transient", kids)
 
 
+def _profile(spec: Spec, settings: RunSettings, layer: Node, layout: Layout) -> Node:
+    """What a serving engine's profile allocates beside the weights (vLLM's ``profile_run``: one forward pass of
+    ``chunk`` tokens, then its sampler over ``max_seqs`` requests), the larger of one layer's working set and the
+    sampler's (every token's hidden state, the logits of the last tokens, their fp32 copy and what sampling makes of
+    them); with experts the fused kernels' workspace, which stays allocated; and what it allocates outside PyTorch
+    (workspaces, and with tensor parallelism the communication buffers). Measured in vLLM 0.19's logs
+    (docs/measurements/vllm-logs-*.json)."""
+    e, h, tp = _element_bytes(settings), spec.hidden_size, layout.tp
+    tokens, rows = settings.chunk, min(settings.max_seqs, settings.chunk)
+    sampler = [
+        Node("transient/hidden", e * h * tokens, f"chunk*{e}*hidden_size", note="every token's hidden state"),
+        Node(
+            "transient/logits",
+            (e + SAMPLER_BYTES) * spec.vocab_size * rows if spec.lm_head else 0,
+            f"min(max_seqs, chunk)*({e} + {SAMPLER_BYTES})*vocab_size",
+            note="the sampler: the last tokens' logits, whole on every tensor-parallel GPU, and "
+            f"{SAMPLER_BYTES} bytes a logit in fp32 (measured: vLLM 0.19, Llama 3.1 8B in bf16 and fp32)",
+        ),
+    ]
+    kids = [layer] if layer.count >= sum(n.count for n in sampler) else sampler
+    if spec.is_moe:
+        k, n_, k_expr = spec.num_experts_per_tok, _ceil_div(spec.expert_size, tp), "moe_intermediate_size"
+        kids.append(
+            Node(
+                "transient/moe_workspace",
+                e * tokens * k * (3 * n_ + h),
+                f"chunk*num_experts_per_tok*{e}*(3*{k_expr}" + (f"/{tp}" if tp > 1 else "") + " + hidden_size)",
+                note="the fused experts' workspace (each token's gate and up, their product and its output for "
+                "each chosen expert), kept allocated after the forward pass",
+            )
+        )
+    gib = NON_TORCH_TP if tp > 1 else NON_TORCH
+    kids.append(
+        Node(
+            "transient/non_torch",
+            int(gib * 2**30),
+            f"{gib:g} GiB (measured)",
+            note="allocated outside PyTorch during the profile: cuBLAS workspaces"
+            + (", and NCCL's and the custom all-reduce's buffers" if tp > 1 else "")
+            + " (vLLM 0.19's logs: 0.24-0.27 GiB on one GPU, 2.06-2.21 GiB per GPU with tensor parallelism)",
+        )
+    )
+    return group("transient", kids)
+
+
 def peak_phase(steps: list[Node]) -> Node:
     """The phase whose bytes are the run's peak (the allocator's margin grows with them, so it peaks there too)."""
     return max(steps, key=lambda p: p.count)
@@ -1716,26 +1774,19 @@ def fp8_cache_alternative(spec: Spec, settings: RunSettings) -> Node | None:
 def memory(spec: Spec, settings: RunSettings) -> Node:
     """The memory tree (bytes per GPU) at the run's peak: the children of the largest of :func:`phases` (``weights``,
     ``kv_cache`` or ``gradients``, ``optimizer``, ``activations``, and the phase's ``transient``), then the
-    ``allocator``'s margin and the ``runtime``; the root count is the total, its note names the phase."""
+    ``allocator``'s margin and the ``runtime``; a serving engine's: the ``runtime`` and the ``reserve`` it leaves
+    unallocated instead of a margin. The root count is the total, its note names the phase."""
     spec = validate(spec)
     settings = check(settings)
     peak = peak_phase(phases(spec, settings))
     kids = list(peak.children)
     mib = settings.runtime_mib
-    room = None if settings.serving else ACCELERATORS[settings.gpu].capacity - peak.count - mib * 2**20
-    kids.append(_allocator(peak, room))
-    kids.append(Node("runtime", mib * 2**20, f"{mib:,} MiB (assumed)", note=RUNTIME_SHORT))
+    runtime = Node("runtime", mib * 2**20, f"{mib:,} MiB (assumed)", note=RUNTIME_SHORT)
+    capacity = ACCELERATORS[settings.gpu].capacity
     if settings.mode == "inference" and settings.serving:
-        cap = ACCELERATORS[settings.gpu].capacity
-        left = cap - int(cap * settings.gpu_util)
-        kids.append(
-            Node(
-                "reserve",
-                left,
-                f"(1 - gpu_util={settings.gpu_util:g})*capacity",
-                note="outside gpu_memory_utilization: the engine never allocates it",
-            )
-        )
+        kids += [runtime, _reserve(settings, capacity, runtime.count)]
+    else:
+        kids += [_allocator(peak, capacity - peak.count - runtime.count), runtime]
     return Node(
         "",
         sum(k.count for k in kids),
@@ -1745,21 +1796,36 @@ def memory(spec: Spec, settings: RunSettings) -> Node:
     )
 
 
+def _reserve(settings: RunSettings, capacity: int, runtime: int) -> Node:
+    """What a serving engine leaves outside ``gpu_memory_utilization`` beyond the runtime, which lives there: vLLM
+    measures its share of the GPU after the CUDA context is made, and sizes its cache from the bytes its profile
+    allocated, so the context, CUDA graphs and the caching allocator's margin all come out of the rest."""
+    left = capacity - int(capacity * settings.gpu_util)
+    return Node(
+        "reserve",
+        max(left - runtime, 0),
+        f"(1 - gpu_util={settings.gpu_util:g})*capacity - runtime",
+        note="outside gpu_memory_utilization, less the runtime held there: the engine never allocates it (its CUDA "
+        "graphs and the allocator's margin take from it)",
+    )
+
+
 def serving_capacity(spec: Spec, settings: RunSettings, capacity: int) -> dict[str, int]:
-    """A serving engine's cache budget on one GPU (vLLM's memory profile: ``gpu_memory_utilization`` × capacity, less
-    the weights, the largest forward pass of ``chunk`` tokens, the allocator's margin and the runtime, all goes to
-    the KV cache): the tokens of cache it holds and the sequences of the run's length that run at once."""
+    """A serving engine's cache budget on one GPU, as vLLM sizes it (``determine_available_memory``):
+    ``gpu_memory_utilization`` × capacity less the weights and what its profile allocated (one forward pass of
+    ``chunk`` tokens, the sampler over ``max_seqs`` rows) all goes to the KV cache. Returns the budget, the tokens of
+    cache it holds and the sequences of the run's length that run at once (at most ``max_seqs``). A run fits exactly
+    when its cache fits this budget (:func:`needed` of its tree)."""
     seq = resolved_seq(settings, spec.max_position_embeddings)
-    one = dataclasses.replace(settings, serving=True, batch=1)
-    empty = memory(spec, dataclasses.replace(one, seq=1))
-    budget = int(capacity * settings.gpu_util) - (empty.count - empty.get("reserve") - empty.get("kv_cache"))
+    empty = memory(spec, dataclasses.replace(settings, serving=True, batch=1, seq=1))
+    budget = max(capacity - (needed(empty) - empty.get("kv_cache")), 0)
     layout = Layout(settings.tp, settings.pp, settings.ep)
     per_seq = kv_cache(spec, seq, 1, resolved_kv_dtype(settings), layout).count
     per_token = max(kv_cache(spec, 1, 1, resolved_kv_dtype(settings), layout).count, 1)
     return {
-        "kv_budget_bytes": max(budget, 0),
-        "kv_tokens": max(budget, 0) // per_token,
-        "sequences": max(budget, 0) // per_seq if per_seq else 0,
+        "kv_budget_bytes": budget,
+        "kv_tokens": budget // per_token,
+        "sequences": min(budget // per_seq, settings.max_seqs) if per_seq else 0,
     }
 
 
@@ -1771,12 +1837,12 @@ def serving_capacity(spec: Spec, settings: RunSettings, capacity: int) -> dict[s
 ALLOCATOR_SHARE = 0.1
 
 
-def _allocator(peak: Node, room: int | None) -> Node:
-    """The margin over the peak, at most the ``room`` the GPU has left above the peak and the runtime (None: no
-    bound, as in a serving engine's budget; negative: the run does not fit, and the margin is shown whole)."""
+def _allocator(peak: Node, room: int) -> Node:
+    """The margin over the peak, at most the ``room`` the GPU has left above the peak and the runtime (negative: the
+    run does not fit, and the margin is shown whole)."""
     share = int(peak.count * ALLOCATOR_SHARE)
     formula = f"{ALLOCATOR_SHARE:g}*peak"
-    bounded = room is not None and 0 <= room  # a run that does not fit keeps the whole margin: nothing is squeezed
+    bounded = 0 <= room  # a run that does not fit keeps the whole margin: nothing is squeezed
     return Node(
         "allocator",
         min(share, room) if bounded else share,

@@ -77,6 +77,7 @@ class RunSettings:
     serving: bool = False  # inference: a serving engine with chunked prefill (vLLM) instead of transformers' generate
     chunk: int = 8192  # serving: max_num_batched_tokens, the most tokens one forward pass takes
     gpu_util: float = 0.9  # serving: gpu_memory_utilization, the share of each GPU's memory the engine may use
+    max_seqs: int = 1024  # serving: max_num_seqs, the most sequences one step runs (vllm serve's default on 80 GB)
     runtime_mib: int = 768  # per GPU: the CUDA context and framework workspaces, an assumption (memory.RUNTIME_NOTE)
 
 
@@ -108,6 +109,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "ep": (1, MAX_PARALLEL),
     "runtime_mib": (0, 1_048_576),
     "chunk": (1, MAX_BATCH),
+    "max_seqs": (1, MAX_BATCH),
     "gpu_util": (0.05, 1.0),
 }
 
@@ -163,6 +165,7 @@ def _field_error(name: str, value: object) -> str:
         "ep",
         "runtime_mib",
         "chunk",
+        "max_seqs",
     ) and not isinstance(value, int):
         return f"{name}: expected a whole number"
     if not lo <= value <= hi:

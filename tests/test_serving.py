@@ -1,0 +1,97 @@
+"""A serving engine's memory against vLLM's own account of it: published start-up logs of vLLM 0.19 on H100s
+(docs/measurements/vllm-logs-2026-11-27.json, copied verbatim from one team's sweep), each giving the weights, what
+its profile of one chunk allocated, and the KV cache it sized from ``gpu_memory_utilization``. The logs are the
+independent source: vLLM measured them with ``torch.cuda.memory_stats`` and ``cudaMemGetInfo``. Two of them (Llama 3.1
+8B in bf16 and in fp32) fixed the sampler's bytes a logit (memory.SAMPLER_BYTES); the others test it."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from paramscope.engine.hardware import GiB
+from paramscope.engine.memory import memory, needed, serving_capacity
+from paramscope.engine.run import RunSettings
+from paramscope.io import presets
+
+LOGS = json.loads((Path(__file__).resolve().parents[1] / "docs/measurements/vllm-logs-2026-11-27.json").read_text())
+#: The logged runs a preset stands for. With pipeline parallelism each worker logs its own stage (a middle stage's
+#: weights, no sampler), where the estimate is the largest stage's: those are set aside
+CASES = [c for c in LOGS["cases"] if c["as"] and c["pipeline_parallel_size"] == 1]
+H100 = 85_018_877_624  # hardware's h100-sxm capacity: 79.18 GiB, the 79.19 GiB total these logs read
+
+
+def _label(case: dict) -> str:
+    return f"{case['as']['preset']}-{case['as']['dtype']}-kv{case['as']['kv_dtype']}-tp{case['tensor_parallel_size']}"
+
+
+def _settings(case: dict) -> RunSettings:
+    """The logged run as settings: vLLM shards a mixture's experts over its tensor-parallel GPUs (here: expert
+    parallelism of the same degree, the same bytes a GPU)."""
+    tp = case["tensor_parallel_size"]
+    return RunSettings(
+        serving=True,
+        dtype=case["as"]["dtype"],
+        kv_dtype=case["as"]["kv_dtype"],
+        tp=tp,
+        ep=tp if presets.model(case["as"]["preset"]).cost_spec.is_moe else 1,
+        gpu_util=case["gpu_memory_utilization"],
+        chunk=case["max_num_batched_tokens"],
+        max_seqs=case["max_num_seqs"],
+        seq=case["max_model_len"],
+    )
+
+
+#: Profiles the estimate misses by more than 10 %, each with predicted / logged: the test fails when one starts to
+#: match, to be taken off this list
+KNOWN_PROFILE_MISSES = {
+    # logged 0.46 GiB outside PyTorch, where every other run on one GPU logged 0.24-0.27 (its KV cache: 1.004)
+    "granite-3.1-8b-instruct-bf16-kvauto-tp1": 0.829,
+}
+
+
+@pytest.mark.parametrize("case", CASES, ids=_label)
+def test_the_kv_cache_vllm_sized_within_five_percent(case: dict) -> None:
+    """Each logged run: the KV cache budget the estimate gives (gpu_util × capacity − weights − the profile) within
+    5 % of the "Available KV cache memory" vLLM logged."""
+    cap = serving_capacity(presets.model(case["as"]["preset"]).cost_spec, _settings(case), H100)
+    logged = case["logged"]["available_kv_cache_gib"]
+    ratio = cap["kv_budget_bytes"] / GiB / logged
+    assert abs(ratio - 1) <= 0.05, ratio
+
+
+@pytest.mark.parametrize("case", CASES, ids=_label)
+def test_the_profile_within_ten_percent(case: dict) -> None:
+    """Each logged run: what the estimate says the engine's profile allocates beside the weights (one layer's working
+    set or the sampler's, the experts' workspace, the non-torch buffers) within 10 % of vLLM's torch peak increase
+    plus its non-torch increase."""
+    spec = presets.model(case["as"]["preset"]).cost_spec
+    tree = memory(spec, dataclasses.replace(_settings(case), seq=1))
+    logged = case["logged"]["torch_peak_increase_gib"] + case["logged"]["non_torch_gib"]
+    ratio = tree.get("transient") / GiB / logged
+    label = _label(case)
+    assert (label, abs(ratio - 1) <= 0.10) == (label, label not in KNOWN_PROFILE_MISSES), ratio
+
+
+@pytest.mark.parametrize("case", CASES, ids=_label)
+def test_a_run_fits_exactly_when_its_cache_fits_the_budget(case: dict) -> None:
+    """The memory tree's "fits" (what must fit <= capacity) and the serving budget agree: as many sequences of the
+    logged length as the budget holds fit, one more does not."""
+    spec, settings = presets.model(case["as"]["preset"]).cost_spec, _settings(case)
+    budget = serving_capacity(spec, settings, H100)["kv_budget_bytes"]
+    per_seq = memory(spec, dataclasses.replace(settings, batch=1)).get("kv_cache")
+    most = budget // per_seq
+
+    def fits(batch: int) -> bool:
+        return needed(memory(spec, dataclasses.replace(settings, batch=batch))) <= H100
+
+    assert (True, False) == (fits(most), fits(most + 1))
+
+
+def test_every_logged_run_with_a_preset_is_tested() -> None:
+    """The cases set aside are the pipeline-parallel ones only (41 runs a preset stands for, 2 of them staged)."""
+    with_preset = [c for c in LOGS["cases"] if c["as"]]
+    assert (41, 39) == (len(with_preset), len(CASES))
