@@ -12,7 +12,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from paramscope.app import ICON, freeze_imports, page_style, ui_explore, ui_hub
-from paramscope.app.controls import apply_controls, model_controls, run_controls, whole_controls
+from paramscope.app.controls import apply_controls, emptied_note, model_controls, run_controls, whole_controls
 from paramscope.app.picker import preset_picker
 from paramscope.app.session import (
     TAB_KEY,
@@ -78,6 +78,7 @@ def model_view(tab: dict, messages: DeltaGenerator, settings: object) -> None:
     if not rerun_page:
         with messages.container():  # written on every run: Streamlit lets a fragment's rerun write only where the
             show_link_warnings(model)  # last full run wrote, and an edit's error appears on a rerun of this alone
+            emptied_note()
             if error:
                 st.error(
                     f"Not applied: {quoted(error.rstrip('.'))}. The page shows the last valid model.",

@@ -228,6 +228,31 @@ def test_an_emptied_box_deletes_its_key(name, default):
     assert any(shown(c.value).startswith(f"default of {default}: {vocab:,}") for c in at.caption)
 
 
+def test_an_emptied_box_that_changes_the_model_says_so_and_puts_it_back():
+    """A box emptied, or holding letters (the browser sends both as empty), deletes its key: where that changes the
+    value (Qwen3-0.6B's width 1,024 becomes Qwen3Config's 4,096) a note names the field with both values, and one
+    click puts the value back, as transformers builds the file again."""
+    at = open_section(fresh({"preset": "qwen3-0.6b"}), "f.hidden_size")
+    at.number_input(key="f.hidden_size").set_value(None).run()
+    assert f"{hf_count(without('qwen3-0.6b', 'hidden_size')):,}" == shown_total(at)
+    said = [shown(i.value) for i in at.info if shown(i.value).startswith("hidden_size: the box was emptied")]
+    assert 1 == len(said) and "gives 4,096 (it was 1,024)" in said[0], said
+    next(b for b in at.button if b.label == "Put back hidden_size = 1,024").click().run()
+    assert f"{hf_count(presets.get('qwen3-0.6b').config):,}" == shown_total(at)
+    assert [] == [i for i in at.info if shown(i.value).startswith("hidden_size: the box was emptied")]
+
+
+@pytest.mark.parametrize(("value", "message"), [(-5, "hidden_size: must not be negative"), (10**12, "n_embd: ")])
+def test_a_value_outside_any_bound_is_refused_naming_its_field(value: int, message: str) -> None:
+    """The exact boxes have no bounds of their own (the browser refuses a value outside them without a word): a
+    negative or huge width reaches the page, which refuses it naming the field, and the model stays."""
+    at = open_section(fresh({"preset": "gpt2"}), "f.hidden_size")
+    at.number_input(key="f.hidden_size").set_value(value).run()
+    assert not at.exception, at.exception
+    assert any(shown(e.value).startswith(f"Not applied: {message}") for e in at.error), [e.value for e in at.error]
+    assert f"{presets.get('gpt2').expected_total:,}" == shown_total(at)
+
+
 def test_an_emptied_width_whose_default_is_invalid_is_pending():
     """Emptying Qwen2.5-0.5B's width asks for Qwen2Config's default width, 4,096, which its 14 heads do not divide:
     the edit is pending with the reason, the model stays, and moving another control (the FFN multiplier) still

@@ -88,10 +88,49 @@ def apply_controls() -> tuple[str, str]:
         return str(exc), exc.field
     st.session_state.model = edited
     touched.clear()  # an edit that failed keeps its controls moved: the error and the typed value stay
+    chosen = st.session_state.pop(UNSTATED, None)  # a box the page emptied on purpose (the multiplier's)
+    st.session_state[EMPTIED] = next(
+        (
+            (name, shown[name], now, edited)
+            for name, value in edits.items()
+            if value is None
+            and name != chosen
+            and isinstance(now := control_value(edited, name), int)
+            and isinstance(shown[name], int)
+            and now != shown[name]
+        ),
+        None,
+    )
     for name in CONTROL_FIELDS:  # derived values follow the edit (GPT-2's MLP width follows its width); an emptied
         if WIDGET + name in st.session_state and edits.get(name) is None:  # box shows what the class defaults to
             st.session_state[WIDGET + name] = control_value(edited, name)
     return "", ""
+
+
+#: The box emptied by the last edit, where that changed its value: (field, value before, value now, the model made)
+EMPTIED = "emptied"
+#: The field whose box the page itself emptied (the multiplier back at what the class derives): no note for it
+UNSTATED = "f.unstated"
+
+
+def emptied_note() -> None:
+    """Say so when emptying a box changed its value, with the value before one click away: the browser sends a box
+    that holds no number (letters typed into it) as an emptied one, which deletes the key."""
+    note = st.session_state.get(EMPTIED)
+    if not note or note[3] != st.session_state.model:
+        return
+    name, before, now = note[:3]
+    st.info(
+        f"{name}: the box was emptied (or held no number), so the key is no longer stated and the model's class gives "
+        f"{now:,} (it was {before:,}).",
+        icon=":material/info:",
+    )
+    st.button(f"Put back {name} = {before:,}", key="f_put_back", on_click=_put_back, args=(name, before))
+
+
+def _put_back(name: str, value: int) -> None:
+    st.session_state[WIDGET + name] = value
+    moved(WIDGET + name)
 
 
 #: The sizes of each tower that a whole model's controls edit in place, by the tower's own key, nested in the whole
@@ -264,7 +303,6 @@ def size_controls(view: Spec, show: Spot) -> None:
             "Decoder layers",
             "Blocks in the decoder stack (with cross-attention).",
             show,
-            minimum=0,
         )
     if view.is_moe and view.num_moe_layers == view.num_hidden_layers:
         st.caption("Every layer uses experts: see *Mixture of experts* below (an expert's width may follow this).")
@@ -335,7 +373,7 @@ def feed_forward_controls(view: Spec, show: Spot) -> None:
 
 
 def expert_controls(view: Spec, show: Spot) -> None:
-    number("num_experts", "Experts", "Routed expert MLPs per MoE layer; 0 is a dense model.", show, minimum=0)
+    number("num_experts", "Experts", "Routed expert MLPs per MoE layer; 0 is a dense model.", show)
     if not view.is_moe:
         return
     number(
@@ -343,7 +381,6 @@ def expert_controls(view: Spec, show: Spot) -> None:
         "Experts per token",
         "How many experts each token is routed to.",
         show,
-        maximum=max(view.num_experts, 1),
     )
     optional(
         "moe_intermediate_size",
@@ -351,7 +388,6 @@ def expert_controls(view: Spec, show: Spot) -> None:
         "Hidden width of one expert MLP.",
         f"same as intermediate size ({view.ffn_size})",
         show,
-        minimum=0,
     )
 
 
@@ -401,7 +437,6 @@ def recurrent_controls(view: Spec, show: Spot) -> None:
         "Recurrent units per channel",
         "A small RNN of this hidden size on every embedding channel, in every block (teaching model).",
         show,
-        minimum=0,
     )
 
 
@@ -427,7 +462,6 @@ def attention_controls(view: Spec, show: Spot) -> None:
         "Empty: one per head.",
         f"same as heads ({heads})",
         show,
-        maximum=heads,
     )
     derived = f"hidden ÷ heads ({view.hidden_size // heads})" if view.hidden_size % heads == 0 else "not whole"
     optional("head_dim", "Head dim", "Width of one head. Empty: hidden size ÷ heads.", derived, show)
@@ -466,7 +500,6 @@ def norm_controls(view: Spec, show: Spot) -> None:
         "Context length",
         "Longest sequence; a learned position table has this many rows.",
         show,
-        minimum=0,
     )
 
 
@@ -612,8 +645,6 @@ def number(
     help: str,
     show: Spot,
     *,
-    minimum: int = 1,
-    maximum: int | None = None,
     disabled: bool = False,
     slider: list[int] | None = None,
     step: int = 1,
@@ -625,17 +656,14 @@ def number(
     if slider:
         steps(name, _label(text, name), slider, int(value or 0), help, off, lambda v: f"{v:,}")
         return
-    whole_number_box(_label(text, name), min(minimum, int(value or 0)), maximum, step, name, help=help, disabled=off)
+    whole_number_box(_label(text, name), step, name, help=help, disabled=off)
     show.after(name)
 
 
 def exact_box(name: str, text: str, show: Spot, *, step: int = 1) -> None:
     """The exact box of a slider's control (its + and − move by ``step``), and where its value comes from."""
-    value = _current(name)
     whole_number_box(
         _label(f"{text}, exact", name),
-        min(1, int(value or 0)),
-        None,
         step,
         name,
         help="Any value can be typed; emptied, the key is deleted and the model's class derives or defaults it.",
@@ -644,16 +672,15 @@ def exact_box(name: str, text: str, show: Spot, *, step: int = 1) -> None:
     show.after(name)
 
 
-def whole_number_box(label: str, minimum: int, maximum: int | None, step: int, name: str, **options: Any) -> None:
-    """The exact box of a whole-number control, up to ``maximum`` (or the field's limit) or the value it holds. A
+def whole_number_box(label: str, step: int, name: str, **options: Any) -> None:
+    """The exact box of a whole-number control, without bounds of its own: the browser refuses a value outside a
+    box's bounds without a word, so every value typed reaches ``apply_controls``, whose refusal names the field. A
     float box shown without decimals, so that the browser reads "1e5" as 100,000 (an int box reads 1); it may be
     emptied (``value=None``), which deletes the key, as transformers reads a config without it. ``apply_controls``
     refuses a fraction, naming the field."""
-    top = max(maximum or LIMITS[name], int(st.session_state[WIDGET + name] or 0))
+    _current(name)  # the box shows what the model holds
     st.number_input(
         label,
-        min_value=float(minimum),
-        max_value=float(top),
         value=None,  # a box the person empties must read as empty (Streamlit reads an empty box as this default)
         step=float(step),
         format="%.0f",
@@ -735,21 +762,9 @@ def width_steps(model: Model) -> list[int]:
     return list(range(step, top + 1, step))
 
 
-def optional(
-    name: str, text: str, help: str, placeholder: str, show: Spot, *, minimum: int = 1, maximum: int | None = None
-) -> None:
+def optional(name: str, text: str, help: str, placeholder: str, show: Spot) -> None:
     """A size that may be left empty to derive it (``None``), as transformers does."""
-    value = _current(name)
-    whole_number_box(
-        _label(text, name),
-        min(minimum, int(value or minimum)),
-        maximum,
-        1,
-        name,
-        help=help,
-        placeholder=placeholder,
-        disabled=show.fixed(name),
-    )
+    whole_number_box(_label(text, name), 1, name, help=help, placeholder=placeholder, disabled=show.fixed(name))
     show.after(name)
 
 
@@ -832,9 +847,7 @@ def ffn_boxes(view: Spec, show: Spot) -> None:
     st.session_state["f_ffn_multiplier"] = ratio
     st.number_input(
         "FFN multiplier, exact",
-        min_value=0.0,
-        max_value=max(1024.0, ratio),
-        value=ratio,
+        value=ratio,  # no bounds: a value the browser would refuse silently is refused naming the field
         step=0.25,
         format="%.2f",
         key="f_ffn_multiplier",
@@ -848,7 +861,6 @@ def ffn_boxes(view: Spec, show: Spot) -> None:
         "Exact hidden width of the MLP. Empty: what the model's class derives or defaults to.",
         f"{view.ffn_size:,} ({show.model.origin_of('intermediate_size').kind})",
         show,
-        minimum=0,
     )
 
 
@@ -857,7 +869,8 @@ def _multiplier_moved() -> None:
     4 × n_embd), it empties the box, so the key stays unstated and the width keeps following the hidden size."""
     model: Model = st.session_state.model
     hidden = int(st.session_state.get(WIDGET + "hidden_size") or model.spec.hidden_size)  # a float box, or emptied
-    size: int | None = min(round(st.session_state["f_ffn_multiplier"] * hidden), LIMITS["intermediate_size"])
+    wanted = st.session_state["f_ffn_multiplier"] * hidden  # beyond every limit either way: refused, naming the field
+    size: int | None = round(max(min(wanted, 1e15), -1e15))
     key = model.family.key_for("intermediate_size", model.config) if model.has_formulas else None
     if key is not None and model.base.get(key) is None:
         try:
@@ -865,5 +878,7 @@ def _multiplier_moved() -> None:
         except SpecError:
             derived = None
         size = None if size == derived else size
+    if size is None:
+        st.session_state[UNSTATED] = "intermediate_size"
     st.session_state[WIDGET + "intermediate_size"] = size
     moved(WIDGET + "intermediate_size")
