@@ -618,14 +618,16 @@ def test_kv_cache_splits_by_heads_and_stages() -> None:
 
 def test_every_precision_table() -> None:
     """Llama-3-8B's weights in fp32 and bf16 are 4 and 2 bytes per parameter (8,030,261,248); the 8- and 4-bit
-    formats are smaller but keep the embeddings and head in 16 bit."""
-    from paramscope.engine.memory import every_precision
+    formats are smaller but keep the embeddings and head in 16 bit; each row's peak + runtime is what the Memory tab's
+    headline says for that precision."""
+    from paramscope.engine.memory import every_precision, needed_bytes
 
     table = every_precision(presets.load("llama-3-8b"), RunSettings())
     n = 8_030_261_248
     assert (4 * n, 2 * n) == (table["fp32"]["weights"], table["bf16"]["weights"])
     assert table["bf16"]["weights"] > table["int8"]["weights"] > table["int4"]["weights"] > 2 * 128_256 * 4096 * 2
-    assert all(row["total"] > row["weights"] + row["kv_cache"] + 768 * 2**20 for row in table.values())
+    assert all(row["needed"] > row["weights"] + row["kv_cache"] + 768 * 2**20 for row in table.values())
+    assert needed_bytes(presets.load("llama-3-8b"), RunSettings()) == table["bf16"]["needed"]  # the headline's
 
 
 def test_gpus_needed_for_training_ignores_the_layout_in_the_settings() -> None:

@@ -134,6 +134,22 @@ def test_kaplan_counts_both_stacks() -> None:
     assert 12 * (6 + 6) * 512**2 == kaplan(presets.load("t5-small"))
 
 
+def test_compares_memory_is_the_memory_tabs_headline() -> None:
+    """Compare's memory columns are what the Memory tab's headline says for the same run (the peak and the runtime,
+    what must fit; Qwen3-30B-A3B read 68.53 GB in Compare against the tab's 62.37: the allocator's margin)."""
+    from paramscope.analysis.sweep import cost_columns
+    from paramscope.engine.memory import needed_bytes
+    from paramscope.engine.run import RunSettings
+
+    spec, run = presets.load("qwen3-30b-a3b"), RunSettings()
+    train = dataclasses.replace(run, mode="training")
+    columns = cost_columns(spec, run)
+    assert (needed_bytes(spec, run) / 1e9, needed_bytes(spec, train) / 1e9) == (
+        columns["inference_gb"],
+        columns["training_gb"],
+    )
+
+
 def test_memory_columns_grow_with_depth() -> None:
     """Inference and training memory grow with the number of layers."""
     rows = sweep(presets.load("gpt2"), "layers", [6, 12, 24])

@@ -158,8 +158,9 @@ def cost_columns(spec: Spec, settings: RunSettings | None = None) -> dict[str, f
     ``settings`` (defaults when ``None``): inference memory uses them as given (mode set to inference),
     training memory the same with mode training. Returns ``{}`` for a model whose costs cannot be computed, so
     callers add columns only when there is something to show. Names end in their unit: ``inference_gb``,
-    ``training_gb`` (bytes per GPU / 1e9), ``training_flops_per_token`` and ``training_flops`` (for
-    ``training_tokens``: the run's tokens, or Chinchilla's 20 per parameter).
+    ``training_gb`` (the peak and the runtime per GPU, what must fit: the Memory tab's headline, / 1e9),
+    ``training_flops_per_token`` and ``training_flops`` (for ``training_tokens``: the run's tokens, or Chinchilla's
+    20 per parameter).
     """
     base = settings if settings is not None else RunSettings()
     train_dtype = base.dtype if base.dtype in ("fp32", "bf16", "fp16") else "bf16"
@@ -167,8 +168,8 @@ def cost_columns(spec: Spec, settings: RunSettings | None = None) -> dict[str, f
     try:
         c = flops.compute(spec, train)
         return {
-            "inference_gb": memory.memory(spec, dataclasses.replace(base, mode="inference")).count / 1e9,
-            "training_gb": memory.memory(spec, train).count / 1e9,
+            "inference_gb": memory.needed_bytes(spec, dataclasses.replace(base, mode="inference")) / 1e9,
+            "training_gb": memory.needed_bytes(spec, train) / 1e9,
             "training_flops_per_token": float(c.training_per_token),
             "training_tokens": float(c.tokens),
             "training_flops": float(c.training_total),

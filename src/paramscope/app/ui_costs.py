@@ -488,13 +488,13 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
         st.caption("  \n".join(notes))
     if settings.mode == "inference":
         st.caption(
-            "Every precision at once (weights + KV cache per GPU, the cache in bf16, fp32 for fp32 weights; the total "
-            "is each one's peak with the allocator's margin and the assumed runtime):"
+            "Every precision at once (weights + KV cache per GPU, the cache in bf16, fp32 for fp32 weights; peak + "
+            "runtime is what must fit, as in the headline):"
         )
         st.table(
             [
                 {"precision": d, "weights": f"{v['weights'] / GB:,.2f} GB", "KV cache": f"{v['kv_cache'] / GB:,.2f} GB",
-                 "total": f"{v['total'] / GB:,.2f} GB",
+                 "peak + runtime": f"{v['needed'] / GB:,.2f} GB",
                  "fits": "yes" if v["needed"] <= gpu.capacity else "no"}
                 for d, v in every_precision(spec, settings).items()
             ]

@@ -2047,12 +2047,11 @@ PRECISIONS = ("fp32", "bf16", "fp8", "int8", "int4")
 
 
 def every_precision(spec: Spec, settings: RunSettings) -> dict[str, dict[str, int]]:
-    """Inference weights and KV cache (the cache in bf16, fp32 for fp32 weights) per GPU at each precision, the
-    total with the runtime line, and what is :func:`needed`."""
+    """Inference weights and KV cache (the cache in bf16, fp32 for fp32 weights) per GPU at each precision, and
+    what is :func:`needed`."""
     out: dict[str, dict[str, int]] = {}
     for dtype in PRECISIONS:
         kv = "fp32" if dtype == "fp32" else "bf16"
         tree = memory(spec, dataclasses.replace(settings, mode="inference", dtype=dtype, kv_dtype=kv))
-        row = {p: tree.get(p) for p in ("weights", "kv_cache", "runtime")}
-        out[dtype] = row | {"total": tree.count, "needed": needed(tree)}
+        out[dtype] = {"weights": tree.get("weights"), "kv_cache": tree.get("kv_cache"), "needed": needed(tree)}
     return out
