@@ -2525,6 +2525,33 @@ def test_each_size_key_doubled_matches_transformers(model_type: str) -> None:
     assert expected == actual
 
 
+def _other(value: object) -> object:
+    """A different value of the same kind: a flipped boolean, a doubled size."""
+    return not value if isinstance(value, bool) else 2 * value
+
+
+@pytest.mark.parametrize("model_type", sorted({case["model_type"] for case in CASES.values()}))
+def test_an_alias_stated_beside_its_attribute_wins_as_in_transformers(model_type: str) -> None:
+    """Where a file states two of the keys that name one field (an attribute and its alias) with different values,
+    ParamScope takes the one transformers takes: for each such field of one case per type, the first key at the case's
+    value and each alias at another (a flipped boolean, a doubled size)."""
+    from paramscope.families import FAMILIES
+
+    base = _base_case(model_type)
+    spec = read(base).spec
+    expected, actual = {}, {}
+    for name, keys in FAMILIES[model_type].keys.items():
+        value = getattr(spec, name, None)
+        if len(keys) < 2 or not isinstance(value, int) or (not isinstance(value, bool) and value <= 0):
+            continue
+        for alias in keys[1:]:
+            config = {k: v for k, v in base.items() if k not in keys} | {keys[0]: value, alias: _other(value)}
+            counts = _counts(config)
+            if counts is not None:
+                expected[f"{keys[0]} vs {alias}"], actual[f"{keys[0]} vs {alias}"] = counts
+    assert expected == actual
+
+
 # ------------------------------------------------------------------ randomized configs, one strategy per family
 def _decoder(model_type: str, **fixed: object):
     @st.composite
