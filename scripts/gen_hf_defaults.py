@@ -1,5 +1,6 @@
 """Regenerate src/paramscope/families/hf_defaults.json (the defaults of each supported transformers config class),
-hf_not_null.json (the keys each class refuses as null) and hf_wholes.json (how each whole model's config class reads
+hf_not_null.json (the keys each class refuses as null), hf_late_keys.json (the keys each class applies after its own
+parameters, which win beside the attribute they name) and hf_wholes.json (how each whole model's config class reads
 its towers' sub-configs).
 
 config.json files omit keys that equal their class's defaults, so the reader needs those defaults. They are
@@ -10,6 +11,7 @@ needs neither torch nor transformers. Run: python scripts/gen_hf_defaults.py
 import inspect
 import json
 import pathlib
+import re
 import sys
 import types
 import typing
@@ -97,6 +99,32 @@ for model_type in out:
     not_null[model_type] = [k for k in typed if _refuses_null(cls, k)]
 path = path.with_name("hf_not_null.json")
 path.write_text(json.dumps(not_null, indent=1, sort_keys=True) + "\n")
+print(f"wrote {path}")
+
+
+#: A legacy name a config class's ``__post_init__`` takes out of the remaining keys (BloomConfig's n_embed).
+POPPED = re.compile(r"kwargs\.pop\(\s*[\"'](\w+)[\"']")
+
+# The keys each config class applies after its own parameters: transformers 5 sets the dataclass fields first, then
+# its __post_init__ takes the legacy names it knows (BLOOM's n_embed, LFM2's block_ff_dim and tie_embedding,
+# Nemotron-H's mamba_n_groups) and sets every remaining key through attribute_map (GPT-2's hidden_size is n_embd;
+# Qwen3-MoE's num_local_experts is where its num_experts parameter is kept). A file stating one of these beside the
+# attribute it names gets this one, whatever the order: the reader takes it first.
+late = {}
+for model_type in out:
+    cls = getattr(transformers, SUB_CONFIGS[model_type]) if model_type in SUB_CONFIGS else CONFIG_MAPPING[model_type]
+    params = set(inspect.signature(cls.__init__).parameters)
+    popped = set()
+    for base in cls.__mro__:
+        if base is transformers.PreTrainedConfig or not issubclass(base, transformers.PreTrainedConfig):
+            break
+        if "__post_init__" in vars(base):
+            popped.update(POPPED.findall(inspect.getsource(vars(base)["__post_init__"])))
+    names = ({*cls.attribute_map, *cls.attribute_map.values()} | popped) - params
+    if names:
+        late[model_type] = sorted(names)
+path = path.with_name("hf_late_keys.json")
+path.write_text(json.dumps(late, indent=1, sort_keys=True) + "\n")
 print(f"wrote {path}")
 
 

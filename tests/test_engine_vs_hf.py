@@ -2398,6 +2398,160 @@ def test_every_family_is_covered() -> None:
     assert expected == actual
 
 
+# ------------------------------------------------------------------ each key changed alone, from one case per type
+def _base_case(model_type: str) -> dict:
+    """The first case of a type that does not lean on the class defaults (else its first)."""
+    names = sorted(name for name, case in CASES.items() if case["model_type"] == model_type)
+    return CASES[([name for name in names if "default" not in name] or names)[0]]
+
+
+def _counts(config: dict) -> tuple[int, int] | None:
+    """transformers' count on meta and ParamScope's; ``None`` where either refuses the config (a row may refuse what
+    it cannot describe, with a SpecError naming the key; it must never count it differently)."""
+    from hf_oracle import hf_count
+
+    from paramscope.engine.spec import SpecError
+
+    try:
+        ours = count(read(config).spec).count
+    except SpecError:
+        return None
+    try:
+        return hf_count(config), ours
+    except Exception:  # noqa: BLE001 - a build transformers refuses has nothing to compare
+        return None
+
+
+def _bool_keys(model_type: str) -> list[str]:
+    """The boolean keys of a type: every key that states a boolean Spec field of its row, and every parameter its
+    config class declares with a boolean default (or typed bool and defaulting to None), PreTrainedConfig's own and
+    the runtime switches left out."""
+    import inspect
+
+    from hf_oracle import READ_AS
+    from transformers import CONFIG_MAPPING, PreTrainedConfig
+
+    from paramscope.engine.spec import FIELDS
+    from paramscope.families import FAMILIES
+
+    row = FAMILIES[model_type]
+    keys = [k for name, names in row.keys.items() if FIELDS[name].type.startswith("bool") for k in names]
+    common = set(inspect.signature(PreTrainedConfig.__init__).parameters) | {"use_cache", "return_dict"}
+    for name, param in inspect.signature(
+        CONFIG_MAPPING[READ_AS.get(model_type, model_type)].__init__
+    ).parameters.items():
+        typed_bool = "bool" in str(param.annotation) and param.default is None
+        if name not in common and (isinstance(param.default, bool) or typed_bool):
+            keys.append(name)
+    return list(dict.fromkeys(keys))
+
+
+@pytest.mark.parametrize("model_type", sorted({case["model_type"] for case in CASES.values()}))
+def test_each_boolean_key_flipped_matches_transformers(model_type: str) -> None:
+    """Each boolean key of a type (what its row reads and what its config class declares) flipped alone in one case
+    of the type counts what transformers builds (builds it refuses are left out; ParamScope may refuse one it cannot
+    describe, naming the key, but never count it differently)."""
+    import warnings
+
+    from hf_oracle import READ_AS
+    from transformers import AutoConfig
+
+    from paramscope.families import FAMILIES
+
+    base = _base_case(model_type)
+    spec = read(base).spec
+    field_of = {k: name for name, keys in FAMILIES[model_type].keys.items() for k in keys}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        data = {k: v for k, v in base.items() if k != "model_type"}
+        built = AutoConfig.for_model(READ_AS.get(model_type, model_type), **data)
+    expected, actual = {}, {}
+    for key in _bool_keys(model_type):
+        if key in base:
+            now = base[key]
+        elif hasattr(built, key):
+            now = getattr(built, key)
+        else:  # an alias the class does not keep: the value the row reads for its field
+            now = getattr(spec, field_of.get(key, ""), None)
+        if now is not None and not isinstance(now, bool):
+            continue
+        counts = _counts(base | {key: not now})
+        if counts is not None:
+            expected[key], actual[key] = counts
+    assert expected == actual
+
+
+@pytest.mark.parametrize("model_type", sorted({case["model_type"] for case in CASES.values()}))
+def test_each_size_key_doubled_matches_transformers(model_type: str) -> None:
+    """Each whole-number key of a type (what its row reads, each alias alone, and what its config class declares as a
+    whole number) doubled alone in one case of the type counts what transformers builds (builds it refuses
+    are left out; ParamScope may refuse one it cannot describe, naming the key, but never count it differently)."""
+    import inspect
+    import warnings
+
+    from hf_oracle import READ_AS
+    from transformers import CONFIG_MAPPING, AutoConfig, PreTrainedConfig
+
+    from paramscope.engine.spec import FIELDS
+    from paramscope.families import FAMILIES
+
+    base = _base_case(model_type)
+    spec = read(base).spec
+    hf_type = READ_AS.get(model_type, model_type)
+    row = FAMILIES[model_type]
+    names = {k: keys for name, keys in row.keys.items() if FIELDS[name].type.startswith("int") for k in keys}
+    field_of = {k: name for name, keys in row.keys.items() for k in keys}
+    common = set(inspect.signature(PreTrainedConfig.__init__).parameters)
+    for key, param in inspect.signature(CONFIG_MAPPING[hf_type].__init__).parameters.items():
+        typed_int = "int" in str(param.annotation) and param.default is None  # derived by the class when left out
+        if key not in common and (type(param.default) is int or typed_int):
+            names.setdefault(key, (key,))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        built = AutoConfig.for_model(hf_type, **{k: v for k, v in base.items() if k != "model_type"})
+    expected, actual = {}, {}
+    for key, keys in names.items():
+        if key in base:
+            now = base[key]
+        elif hasattr(built, key):
+            now = getattr(built, key)
+        else:  # an alias the class does not keep: the value the row reads for its field
+            now = getattr(spec, field_of.get(key, ""), None)
+        if type(now) is not int or now <= 0:
+            continue
+        counts = _counts({k: v for k, v in base.items() if k not in keys} | {key: 2 * now})
+        if counts is not None:
+            expected[key], actual[key] = counts
+    assert expected == actual
+
+
+def _other(value: object) -> object:
+    """A different value of the same kind: a flipped boolean, a doubled size."""
+    return not value if isinstance(value, bool) else 2 * value
+
+
+@pytest.mark.parametrize("model_type", sorted({case["model_type"] for case in CASES.values()}))
+def test_an_alias_stated_beside_its_attribute_wins_as_in_transformers(model_type: str) -> None:
+    """Where a file states two of the keys that name one field (an attribute and its alias) with different values,
+    ParamScope takes the one transformers takes: for each such field of one case per type, the first key at the case's
+    value and each alias at another (a flipped boolean, a doubled size)."""
+    from paramscope.families import FAMILIES
+
+    base = _base_case(model_type)
+    spec = read(base).spec
+    expected, actual = {}, {}
+    for name, keys in FAMILIES[model_type].keys.items():
+        value = getattr(spec, name, None)
+        if len(keys) < 2 or not isinstance(value, int) or (not isinstance(value, bool) and value <= 0):
+            continue
+        for alias in keys[1:]:
+            config = {k: v for k, v in base.items() if k not in keys} | {keys[0]: value, alias: _other(value)}
+            counts = _counts(config)
+            if counts is not None:
+                expected[f"{keys[0]} vs {alias}"], actual[f"{keys[0]} vs {alias}"] = counts
+    assert expected == actual
+
+
 # ------------------------------------------------------------------ randomized configs, one strategy per family
 def _decoder(model_type: str, **fixed: object):
     @st.composite

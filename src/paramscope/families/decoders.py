@@ -198,7 +198,9 @@ QWEN2_5_VL_TEXT = QWEN2.but(
     model_type="qwen2_5_vl_text",
     class_prefix="Qwen2_5_VLText",
     source=f"{TF}/qwen2_5_vl/modeling_qwen2_5_vl.py",
-    # Qwen2.5-VL's language model: Qwen2's layers; the LM head lives in the whole model, so the tower has none
+    # Qwen2.5-VL's language model: Qwen2's layers; the LM head lives in the whole model, so the tower has none. Its
+    # attention's heads are hidden_size // num_attention_heads wide whatever head_dim says (so are Qwen2-VL's)
+    keys=dict(head_dim=None),
     default_arch="base",
 )
 QWEN2_VL_TEXT = QWEN2_5_VL_TEXT.but(
@@ -385,6 +387,7 @@ HUNYUAN_V1_DENSE = LLAMA.but(
     model_type="hunyuan_v1_dense",
     class_prefix="HunYuanDenseV1",
     source=f"{TF}/hunyuan_v1_dense/modeling_hunyuan_v1_dense.py",
+    keys=dict(mlp_bias=None),  # HunYuanDenseV1MLP is built without biases whatever mlp_bias says
     fixed=dict(qk_norm="head"),  # query_layernorm and key_layernorm, always
 )
 HUNYUAN_V1_MOE = HUNYUAN_V1_DENSE.but(
@@ -425,6 +428,7 @@ HELIUM = LLAMA.but(
     class_prefix="Helium",
     source=f"{TF}/helium/modeling_helium.py",
     fixed=dict(attention_out_bias=False),
+    extra_hooks=[hooks.helium_output_width],
 )
 OLMO3 = OLMO2.but(
     model_type="olmo3",
@@ -479,8 +483,9 @@ GLM4V_TEXT = GLM4.but(
     model_type="glm4v_text",
     class_prefix="Glm4vText",
     source=f"{TF}/glm4v/modeling_glm4v.py",
-    # GLM-4V's language model: GLM-4's layers with biases on q, k and v always; the LM head lives in the whole model
-    keys=dict(attention_bias=None),
+    # GLM-4V's language model: GLM-4's layers with biases on q, k and v always, heads hidden_size // num_attention_heads
+    # wide whatever head_dim says; the LM head lives in the whole model
+    keys=dict(attention_bias=None, head_dim=None),
     fixed=dict(attention_bias=True),
     default_arch="base",
 )
@@ -656,6 +661,7 @@ LONGCAT_FLASH = LLAMA.but(
         norms_per_layer=4,
         lora_moe="tensors",
     ),
+    extra_hooks=[hooks.mla_qk_head_dim],
     notes=(hooks.zero_expert_rows, hooks.router_bias_buffers),
 )
 QWEN2_MOE = QWEN2.but(
@@ -696,8 +702,8 @@ DEEPSEEK_V2 = LLAMA.but(
     model_type="deepseek_v2",
     class_prefix="DeepseekV2",
     source=f"{TF}/deepseek_v2/modeling_deepseek_v2.py",
+    # DeepseekV2MLP (the dense layers and the shared experts) is biased by mlp_bias; the routed experts never are
     keys=dict(
-        mlp_bias=None,
         head_dim=None,
         num_experts=("n_routed_experts",),
         num_experts_per_tok=("num_experts_per_tok",),
@@ -717,6 +723,7 @@ DEEPSEEK_V2 = LLAMA.but(
         # its router's top-k weights are fp32 (so are its children's but Mistral 4's)
         routing_fp32=True,
         lora_moe="tensors",
+        expert_bias=False,
     ),
 )
 
@@ -724,6 +731,8 @@ DEEPSEEK_V3 = DEEPSEEK_V2.but(
     model_type="deepseek_v3",
     class_prefix="DeepseekV3",
     source=f"{TF}/deepseek_v3/modeling_deepseek_v3.py",
+    # its MLPs (and its children's) are built without biases whatever mlp_bias says
+    keys=dict(mlp_bias=None),
     notes=(hooks.mtp_layers, hooks.router_bias_buffers),
 )
 MISTRAL4 = DEEPSEEK_V3.but(
@@ -882,7 +891,9 @@ YOUTU = MINICPM3.but(
     model_type="youtu",
     class_prefix="Youtu",
     source=f"{TF}/youtu/modeling_youtu.py",
-    # DeepSeek-V3's latent attention over a dense MLP in every layer, tied embeddings
+    # DeepSeek-V3's latent attention over a dense MLP in every layer (no biases, whatever mlp_bias says), tied
+    # embeddings
+    keys=dict(mlp_bias=None),
     derive=dict(v_head_dim=None),
 )
 DEEPSEEK_V4 = Family(
@@ -1408,10 +1419,11 @@ MAMBA = Family(
     model_type="mamba",
     class_prefix="Mamba",
     source=f"{TF}/mamba/modeling_mamba.py",
+    # MambaConfig (and FalconMamba's, Mamba2's) has no d_model or n_layer alias: a file stating them gets the defaults
     keys=dict(
         vocab_size=("vocab_size",),
-        hidden_size=("hidden_size", "d_model"),
-        num_hidden_layers=("num_hidden_layers", "n_layer"),
+        hidden_size=("hidden_size",),
+        num_hidden_layers=("num_hidden_layers",),
         tie_word_embeddings=("tie_word_embeddings",),
         ssm_inner=("intermediate_size",),
         ssm_state_size=("state_size",),
@@ -1496,7 +1508,6 @@ ZAMBA2 = LLAMA.but(
         ssm_chunk=("chunk_size",),
         ssm_state_size=("mamba_d_state",),
         ssm_conv_kernel=("mamba_d_conv",),
-        ssm_conv_bias=("use_conv_bias",),
         ssm_proj_bias=("add_bias_linear",),
         shared_blocks=("num_mem_blocks",),
         shared_adapter_rank=("adapter_rank",),
@@ -1511,7 +1522,15 @@ ZAMBA2 = LLAMA.but(
             always=True,
         ),
     ),
-    fixed=dict(ssm_version=2, norms_per_layer=1, mlp_gated=True, fused=("gate_up",), attention_bias=False),
+    # the mixer's conv1d is built with a bias whatever use_conv_bias says (the class keeps the key, unread)
+    fixed=dict(
+        ssm_version=2,
+        norms_per_layer=1,
+        mlp_gated=True,
+        fused=("gate_up",),
+        attention_bias=False,
+        ssm_conv_bias=True,
+    ),
     hooks=(hooks.mamba2_inner, hooks.zamba2_layers),
 )
 ZAMBA = LLAMA.but(
@@ -1637,7 +1656,13 @@ LFM3 = LFM2.but(
     model_type="lfm3",
     class_prefix="Lfm3",
     source=f"{TF}/lfm3/modeling_lfm3.py",
-    keys=dict(head_dim=("head_dim",), attention_bias=("attention_bias",)),
+    # Lfm3Config reads neither of LFM2's legacy names block_ff_dim and tie_embedding
+    keys=dict(
+        head_dim=("head_dim",),
+        attention_bias=("attention_bias",),
+        intermediate_size=("intermediate_size",),
+        tie_word_embeddings=("tie_word_embeddings",),
+    ),
     # LFM2's short convolutions between Qwen3-style attention layers (full or sliding), an MLP intermediate_size wide
     # (no adjustment), sandwich norms and a gate per attention head
     hooks=(hooks.lfm3_layers,),
@@ -1678,6 +1703,7 @@ LFM2_MOE = LFM2.but(
     class_prefix="Lfm2Moe",
     source=f"{TF}/lfm2_moe/modeling_lfm2_moe.py",
     keys=dict(
+        intermediate_size=("intermediate_size",),  # Lfm2MoeConfig pops tie_embedding but not block_ff_dim
         num_experts=("num_experts",),
         num_experts_per_tok=("num_experts_per_tok",),
         moe_intermediate_size=("moe_intermediate_size",),

@@ -275,6 +275,36 @@ def head_dim_stated(c: Cfg, d: Values) -> None:
         raise SpecError("head_dim", "the class has no default for it (it would not build): state the width of a head")
 
 
+def helium_output_width(c: Cfg, d: Values) -> None:
+    """Helium: ``o_proj`` is hidden_size × hidden_size whatever the heads give it (HeliumAttention), so heads ×
+    head_dim other than hidden_size is built by transformers but cannot run: counted by transformers."""
+    heads, width, head_dim = d.get("num_attention_heads"), d.get("hidden_size"), d.get("head_dim")
+    if not isinstance(heads, int) or heads <= 0 or not isinstance(width, int):
+        return
+    head_dim = head_dim if head_dim is not None else width // heads
+    if heads * head_dim != width:
+        key = c.stated("head_dim") or "num_attention_heads"
+        raise BeyondRow(
+            key,
+            f"num_attention_heads × head_dim ({heads:,} × {head_dim:,}) is not hidden_size ({width:,}), which "
+            "HeliumAttention's o_proj reads (transformers builds it, though no forward pass can run)",
+        )
+
+
+def mla_qk_head_dim(c: Cfg, d: Values) -> None:
+    """LongCat-Flash: ``qk_head_dim`` (default qk_nope_head_dim + qk_rope_head_dim) sizes ``q_b_proj``; any other
+    value is built by transformers but cannot run (each query is split into its nope and rope parts): counted by
+    transformers."""
+    stated = c.int("qk_head_dim")
+    nope, rope = d.get("qk_nope_head_dim") or 0, d.get("qk_rope_head_dim") or 0
+    if stated is not None and stated != nope + rope:
+        raise BeyondRow(
+            "qk_head_dim",
+            f"{stated:,} is not qk_nope_head_dim + qk_rope_head_dim ({nope:,} + {rope:,}), the parts each query of "
+            "q_b_proj is split into (transformers builds it, though no forward pass can run)",
+        )
+
+
 def logit_softcap(c: Cfg, d: Values) -> None:
     """Gemma 2 and later: the final logits are soft-capped (tanh) when ``final_logit_softcapping`` is set; the memory
     estimate keeps the tanh's output."""
@@ -1679,10 +1709,14 @@ def feed_forward_proj(c: Cfg, d: Values) -> None:
 
 
 def encoder_model_class(c: Cfg, d: Values) -> None:
-    """T5EncoderModel builds no decoder."""
+    """T5EncoderModel builds no decoder; it builds its one stack from the config as it is, so ``is_decoder`` true
+    (which T5Model and T5ForConditionalGeneration set for each stack themselves) makes it a decoder stack, with
+    cross-attention in every layer: counted by transformers."""
     archs = c.get("architectures")
     if isinstance(archs, list) and archs and str(archs[0]).endswith("EncoderModel"):
         d["num_decoder_layers"] = 0
+        if c.bool("is_decoder", default=False):
+            raise BeyondRow("is_decoder", "T5EncoderModel's stack built as a decoder (cross-attention in every layer)")
 
 
 def same_encoder_decoder(c: Cfg, d: Values) -> None:

@@ -16,7 +16,9 @@ configuration class and modeling file hold it:
 Rows inherit with :meth:`Family.but`, the way transformers' modular files declare one model as a diff of
 another. Missing keys take the transformers class's own defaults (``hf_defaults.json``, generated from the
 installed transformers by ``scripts/gen_hf_defaults.py``), because real config.json files omit keys equal to
-their defaults.
+their defaults. Where a file states two keys of one field, the one the class applies last wins, whatever the row's
+order (``hf_late_keys.json``, generated beside the defaults: attribute_map names such as GPT-2's ``hidden_size`` over
+``n_embd``, legacy names such as BLOOM's ``n_embed``).
 """
 
 from __future__ import annotations
@@ -67,22 +69,34 @@ class Rule:
     always: bool = False  # True: hard-coded by the class (no key can change it); False: only when not stated
 
 
-class Cfg:
-    """A config dict that remembers which keys were read and falls back to the class defaults."""
+def precedence(keys: tuple[str, ...], late: frozenset[str]) -> tuple[str, ...]:
+    """``keys`` in the order a file stating several of them is read: those the config class applies after its own
+    parameters (``late``: attribute_map names, legacy names its ``__post_init__`` takes) first, as the last one set
+    wins in transformers; the rest in the row's order."""
+    if len(keys) < 2 or late.isdisjoint(keys):
+        return keys
+    return (*(k for k in keys if k in late), *(k for k in keys if k not in late))
 
-    def __init__(self, data: Mapping[str, Any], defaults: Mapping[str, Any]):
+
+class Cfg:
+    """A config dict that remembers which keys were read and falls back to the class defaults; of several keys
+    naming one value, the one the class applies last (``late``) is read first."""
+
+    def __init__(self, data: Mapping[str, Any], defaults: Mapping[str, Any], late: frozenset[str] = frozenset()):
         self.data = data
         self.defaults = defaults
+        self.late = late
         self.used: set[str] = set()
 
     def stated(self, *keys: str) -> str | None:
-        """The first of ``keys`` the config itself states (present and not null)."""
-        return next((k for k in keys if self.data.get(k) is not None), None)
+        """The first of ``keys`` the config itself states (present and not null), in the class's precedence."""
+        return next((k for k in precedence(keys, self.late) if self.data.get(k) is not None), None)
 
     def get(self, *keys: str, default: Any = None) -> Any:
-        """The first of ``keys`` present in the config, else in the class defaults, else ``default``."""
+        """The first of ``keys`` present in the config (in the class's precedence), else in the class defaults, else
+        ``default``."""
         self.used.update(keys)
-        for key in keys:
+        for key in precedence(keys, self.late):
             if key in self.data:  # an explicit null means "derive it", as transformers reads it
                 value = self.data[key]
                 return default if value is None else value
@@ -196,6 +210,12 @@ class Family:
         """The transformers ``model_type`` whose config class and defaults this row reads."""
         return self.read_as or self.model_type
 
+    @property
+    def late_keys(self) -> frozenset[str]:
+        """The keys the config class applies after its own parameters: stated beside the attribute they name, they
+        win (see :func:`precedence`)."""
+        return hf_late_keys().get(self.hf_type, frozenset())
+
     def but(self, **changes: Any) -> Family:
         """A child row: mappings are merged into the parent's (a value of ``None`` removes a key);
         ``extra_hooks`` are appended to the parent's hooks, ``hooks`` replaces them."""
@@ -230,7 +250,7 @@ class Family:
             for key in nulls:
                 if key in refused or not refused.isdisjoint(aliases.get(key, ())):
                     raise SpecError(key, f"{self.config_class} refuses null here: state a value or leave the key out")
-        cfg = Cfg(data, hf_defaults().get(self.hf_type, {}))
+        cfg = Cfg(data, hf_defaults().get(self.hf_type, {}), self.late_keys)
         values: dict[str, Any] = {}
         for name, keys in self.keys.items():
             if name in self.read_by_hooks:
@@ -278,7 +298,7 @@ class Family:
         """
         if name in self.keys:
             keys = self.keys[name]
-            return next((k for k in keys if k in data), keys[0])
+            return next((k for k in precedence(keys, self.late_keys) if k in data), keys[0])
         if name in FIELDS:
             return None
         return name
@@ -291,7 +311,7 @@ class Family:
             return Origin("stated", "", value, f"from the config (`{path}`): a nested key, edited in the config.json")
         if name in self.keys:
             keys = self.keys[name]
-            stated = next((k for k in keys if data.get(k) is not None), None)
+            stated = next((k for k in precedence(keys, self.late_keys) if data.get(k) is not None), None)
             if stated is not None:
                 return Origin("stated", stated, value, f"from the config (`{stated}`)")
             rule = self.derive.get(name)
@@ -377,6 +397,14 @@ def arch_kind(c: Cfg, default: str, extra: tuple[str, ...] = (), names: Mapping[
 def hf_defaults() -> dict[str, dict[str, Any]]:
     text = resources.files("paramscope.families").joinpath("hf_defaults.json").read_text()
     return json.loads(text)
+
+
+@cache
+def hf_late_keys() -> dict[str, frozenset[str]]:
+    """The keys each config class applies after its own parameters (attribute_map names, legacy names its
+    ``__post_init__`` takes), by model type: stated beside the attribute they name, they win."""
+    text = resources.files("paramscope.families").joinpath("hf_late_keys.json").read_text()
+    return {model_type: frozenset(keys) for model_type, keys in json.loads(text).items()}
 
 
 @cache
