@@ -152,6 +152,22 @@ def test_flops_bar_shares_add_to_the_forward_total() -> None:
     assert 79_047_426_048 == groups["LM head"]
 
 
+def test_training_time_runs_on_every_gpu_of_the_layout_and_says_when_it_does_not_fit() -> None:
+    """The training time divides the FLOPs by every GPU of the run, data-parallel groups × TP × PP (3 × 4 = 12 H100s:
+    a quarter of the time on 3), and a run the Memory tab says does not fit is said not to fit beside it."""
+    from paramscope.engine.flops import compute, human_seconds, training_seconds
+    from paramscope.engine.hardware import get
+
+    run = RunSettings(mode="training", gpus=3, tp=4, zero=3, sp=True)
+    at = _app("qwen3-8b", run)
+    c, h100 = compute(presets.load("qwen3-8b"), run), get("h100-sxm")
+    shown_time = {m.label: m.value for m in at.metric}["Time on 12 × NVIDIA H100 SXM 80GB"]
+    assert human_seconds(training_seconds(c.training_total, 12, h100.bf16_flops, run.mfu)) == shown_time
+    assert not [w for w in at.warning if "does not fit" in w.value]
+    alone = _app("qwen3-8b", RunSettings(mode="training"))
+    assert any(w.value.startswith("This training run does not fit on 1 × NVIDIA H100") for w in alone.warning)
+
+
 def test_compute_tab_shows_decode_speed_within_the_bandwidth_bound() -> None:
     """Llama-3-8B in bf16 at batch 1 on an H100 SXM decodes at most 3.35e12 B/s / 15.0 GB read per step (every
     weight but the input table, (8,030,261,248 - 525,336,576) × 2 B) = 223.2 tokens/s; the KV cache costs ~1 %."""

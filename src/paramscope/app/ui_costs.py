@@ -60,6 +60,8 @@ from paramscope.engine.run import (
     check,
     resolved_kv_dtype,
     resolved_seq,
+    world,
+    world_label,
 )
 from paramscope.engine.spec import Spec, power_of_ten, short
 from paramscope.engine.speed import keeps_last_logits, speed
@@ -439,7 +441,9 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
             st.info(
                 f"**GPUs needed: {spread.gpus:,} × {gpu.name}**, with {spread.how}: {spread.per_gpu / GB:,.2f} GB "
                 f"per GPU of {gpu.capacity / GB:,.2f} GB usable ({gpu.memory_label}; "
-                f"{(gpu.capacity - spread.per_gpu) / GB:,.2f} GB left).",
+                f"{(gpu.capacity - spread.per_gpu) / GB:,.2f} GB left). In the settings: GPUs (data parallel) "
+                f"{spread.dp:,}, TP {spread.tp}, PP {spread.pp}, EP {spread.ep}"
+                + (", ZeRO 3." if settings.mode != "inference" else "."),
                 icon=":material/memory:",
             )
     steps = phases(spec, settings)
@@ -575,7 +579,8 @@ def render_compute_tab(spec: Spec, settings: RunSettings) -> None:
     """FLOPs per token (with formulas), training compute, Chinchilla tokens, time on the chosen GPUs, MFU."""
     c = F.compute(spec, settings)
     gpu = hardware.get(settings.gpu)
-    seconds = F.training_seconds(c.training_total, settings.gpus, gpu.bf16_flops, settings.mfu)
+    gpus, layout = world(settings), world_label(settings)
+    seconds = F.training_seconds(c.training_total, gpus, gpu.bf16_flops, settings.mfu)
     mode = "causal" if settings.causal else "non-causal (every query sees every key)"
     st.subheader("Compute", anchor=False)
     st.caption(
@@ -597,16 +602,23 @@ def render_compute_tab(spec: Spec, settings: RunSettings) -> None:
     cols[0].metric("6ND", power_of_ten(c.six_nd), help=f"6 × {c.active_params:,} (active) params × {c.tokens:,} tokens")
     cols[1].metric("Chinchilla tokens", short(c.chinchilla_tokens), help=f"20 × {c.params:,} params")
     cols[2].metric(
-        f"Time on {settings.gpus} × {gpu.name}",
+        f"Time on {gpus} × {gpu.name}",
         F.human_seconds(seconds),
-        help=f"{power_of_ten(c.training_total, 4)} FLOPs / ({settings.gpus} × {gpu.tflops:,.1f} TFLOP/s × MFU "
-        f"{settings.mfu:.0%})",
+        help=f"{power_of_ten(c.training_total, 4)} FLOPs / ({gpus} × {gpu.tflops:,.1f} TFLOP/s × MFU "
+        f"{settings.mfu:.0%})" + (f"; {gpus} GPUs = {layout}" if layout else ""),
     )
+    training = dataclasses.replace(settings, mode="training") if settings.mode == "inference" else settings
+    if needed_bytes(spec, training) > gpu.capacity:
+        st.warning(
+            f"This {training.mode} run does not fit on {gpus} × {gpu.name} as set (the Memory tab, in "
+            f"{training.mode} mode, gives the GPUs it needs): the time is for the GPUs set, at the MFU assumed.",
+            icon=":material/memory:",
+        )
     if settings.tokens_per_second:
-        m = F.mfu(settings.tokens_per_second, c.training_per_token, settings.gpus, gpu.bf16_flops)
+        m = F.mfu(settings.tokens_per_second, c.training_per_token, gpus, gpu.bf16_flops)
         st.info(
-            f"Measured {settings.tokens_per_second:,.0f} tokens/s on {settings.gpus} × {gpu.name} → "
-            f"MFU {m:.1%} = tokens/s × {c.training_per_token:,} FLOPs/token / ({settings.gpus} × "
+            f"Measured {settings.tokens_per_second:,.0f} tokens/s on {gpus} × {gpu.name} → "
+            f"MFU {m:.1%} = tokens/s × {c.training_per_token:,} FLOPs/token / ({gpus} × "
             f"{power_of_ten(gpu.bf16_flops, 4)} FLOP/s)"
         )
     st.latex(

@@ -39,6 +39,8 @@ from paramscope.engine.run import (
     check,
     resolved_kv_dtype,
     resolved_seq,
+    world,
+    world_label,
 )
 from paramscope.engine.spec import Spec, short
 from paramscope.engine.tree import Node
@@ -410,8 +412,9 @@ def run_flops(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.N
     s = _settings(args, tokens=args.tokens, causal=args.causal, mfu=args.mfu, tokens_per_second=args.tokens_per_second)
     c = F.compute(spec, s)
     gpu = hardware.get(s.gpu)
-    seconds = F.training_seconds(c.training_total, s.gpus, gpu.bf16_flops, s.mfu)
-    measured = F.mfu(s.tokens_per_second, c.training_per_token, s.gpus, gpu.bf16_flops) if s.tokens_per_second else None
+    gpus = world(s)
+    seconds = F.training_seconds(c.training_total, gpus, gpu.bf16_flops, s.mfu)
+    measured = F.mfu(s.tokens_per_second, c.training_per_token, gpus, gpu.bf16_flops) if s.tokens_per_second else None
     if args.json:
         doc = {
             "model": label,
@@ -428,7 +431,7 @@ def run_flops(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.N
             "params": c.params,
             "active_params": c.active_params,
             "gpu": {"key": gpu.key, "name": gpu.name, "bf16_flops": gpu.bf16_flops},
-            "gpus": s.gpus,
+            "gpus": gpus,
             "mfu": s.mfu,
             "training_seconds": seconds,
             "measured_mfu": measured,
@@ -461,7 +464,8 @@ def run_flops(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.N
     for name, value, how in rows:
         print(f"{name:<22} {value:>30,}  {_brief(value):>8}  {how}")
     print(
-        f"training time on {s.gpus} × {gpu.name} ({gpu.tflops:,.1f} TFLOP/s dense bf16) at MFU {s.mfu:.0%}: "
+        f"training time on {gpus} × {gpu.name}{f' ({world_label(s)})' if world_label(s) else ''} "
+        f"({gpu.tflops:,.1f} TFLOP/s dense bf16) at MFU {s.mfu:.0%}: "
         f"{F.human_seconds(seconds)}"
     )
     if measured is not None:

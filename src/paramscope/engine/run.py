@@ -121,6 +121,18 @@ def resolved_seq(settings: RunSettings, max_position_embeddings: int) -> int:
     return min(max_position_embeddings, DEFAULT_SEQ) if max_position_embeddings > 0 else DEFAULT_SEQ
 
 
+def world(settings: RunSettings) -> int:
+    """Every GPU of the run: the data-parallel groups (``gpus``) times the tensor- and pipeline-parallel GPUs of each
+    (expert parallelism splits the experts over GPUs counted there)."""
+    return settings.gpus * settings.tp * settings.pp
+
+
+def world_label(settings: RunSettings) -> str:
+    """How the GPUs of :func:`world` are laid out, in words ("" for data parallelism alone)."""
+    parts = [f"{settings.gpus} data-parallel"] + [f"{n} {k}" for n, k in ((settings.tp, "TP"), (settings.pp, "PP"))]
+    return " × ".join(parts) if settings.tp * settings.pp > 1 else ""
+
+
 def resolved_kv_dtype(settings: RunSettings) -> str:
     if settings.kv_dtype != "auto":
         return settings.kv_dtype
