@@ -228,6 +228,17 @@ def test_an_emptied_box_deletes_its_key(name, default):
     assert any(shown(c.value).startswith(f"default of {default}: {vocab:,}") for c in at.caption)
 
 
+def test_mambas_biases_are_the_cards_switch():
+    """Mamba's config states its biases (use_bias on the mixer's projections, use_conv_bias on its convolution): the
+    card's Biases switch is operable and turning it on builds what transformers builds with both true."""
+    at = fresh({"preset": "mamba-130m-hf"})
+    switch = at.toggle(key="f_bias")
+    assert not switch.disabled
+    switch.set_value(True).run()
+    config = {**presets.get("mamba-130m-hf").config, "use_bias": True, "use_conv_bias": True}
+    assert f"{hf_count(config):,}" == shown_total(at)
+
+
 def test_an_emptied_box_that_changes_the_model_says_so_and_puts_it_back():
     """A box emptied, or holding letters (the browser sends both as empty), deletes its key: where that changes the
     value (Qwen3-0.6B's width 1,024 becomes Qwen3Config's 4,096) a note names the field with both values, and one

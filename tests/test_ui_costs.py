@@ -268,6 +268,24 @@ def test_chosen_marker_label_sits_on_its_line(log_x: bool) -> None:
     assert (3.311 if log_x else 2048) == round(label.x, 3)  # a log axis places annotations at log10(2048)
 
 
+def test_a_log_sweep_axis_writes_each_value_swept() -> None:
+    """A memory sweep's log axis is ticked at each value swept, written out with its magnitude (Plotly's own log
+    ticks read "2 3 4 5 ... 1000 2 3")."""
+    out = parts(memory(presets.load("gpt2"), RunSettings()))
+    fig = charts_costs.memory_sweep([128, 1024, 8192], [out, out, out], "context")
+    assert ((128, 1024, 8192), ("128", "1,024", "8,192")) == (fig.layout.xaxis.tickvals, fig.layout.xaxis.ticktext)
+
+
+def test_a_scan_states_no_context_window() -> None:
+    """Mamba has no positions and its config no context window: a long context gets no warning that it is longer than
+    the model's, and the largest context that fits is not capped at a window (MambaConfig has no
+    max_position_embeddings; the row's old fallback said 1,024)."""
+    at = _app("mamba-130m-hf", RunSettings(seq=100_000))
+    assert [] == [w.value for w in at.warning if "longer than this model's context" in w.value]
+    largest = {m.label: m.value for m in at.metric}["Largest context that fits"]
+    assert int(largest.replace(",", "")) > 100_000
+
+
 @pytest.mark.parametrize(
     ("flops", "shown"), [(16_060_000_000, "16.1 GFLOPs"), (100_000_000, "0.1 GFLOPs"), (2_500_000, "2.5 MFLOPs")]
 )

@@ -151,8 +151,8 @@ def memory_sweep(
     if marker:
         marker_line(fig, marker, "chosen", log_x)
     fig.update_layout(xaxis_title=x_title, yaxis_title="GB (10⁹ bytes)", **_LAYOUT)
-    if log_x:
-        fig.update_xaxes(type="log")
+    if log_x:  # each value swept, written out (Plotly's own log ticks read "2 3 4 5 ... 1000 2 3": no magnitudes)
+        fig.update_xaxes(type="log", tickvals=list(xs), ticktext=[f"{x:,}" for x in xs])
     return fig
 
 

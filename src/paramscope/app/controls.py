@@ -400,6 +400,8 @@ def ssm_controls(view: Spec, show: Spot) -> None:
         show,
     )
     number("ssm_conv_kernel", "Convolution width", "Taps of the depthwise causal convolution.", show)
+    switch("ssm_proj_bias", "Projection biases", "Bias vectors on the mixer's input and output projections.", show)
+    switch("ssm_conv_bias", "Convolution bias", "A bias on the depthwise convolution's channels.", show)
 
 
 def linear_attention_controls(view: Spec, show: Spot) -> None:
@@ -530,7 +532,7 @@ SECTIONS: dict[str, tuple[str, ...]] = {
     "Feed-forward": ("mlp_gated", "mlp_bias"),
     "Norms and embeddings": ("norm_type", "norm_bias", "position_embedding", "max_position_embeddings"),
     "Mixture of experts": ("num_experts", "num_experts_per_tok", "moe_intermediate_size"),
-    "State space (Mamba)": ("ssm_state_size", "ssm_inner", "ssm_conv_kernel"),
+    "State space (Mamba)": ("ssm_state_size", "ssm_inner", "ssm_conv_kernel", "ssm_proj_bias", "ssm_conv_bias"),
     "Linear attention": ("linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim",
                          "linear_value_head_dim"),
     "Short convolutions (LFM2)": ("short_conv_kernel",),
@@ -541,7 +543,7 @@ SECTIONS: dict[str, tuple[str, ...]] = {
 #: for an error under one of its boxes, not for a link's edits (the sliders above show those).
 EXACT = "Exact sizes"
 #: The biases the card's one "Biases" switch sets together, and its session-state key.
-BIASES = ("attention_bias", "mlp_bias", "norm_bias")
+BIASES = ("attention_bias", "mlp_bias", "norm_bias", "ssm_proj_bias", "ssm_conv_bias")
 CARD_BIAS = "f_bias"
 #: The model whose biases are a choice, offered where the classes fix them.
 NANOGPT = "nanogpt-124m"

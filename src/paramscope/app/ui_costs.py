@@ -29,6 +29,7 @@ from paramscope.engine.memory import (
     PHASES,
     QUANT,
     RUNTIME_NOTE,
+    context_window,
     every_precision,
     fp8_cache_alternative,
     gpus_needed,
@@ -397,7 +398,7 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
         )
     if settings.mode == "inference" and settings.gpus > 1:
         st.info("Inference memory is per GPU of one model copy: data-parallel replicas (GPUs) do not split it.")
-    if seq > spec.max_position_embeddings:
+    if 0 < spec.max_position_embeddings < seq:  # 0: no limit (a scan)
         st.warning(
             f"{seq:,} tokens is longer than this model's context of {spec.max_position_embeddings:,} "
             "(`max_position_embeddings`): "
@@ -430,8 +431,7 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
         cols[2].metric(
             "Largest context that fits",
             shown,
-            help=f"At batch {settings.batch} on one {gpu.name}; the model's context is "
-            f"{spec.max_position_embeddings:,} tokens.",
+            help=f"At batch {settings.batch} on one {gpu.name}; {context_window(spec)}.",
         )
     if not fits:
         spread = gpus_needed(spec, settings, gpu.capacity)
@@ -533,7 +533,8 @@ def _trim(
 
 
 def _sweeps(spec: Spec, settings: RunSettings, seq: int, gpu: hardware.Accelerator, best: int | None) -> None:
-    top = max(4 * seq, 4 * spec.max_position_embeddings, 4096, 2 * best if best and best < MAX_SEQ else 0)
+    n = spec.max_position_embeddings  # up to the model's own context (or the context set beyond it)
+    top = max(seq, n) if n > 0 else max(4 * seq, 4096, 2 * best if best and best < MAX_SEQ else 0)
     xs = sorted({min(2**k, MAX_SEQ) for k in range(7, 40) if 2**k <= top} | {seq})
     batches = sorted({2**k for k in range(0, 11)} | {settings.batch})
     cap = gpu.capacity

@@ -16,6 +16,7 @@ from paramscope.engine.hardware import GB, GiB
 from paramscope.engine.memory import (
     PARTS,
     GpusNeeded,
+    context_window,
     every_precision,
     fp8_cache_alternative,
     gpus_needed,
@@ -401,10 +402,7 @@ def run_memory(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.
     if best is None:
         print("largest context that fits: none (even 1 token is too much)")
     else:
-        print(
-            f"largest context that fits at batch {s.batch}: {best:,} tokens"
-            f" (model context {spec.max_position_embeddings:,})"
-        )
+        print(f"largest context that fits at batch {s.batch}: {best:,} tokens ({context_window(spec)})")
     return 0
 
 

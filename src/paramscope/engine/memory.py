@@ -1945,6 +1945,12 @@ def _bisect(lo: int, hi: int, holds: Callable[[int], bool]) -> tuple[int, int]:
     return lo, hi
 
 
+def context_window(spec: Spec) -> str:
+    """The model's own context window in words: its tokens, or none stated (a scan without positions)."""
+    n = spec.max_position_embeddings
+    return f"the model's context is {n:,} tokens" if n > 0 else "the model states no context window"
+
+
 def max_fit(spec: Spec, settings: RunSettings, capacity: int, field: str = "seq") -> int | None:
     """The largest ``seq`` (or ``batch``) whose peak fits in ``capacity`` bytes.
 

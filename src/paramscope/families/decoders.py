@@ -1441,6 +1441,7 @@ MAMBA = Family(
         norm_type="rmsnorm",
         norm_bias=False,
         position_embedding="none",
+        max_position_embeddings=0,  # no positions and no context limit in the config: a scan runs any length
     ),
     derive=dict(ssm_layers=EVERY_LAYER),
     hooks=(hooks.mamba_sizes,),
