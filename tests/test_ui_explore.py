@@ -137,6 +137,7 @@ def test_type_without_a_row_is_counted_by_transformers() -> None:
         ("[1, 2, 3]", "expected a JSON object"),
         ('{"model_type": "gpt2", "n_embd": NaN}', "NaN"),
         ('{"model_type": "llama", "hidden_size": 100, "num_attention_heads": 7}', "does not divide"),
+        ('{"model_type": "llama",}', "Could not read this config: malformed JSON at line 1, column 24"),
     ],
 )
 def test_invalid_configs_are_errors_not_crashes(text: str, message: str) -> None:

@@ -994,3 +994,13 @@ def test_clips_config_dicts_make_the_towers_and_take_their_edits() -> None:
     assert (_hf_total(edited.config), {"text_config.num_hidden_layers": 1}) == (edited.summary.total, edited.edits)
     again, warnings_ = link.edits_from_query(start, link.query_from_model(edited), [])
     assert (again.config, warnings_) == (edited.config, [])
+
+
+@pytest.mark.parametrize(("preset", "moe"), [("qwen3-vl-8b-instruct", False), ("qwen3-vl-30b-a3b-instruct", True)])
+def test_a_whole_says_what_active_means_only_where_experts_make_it_differ(preset: str, moe: bool) -> None:
+    """The whole model's notes define "active" (all but the routed experts a token does not use) for a mixture of
+    experts only: a dense whole (Qwen3-VL 8B) has no routed experts to leave out."""
+    from paramscope.io import presets
+
+    notes = " ".join(presets.model(preset).notes)
+    assert moe == ("active: all but the routed experts" in notes)

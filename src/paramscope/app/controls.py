@@ -333,7 +333,13 @@ def bias_switch(view: Spec, show: Spot) -> None:
     """The card's one bias control, as nanoGPT's GPTConfig(bias=...): every bias the config can switch (attention,
     MLP, LayerNorm) on or off together. Where the classes fix them all (GPT-2's always have biases), it says so and
     offers nanoGPT, whose GPT makes bias a choice."""
-    names = tuple(n for n in BIASES if not show.fixed(n) and (n != "norm_bias" or view.norm_type == "layernorm"))
+    names = tuple(
+        n
+        for n in BIASES
+        if not show.fixed(n)
+        and (n != "norm_bias" or view.norm_type == "layernorm")
+        and (not n.startswith("ssm_") or view.ssm_layers)  # a mixer's biases where the model has mixers
+    )
     st.session_state[CARD_BIAS] = all(bool(getattr(view, n)) for n in names) if names else bool(view.attention_bias)
     st.toggle(
         "Biases",

@@ -215,7 +215,8 @@ def upload_link(model: Model) -> dict[str, str]:
 
 # ======================================================================================== upload
 def _explain(message: str) -> None:
-    st.error(f"Could not read this config: {quoted(message)}", icon="⚠️")
+    said = message.removeprefix("config: ")  # "Could not read this config: config: malformed JSON" read twice
+    st.error(f"Could not read this config: {quoted(said)}", icon="⚠️")
     if message.startswith("model_type:"):
         st.info(
             "ParamScope counts these Hugging Face model types exactly, each checked against transformers: "

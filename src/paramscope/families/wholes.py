@@ -765,8 +765,8 @@ def compose(config: Mapping[str, Any]) -> MetaResult:
             else "no projector"
         )
         + (", its LM head" if whole.language == "base" else ""),
-        "embedding: the towers' tables (token, position, patch) and an untied LM head; active: all but the routed "
-        "experts a token does not use",
+        "embedding: the towers' tables (token, position, patch) and an untied LM head"
+        + ("; active: all but the routed experts a token does not use" if summary.active < summary.total else ""),
         *data_notes,
         *([whole.note] if whole.note else []),
     )
