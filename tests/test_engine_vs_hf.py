@@ -2446,6 +2446,16 @@ def _bool_keys(model_type: str) -> list[str]:
     return list(dict.fromkeys(keys))
 
 
+def _now(key: str, base: dict, built: object, spec: object, field_of: dict[str, str]) -> object:
+    """A key's value in a case: as stated, else as the config class keeps it, else (an alias the class does not
+    keep) the value the row reads for its field."""
+    if key in base:
+        return base[key]
+    if hasattr(built, key):
+        return getattr(built, key)
+    return getattr(spec, field_of.get(key, ""), None)
+
+
 @pytest.mark.parametrize("model_type", sorted({case["model_type"] for case in CASES.values()}))
 def test_each_boolean_key_flipped_matches_transformers(model_type: str) -> None:
     """Each boolean key of a type (what its row reads and what its config class declares) flipped alone in one case
@@ -2467,12 +2477,7 @@ def test_each_boolean_key_flipped_matches_transformers(model_type: str) -> None:
         built = AutoConfig.for_model(READ_AS.get(model_type, model_type), **data)
     expected, actual = {}, {}
     for key in _bool_keys(model_type):
-        if key in base:
-            now = base[key]
-        elif hasattr(built, key):
-            now = getattr(built, key)
-        else:  # an alias the class does not keep: the value the row reads for its field
-            now = getattr(spec, field_of.get(key, ""), None)
+        now = _now(key, base, built, spec, field_of)
         if now is not None and not isinstance(now, bool):
             continue
         counts = _counts(base | {key: not now})
@@ -2511,12 +2516,7 @@ def test_each_size_key_doubled_matches_transformers(model_type: str) -> None:
         built = AutoConfig.for_model(hf_type, **{k: v for k, v in base.items() if k != "model_type"})
     expected, actual = {}, {}
     for key, keys in names.items():
-        if key in base:
-            now = base[key]
-        elif hasattr(built, key):
-            now = getattr(built, key)
-        else:  # an alias the class does not keep: the value the row reads for its field
-            now = getattr(spec, field_of.get(key, ""), None)
+        now = _now(key, base, built, spec, field_of)
         if type(now) is not int or now <= 0:
             continue
         counts = _counts({k: v for k, v in base.items() if k not in keys} | {key: 2 * now})

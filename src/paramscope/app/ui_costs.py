@@ -608,7 +608,10 @@ def render_compute_tab(spec: Spec, settings: RunSettings) -> None:
         help=f"{power_of_ten(c.training_total, 4)} FLOPs / ({gpus} × {gpu.tflops:,.1f} TFLOP/s × MFU "
         f"{settings.mfu:.0%})" + (f"; {gpus} GPUs = {layout}" if layout else ""),
     )
-    training = dataclasses.replace(settings, mode="training") if settings.mode == "inference" else settings
+    training = settings  # the time is a training run's: inference settings are sized as training (16 bit at least)
+    if settings.mode == "inference":
+        dtype = settings.dtype if settings.dtype in TRAIN_DTYPES else "bf16"
+        training = dataclasses.replace(settings, mode="training", dtype=dtype)
     if needed_bytes(spec, training) > gpu.capacity:
         st.warning(
             f"This {training.mode} run does not fit on {gpus} × {gpu.name} as set (the Memory tab, in "
