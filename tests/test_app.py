@@ -228,6 +228,32 @@ def test_an_emptied_box_deletes_its_key(name, default):
     assert any(shown(c.value).startswith(f"default of {default}: {vocab:,}") for c in at.caption)
 
 
+@pytest.mark.parametrize(("name", "unused"), [("qwen3-30b-a3b", True), ("mixtral-8x7b", False), ("gpt2", False)])
+def test_the_ffn_multiplier_is_off_where_no_layer_uses_the_width(name: str, unused: bool) -> None:
+    """Qwen3-30B-A3B's every layer is experts of moe_intermediate_size: transformers builds the same model with any
+    intermediate_size, so the FFN multiplier is off and says why. Mixtral's experts are intermediate_size wide and
+    GPT-2's MLP is: there it moves."""
+    config = presets.get(name).config
+    key = "n_inner" if name == "gpt2" else "intermediate_size"
+    wider = {**config, key: (config.get(key) or 4 * config["n_embd"]) + 64}
+    assert unused == (hf_count(wider) == hf_count(config))
+    at = fresh({"preset": name})
+    said = [c.value for c in at.sidebar.caption if "No layer of this model uses intermediate_size" in c.value]
+    assert (unused, unused) == (at.select_slider(key="s.ffn_multiplier").disabled, bool(said))
+
+
+def test_a_move_held_behind_a_refused_value_says_so():
+    """A width the heads refuse (GPT-2 at 770) holds the edit; a layer count moved meanwhile is held with it, and
+    the refusal says so, naming both, while the page keeps the last valid model (GPT-2's own total)."""
+    at = open_section(fresh({"preset": "gpt2"}), "f.hidden_size")
+    at.number_input(key="f.hidden_size").set_value(770).run()
+    at.slider(key="f.num_hidden_layers").set_value(13).run()
+    assert not at.exception, at.exception
+    said = [shown(e.value) for e in at.error if shown(e.value).startswith("Not applied:")]
+    assert 1 == len(said) and "asked for together, none applied: hidden_size = 770, num_hidden_layers = 13" in said[0]
+    assert f"{presets.get('gpt2').expected_total:,}" == shown_total(at)
+
+
 def test_mambas_biases_are_the_cards_switch():
     """Mamba's config states its biases (use_bias on the mixer's projections, use_conv_bias on its convolution): the
     card's Biases switch is operable and turning it on builds what transformers builds with both true."""

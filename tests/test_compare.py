@@ -107,9 +107,12 @@ def test_model_colours_are_not_component_colours() -> None:
 
 
 def test_edits_in_words_have_thousands_separators() -> None:
-    """The "Changed from" line writes sizes as the page does (768 → 1,024) and other values as the link does."""
+    """The "Changed from" line names the keys of the preset's config.json (GPT-2's file says n_embd, not hidden_size),
+    with the page's name beside where it differs, and writes sizes as the page does (768 → 1,152) and other values
+    as the link does."""
     from paramscope.io import link
 
     model = presets.model("gpt2").edit(hidden_size=1152, tie_word_embeddings=False)
-    want = [("hidden_size", "768", "1,152"), ("tie_word_embeddings", "(not in the file)", "false")]
+    assert "n_embd" in presets.get("gpt2").config and "hidden_size" not in presets.get("gpt2").config
+    want = [("n_embd (hidden_size)", "768", "1,152"), ("tie_word_embeddings", "(not in the file)", "false")]
     assert want == link.changed(model)

@@ -95,3 +95,26 @@ def test_every_logged_run_with_a_preset_is_tested() -> None:
     """The cases set aside are the pipeline-parallel ones only (41 runs a preset stands for, 2 of them staged)."""
     with_preset = [c for c in LOGS["cases"] if c["as"]]
     assert (41, 39) == (len(with_preset), len(CASES))
+
+
+@pytest.mark.parametrize(
+    ("gpu", "chunk", "max_seqs", "want"),
+    [
+        ("h100-sxm", 0, 0, (8192, 1024)),
+        ("h200-sxm", 0, 0, (8192, 1024)),
+        ("mi300x", 0, 0, (8192, 1024)),
+        ("a100-80gb", 0, 0, (2048, 256)),
+        ("l40s", 0, 0, (2048, 256)),
+        ("rtx-4090", 0, 0, (2048, 256)),
+        ("h100-sxm", 512, 0, (512, 512)),
+        ("a100-80gb", 4096, 64, (4096, 64)),
+    ],
+)
+def test_the_defaults_are_vllm_serves_for_the_gpu(gpu: str, chunk: int, max_seqs: int, want: tuple[int, int]) -> None:
+    """Left at 0, the chunk and the sequences are what `vllm serve` picks for the GPU (vLLM's
+    EngineArgs.get_batch_defaults: 8,192 tokens and 1,024 sequences on a GPU of 70 GiB or more other than an A100,
+    2,048 and 256 on the others; the logs above read "Defaulting max_num_seqs to 1024" on an H100), the sequences at
+    most the chunk."""
+    from paramscope.engine.run import serving_batch
+
+    assert want == serving_batch(RunSettings(serving=True, gpu=gpu, chunk=chunk, max_seqs=max_seqs))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 import streamlit as st
@@ -48,6 +49,10 @@ def moved(*keys: str) -> None:
     note_moved(MOVED, *keys)
 
 
+def _words(value: object) -> str:
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
+
+
 def apply_controls() -> tuple[str, str]:
     """Turn the controls' values (already in the session state when the script starts) into edits of the
     config: only the controls that moved write their key, so everything else stays as stated or derived.
@@ -85,7 +90,8 @@ def apply_controls() -> tuple[str, str]:
         edited = model.edit(**edits)
     except SpecError as exc:
         st.session_state.pending = edits  # what the controls ask for, to offer the nearest valid value
-        return str(exc), exc.field
+        asked = ", ".join(f"{name} = {_words(value)}" for name, value in edits.items())
+        return str(exc) + (f" (asked for together, none applied: {asked})" if len(edits) > 1 else ""), exc.field
     st.session_state.model = edited
     touched.clear()  # an edit that failed keeps its controls moved: the error and the typed value stay
     chosen = st.session_state.pop(UNSTATED, None)  # a box the page emptied on purpose (the multiplier's)
@@ -833,10 +839,12 @@ def multiplier(view: Spec) -> float:
 
 
 def multiplier_slider(view: Spec, show: Spot) -> None:
-    """The FFN multiplier in quarters; it sets the intermediate size (its exact boxes are in Exact sizes)."""
+    """The FFN multiplier in quarters; it sets the intermediate size (its exact boxes are in Exact sizes). Where no
+    parameter depends on the intermediate size (every layer's experts have their own width), it is off and says so."""
     ratio = multiplier(view)
     st.session_state["f_ffn_multiplier"] = ratio
     multipliers = [m / 4 for m in range(2, 33)]  # 0.5 to 8 in quarters
+    unused = not show.fixed("intermediate_size") and ffn_unused(show.model)
     steps(
         "ffn_multiplier",
         "FFN multiplier (× hidden size)",
@@ -844,9 +852,23 @@ def multiplier_slider(view: Spec, show: Spot) -> None:
         ratio,
         "Sets the intermediate size to this multiple of the hidden size (rounded); type any multiple in the box "
         "under Exact sizes.",
-        show.fixed("intermediate_size"),
+        show.fixed("intermediate_size") or unused,
         lambda v: f"×{v:g}",
     )
+    if unused:
+        st.caption(
+            "No layer of this model uses intermediate_size: its experts have their own width (moe_intermediate_size, "
+            "under Mixture of experts)."
+        )
+
+
+@lru_cache(maxsize=256)
+def ffn_unused(model: Model) -> bool:
+    """Whether no parameter of ``model`` depends on its intermediate size (one more of it counts the same)."""
+    try:
+        return model.edit(intermediate_size=model.spec.ffn_size + 1).summary.total == model.summary.total
+    except SpecError:  # a width the model refuses one wider: it is read
+        return False
 
 
 def ffn_boxes(view: Spec, show: Spot) -> None:

@@ -61,6 +61,7 @@ from paramscope.engine.run import (
     check,
     resolved_kv_dtype,
     resolved_seq,
+    serving_batch,
     world,
     world_label,
 )
@@ -222,22 +223,23 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
         if got["serving"]:
             c1, c2 = st.columns(2)
             got["chunk"] = c1.number_input(
-                "Chunk (tokens)",
-                min_value=1,
+                "Chunk (0 = auto)",
+                min_value=0,
                 max_value=MAX_BATCH,
                 step=1024,
                 **_widget("chunk"),
-                help="max_num_batched_tokens: the most tokens one forward pass takes (vLLM's default for `vllm "
-                "serve` on an 80 GB GPU: 8,192).",
+                help="max_num_batched_tokens: the most tokens one forward pass takes. 0: vLLM's default for `vllm "
+                "serve` on the GPU chosen (8,192 on a GPU of 70 GiB or more other than an A100, else 2,048).",
             )
             got["max_seqs"] = c2.number_input(
-                "Max sequences",
-                min_value=1,
+                "Max sequences (0 = auto)",
+                min_value=0,
                 max_value=MAX_BATCH,
                 step=64,
                 **_widget("max_seqs"),
-                help="max_num_seqs: the most sequences one step runs; the engine's profile samples that many at once "
-                "(vLLM's default for `vllm serve` on an 80 GB GPU: 1,024; 256 on an A100 or a smaller GPU).",
+                help="max_num_seqs: the most sequences one step runs; the engine's profile samples that many at once. "
+                "0: vLLM's default for `vllm serve` on the GPU chosen (1,024 on a GPU of 70 GiB or more other than "
+                "an A100, else 256), at most the chunk.",
             )
             got["gpu_util"] = c1.number_input(
                 "GPU share",
@@ -357,7 +359,7 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
         + (
             f", KV cache in {resolved_kv_dtype(settings)}, "
             + (
-                f"a serving engine (chunks of {settings.chunk:,} tokens)"
+                "a serving engine (chunks of {:,} tokens, at most {:,} sequences)".format(*serving_batch(settings))
                 if settings.serving
                 else "transformers' generate"
             )
@@ -464,8 +466,8 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
         st.caption(
             f"Serving: **{cap['kv_budget_bytes'] / GiB:,.2f} GiB of KV cache, {cap['kv_tokens']:,} tokens** in "
             f"{settings.gpu_util:g} of the {gpu.name}: **{cap['sequences']:,} sequences** of {seq:,} tokens at once "
-            f"(at most {settings.max_seqs:,}). As vLLM sizes it: the GPU share less the weights and what its profile "
-            "of one chunk allocated (the transient rows) goes to the cache; the runtime lives in the rest."
+            f"(at most {serving_batch(settings)[1]:,}). As vLLM sizes it: the GPU share less the weights and what its "
+            "profile of one chunk allocated (the transient rows) goes to the cache; the runtime lives in the rest."
         )
     left, right = st.columns([1, 2])
     left.plotly_chart(C.memory_bar(out, gpu.capacity, gpu.name), config=PLOTLY_CONFIG)

@@ -40,6 +40,7 @@ from paramscope.engine.run import (
     check,
     resolved_kv_dtype,
     resolved_seq,
+    serving_batch,
     world,
     world_label,
 )
@@ -161,7 +162,12 @@ def memory_args(p: argparse.ArgumentParser) -> None:
         help="inference on a serving engine with chunked prefill (vLLM) instead of transformers' generate",
     )
     p.add_argument(
-        "--chunk", type=_count, default=d.chunk, metavar="N", help=f"--serving: max_num_batched_tokens ({d.chunk})"
+        "--chunk",
+        type=_count,
+        default=d.chunk,
+        metavar="N",
+        help="--serving: max_num_batched_tokens (default 0: vLLM's for the GPU, 8192 on one of 70 GiB or more other "
+        "than an A100, else 2048)",
     )
     p.add_argument(
         "--gpu-util",
@@ -175,7 +181,7 @@ def memory_args(p: argparse.ArgumentParser) -> None:
         type=_count,
         default=d.max_seqs,
         metavar="N",
-        help=f"--serving: max_num_seqs, the most sequences one step runs ({d.max_seqs})",
+        help="--serving: max_num_seqs, the most sequences one step runs (default 0: vLLM's for the GPU, 1024 or 256)",
     )
     p.add_argument(
         "--runtime-mib",
@@ -248,7 +254,8 @@ def recipe(s: RunSettings) -> dict[str, object]:
     if s.mode == "inference":
         out: dict[str, object] = {"engine": "serving engine, chunked prefill" if s.serving else "transformers generate"}
         if s.serving:
-            out.update(chunk=s.chunk, gpu_util=s.gpu_util, max_seqs=s.max_seqs)
+            chunk, seqs = serving_batch(s)
+            out.update(chunk=chunk, gpu_util=s.gpu_util, max_seqs=seqs)
         return out
     return {"precision": s.precision, "kernels": s.kernels}
 
@@ -394,7 +401,7 @@ def run_memory(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.
         cap = serving_capacity(spec, s, gpu.capacity)
         print(
             f"serving: {cap['kv_budget_bytes'] / GiB:,.2f} GiB of KV cache, {cap['kv_tokens']:,} tokens; "
-            f"{cap['sequences']:,} sequences of {seq:,} tokens at once (at most max_seqs = {s.max_seqs:,}) "
+            f"{cap['sequences']:,} sequences of {seq:,} tokens at once (at most max_seqs = {serving_batch(s)[1]:,}) "
             f"({SERVING_BUDGET})"
         )
     if spread is not None:

@@ -34,6 +34,7 @@ from paramscope.engine.run import (
     check,
     resolved_kv_dtype,
     resolved_seq,
+    serving_batch,
 )
 from paramscope.engine.spec import ATTENTION_GROUPS, Spec, Stack, validate
 from paramscope.engine.tree import Node, group, repeated
@@ -1484,7 +1485,8 @@ def _inference_phases(spec: Spec, settings: RunSettings, seq: int, layout: Layou
     batch = settings.batch
     if settings.serving:  # the engine sets aside what its profile of one full chunk allocated, whatever the run's
         cache = kv_cache(spec, seq, batch, kv_dtype, layout)  # own prompts are (vLLM's determine_available_memory)
-        return [_phase("prefill", [weights, cache], _layer_transient(spec, settings, settings.chunk, seq, layout))]
+        chunk = serving_batch(settings)[0]
+        return [_phase("prefill", [weights, cache], _layer_transient(spec, settings, chunk, seq, layout))]
     prompt = kv_cache(spec, seq, batch, kv_dtype, layout, prompt=True)
     prefill = _phase("prefill", [weights, prompt], _layer_transient(spec, settings, batch * seq, seq, layout))
     copy = _cache_copy(prompt, spec)
@@ -1721,15 +1723,21 @@ def _profile(spec: Spec, settings: RunSettings, layer: Node, layout: Layout) -> 
     (workspaces, and with tensor parallelism the communication buffers). Measured in vLLM 0.19's logs
     (docs/measurements/vllm-logs-*.json)."""
     e, h, tp = _element_bytes(settings), spec.hidden_size, layout.tp
-    tokens, rows = settings.chunk, min(settings.max_seqs, settings.chunk)
+    tokens, rows = serving_batch(settings)
     sampler = [
-        Node("transient/hidden", e * h * tokens, f"chunk*{e}*hidden_size", note="every token's hidden state"),
+        Node(
+            "transient/hidden",
+            e * h * tokens,
+            f"chunk*{e}*hidden_size",
+            note=f"every token's hidden state; chunk = {tokens:,} tokens",
+        ),
         Node(
             "transient/logits",
             (e + SAMPLER_BYTES) * spec.vocab_size * rows if spec.lm_head else 0,
-            f"min(max_seqs, chunk)*({e} + {SAMPLER_BYTES})*vocab_size",
-            note="the sampler: the last tokens' logits, whole on every tensor-parallel GPU, and "
-            f"{SAMPLER_BYTES} bytes a logit in fp32 (measured: vLLM 0.19, Llama 3.1 8B in bf16 and fp32)",
+            f"max_seqs*({e} + {SAMPLER_BYTES})*vocab_size",
+            note=f"the sampler over max_seqs = {rows:,} requests: their last tokens' logits, whole on every "
+            f"tensor-parallel GPU, and {SAMPLER_BYTES} bytes a logit in fp32 (measured: vLLM 0.19, Llama 3.1 8B in "
+            "bf16 and fp32)",
         ),
     ]
     kids = [layer] if layer.count >= sum(n.count for n in sampler) else sampler
@@ -1825,7 +1833,7 @@ def serving_capacity(spec: Spec, settings: RunSettings, capacity: int) -> dict[s
     return {
         "kv_budget_bytes": budget,
         "kv_tokens": budget // per_token,
-        "sequences": min(budget // per_seq, settings.max_seqs) if per_seq else 0,
+        "sequences": min(budget // per_seq, serving_batch(settings)[1]) if per_seq else 0,
     }
 
 

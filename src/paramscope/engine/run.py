@@ -75,9 +75,9 @@ class RunSettings:
     precision: str = "amp"  # training / finetune: amp (fp32 trained weights, autocast) | master (16 bit + fp32 master)
     kernels: str = "transformers"  # training / finetune: transformers (eager, its loss) | liger | fused (Megatron)
     serving: bool = False  # inference: a serving engine with chunked prefill (vLLM) instead of transformers' generate
-    chunk: int = 8192  # serving: max_num_batched_tokens, the most tokens one forward pass takes
+    chunk: int = 0  # serving: max_num_batched_tokens, the most tokens one forward pass takes; 0 = vLLM's for the GPU
     gpu_util: float = 0.9  # serving: gpu_memory_utilization, the share of each GPU's memory the engine may use
-    max_seqs: int = 1024  # serving: max_num_seqs, the most sequences one step runs (vllm serve's default on 80 GB)
+    max_seqs: int = 0  # serving: max_num_seqs, the most sequences one step runs; 0 = vLLM's for the GPU
     runtime_mib: int = 768  # per GPU: the CUDA context and framework workspaces, an assumption (memory.RUNTIME_NOTE)
 
 
@@ -108,8 +108,8 @@ _RANGES: dict[str, tuple[float, float]] = {
     "pp": (1, MAX_PARALLEL),
     "ep": (1, MAX_PARALLEL),
     "runtime_mib": (0, 1_048_576),
-    "chunk": (1, MAX_BATCH),
-    "max_seqs": (1, MAX_BATCH),
+    "chunk": (0, MAX_BATCH),
+    "max_seqs": (0, MAX_BATCH),
     "gpu_util": (0.05, 1.0),
 }
 
@@ -131,6 +131,22 @@ def world_label(settings: RunSettings) -> str:
     """How the GPUs of :func:`world` are laid out, in words ("" for data parallelism alone)."""
     parts = [f"{settings.gpus} data-parallel"] + [f"{n} {k}" for n, k in ((settings.tp, "TP"), (settings.pp, "PP"))]
     return " × ".join(parts) if settings.tp * settings.pp > 1 else ""
+
+
+#: vLLM's defaults for `vllm serve` (engine/arg_utils.py, get_batch_defaults): (max_num_batched_tokens, max_num_seqs)
+#: on a GPU of 70 GiB or more other than an A100, and on the others
+SERVE_DEFAULTS_LARGE = (8192, 1024)
+SERVE_DEFAULTS = (2048, 256)
+
+
+def serving_batch(settings: RunSettings) -> tuple[int, int]:
+    """A serving engine's ``chunk`` (max_num_batched_tokens) and ``max_seqs`` (max_num_seqs): as set, or (0) vLLM's
+    defaults for `vllm serve` on the GPU; the sequences at most the chunk, as vLLM clamps them."""
+    gpu = ACCELERATORS[settings.gpu]
+    large = gpu.capacity >= 70 * 2**30 and "a100" not in gpu.key
+    chunk, seqs = SERVE_DEFAULTS_LARGE if large else SERVE_DEFAULTS
+    chunk = settings.chunk or chunk
+    return chunk, min(settings.max_seqs or seqs, chunk)
 
 
 def resolved_kv_dtype(settings: RunSettings) -> str:

@@ -306,13 +306,18 @@ def query_from_model(model: Model) -> dict[str, str]:
 
 
 def changed(model: Model) -> list[tuple[str, str, str]]:
-    """The edits in words: ``(name, before, after)`` for each edited key, sizes with thousands separators."""
+    """The edits in words: ``(key, before, after)`` for each edited key of the config file, with the name the page and
+    the link give it where that differs ("n_embd (hidden_size)"), sizes with thousands separators."""
 
     def words(value: object) -> str:
         return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else format_value(value)
 
+    def named(key: str) -> str:
+        name = link_key(model, key)
+        return key if name == key else f"{key} ({name})"
+
     base = model.base
     return [
-        (link_key(model, key), words(base[key]) if key in base else "(not in the file)", words(value))
+        (named(key), words(base[key]) if key in base else "(not in the file)", words(value))
         for key, value in sorted(model.edits.items())
     ]
