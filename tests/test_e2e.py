@@ -541,7 +541,7 @@ PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "i
 )
 def test_every_tab_fits_a_phone(server, browser, query, ready, name):
     """Each tab at 390 px: it draws, the page does not scroll sideways (a wide table or chart scrolls inside its own
-    box), and every tab of the tab bar is on screen."""
+    box), every tab of the tab bar is on screen, and the memory breakdown's formula column is at least 150 px wide."""
     page = browser.new_context(**PHONE).new_page()
     page.goto(f"{server}/?{query}")
     page.locator(ready).first.wait_for(timeout=30_000)
@@ -552,6 +552,9 @@ def test_every_tab_fits_a_phone(server, browser, query, ready, name):
         0 <= t.bounding_box()["x"] <= t.bounding_box()["x"] + t.bounding_box()["width"] <= 390 for t in tabs
     )
     page.evaluate("document.querySelector('[role=tablist]').scrollIntoView({block: 'start'})")  # the tab's content
+    if name == "memory":  # the breakdown's formula column stays readable (it was squeezed to two characters)
+        last = page.locator("[data-testid='stTable'] tr td:last-child").first
+        assert last.bounding_box()["width"] >= 150
     shoot(page, f"{name}-phone", docs=True)
     page.context.close()
 
