@@ -14,14 +14,15 @@ from paramscope.engine.tree import Summary
 #: starts below its own toolbar (the fullscreen button floats 44 px above a chart; it covered the caption). Phones
 #: (narrow or touch screens): the tab bar wraps onto two lines instead of hiding tabs behind a scroll arrow, a table
 #: keeps its columns readable and scrolls sideways (a formula column was squeezed to two characters), as a formula does,
-#: the share link's copy button shows without a hover, the hint to the controls appears, and, as the side panel then
-#: covers the page, its top holds a small copy of the pie, sticky while the panel scrolls to a control and blurring what
-#: scrolls under it in either theme. The headline numbers (HTML from ``charts.headline``): Streamlit's metric sizes,
-#: three to a row beside the controls, as many as fit on a phone; a label with a tip is underlined with dots, as an
-#: abbreviation is, and shows the tip under it on a hover, a tap or the keyboard's focus, over a blurred backdrop that
-#: reads in either theme (as the phone's pie does); a screen reader reads the tip from a visually hidden copy. The "By
-#: component" bars (HTML from ``charts.bars``): a name column as wide as its longest name or count, the bars in the
-#: rest, in the theme's text colour, wrapping under the pie on a phone.
+#: a chart's Plotly toolbar is hidden (it covered the chart's title; the full-screen button stays), the share link's
+#: copy button shows without a hover, the hint to the controls appears, and, as the side panel then covers the page, its
+#: top holds a small copy of the pie, sticky while the panel scrolls to a control and blurring what scrolls under it in
+#: either theme. The headline numbers (HTML from ``charts.headline``): Streamlit's metric sizes, three to a row beside
+#: the controls, as many as fit on a phone; a label with a tip is underlined with dots, as an abbreviation is, and shows
+#: the tip under it on a hover, a tap or the keyboard's focus, over a blurred backdrop that reads in either theme (as
+#: the phone's pie does); a screen reader reads the tip from a visually hidden copy. The "By component" bars (HTML from
+#: ``charts.bars``): a name column as wide as its longest name or count, the bars in the rest, in the theme's text
+#: colour, wrapping under the pie on a phone.
 PAGE_CSS = """<style>
 .stMainBlockContainer { padding-top: 2.5rem; }
 [data-testid="stTable"] td:last-child, [data-testid="stTable"] td:last-child p {
@@ -34,6 +35,7 @@ PAGE_CSS = """<style>
   [data-testid="stTable"] { overflow-x: auto; }
   [data-testid="stTable"] table { min-width: 40rem; }
   .katex-display { overflow-x: auto; overflow-y: hidden; }
+  .js-plotly-plot .modebar-container { display: none; }
 }
 @media (min-width: 641px) {
   .st-key-phone_hint, [data-testid="stElementContainer"]:has(.ps-phone-pie) { display: none; }
