@@ -270,10 +270,11 @@ def test_chosen_marker_label_sits_on_its_line(log_x: bool) -> None:
 
 def test_a_log_sweep_axis_writes_each_value_swept() -> None:
     """A memory sweep's log axis is ticked at each value swept, written out with its magnitude (Plotly's own log
-    ticks read "2 3 4 5 ... 1000 2 3")."""
+    ticks read "2 3 4 5 ... 1000 2 3"), and its legend hangs under the axis title (its first entry sat on it)."""
     out = parts(memory(presets.load("gpt2"), RunSettings()))
     fig = charts_costs.memory_sweep([128, 1024, 8192], [out, out, out], "context")
     assert ((128, 1024, 8192), ("128", "1,024", "8,192")) == (fig.layout.xaxis.tickvals, fig.layout.xaxis.ticktext)
+    assert ("top", -0.3) == (fig.layout.legend.yanchor, fig.layout.legend.y)  # under the axis title (it sat on it)
 
 
 def test_a_scan_states_no_context_window() -> None:

@@ -151,6 +151,7 @@ def memory_sweep(
     if marker:
         marker_line(fig, marker, "chosen", log_x)
     fig.update_layout(xaxis_title=x_title, yaxis_title="GB (10⁹ bytes)", **_LAYOUT)
+    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.3))  # under the axis title, not over it
     if log_x:  # each value swept, written out (Plotly's own log ticks read "2 3 4 5 ... 1000 2 3": no magnitudes)
         fig.update_xaxes(type="log", tickvals=list(xs), ticktext=[f"{x:,}" for x in xs])
     return fig
