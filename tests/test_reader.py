@@ -80,6 +80,30 @@ CANNOT_BUILD = {
         dict(model_type="hunyuan_v1_moe", num_experts=[4, 4, 4], moe_topk=2, head_dim=8, **SMALL),
         "num_experts",
     ),
+    "hunyuan MoE with moe_topk for fewer layers": (
+        dict(model_type="hunyuan_v1_moe", num_experts=4, moe_topk=[2, 2], head_dim=8, **SMALL),
+        "moe_topk",
+    ),
+    "cohere2_moe with more dense layers than layers": (
+        dict(model_type="cohere2_moe", num_experts=4, num_experts_per_tok=2, first_k_dense_replace=4, **SMALL),
+        "first_k_dense_replace",
+    ),
+    "cohere2_moe with a negative dense prefix": (
+        dict(model_type="cohere2_moe", num_experts=4, num_experts_per_tok=2, first_k_dense_replace=-1, **SMALL),
+        "first_k_dense_replace",
+    ),
+    "jamba attn_layer_offset equal to its period": (
+        dict(model_type="jamba", num_key_value_heads=4, attn_layer_offset=4, attn_layer_period=4, **SMALL),
+        "attn_layer_offset",
+    ),
+    "jamba attn_layer_period below the default offset": (
+        dict(model_type="jamba", num_key_value_heads=4, attn_layer_period=2, **SMALL),
+        "attn_layer_offset",
+    ),
+    "jamba expert_layer_offset equal to its period": (
+        dict(model_type="jamba", num_key_value_heads=4, expert_layer_offset=2, expert_layer_period=2, **SMALL),
+        "expert_layer_offset",
+    ),
     "mamba2 heads not filling the width": (
         dict(model_type="mamba2", vocab_size=101, hidden_size=32, num_hidden_layers=2, num_heads=3, head_dim=8),
         "num_heads",

@@ -826,14 +826,24 @@ def post_norms(c: Cfg, d: Values) -> None:
 def cohere2_moe_layers(c: Cfg, d: Values) -> None:
     """Command A MoE: ``mlp_layer_types`` ("dense" / "sparse") or the first ``first_k_dense_replace`` layers hold a
     dense MLP; without ``layer_types`` the dense prefix slides by ``prefix_dense_sliding_window_pattern`` and the rest
-    by ``sliding_window_pattern``; the norm is an RMSNorm when ``rms_norm_eps`` is set (a weight either way)."""
+    by ``sliding_window_pattern`` (and ``first_k_dense_replace`` must lie between 0 and the layer count, or the
+    config lays out another number of layer types and refuses itself); the norm is an RMSNorm when ``rms_norm_eps`` is
+    set (a weight either way)."""
     n = d["num_hidden_layers"]
     mlp_types = per_layer(c, n, ("dense", "sparse"), "mlp_layer_types")
-    first = min(d["first_k_dense_replace"] or 0, n)
+    types = per_layer(c, n, ("sliding_attention", "full_attention"))
+    first = d["first_k_dense_replace"] or 0
+    if types is None and not 0 <= first <= n:
+        # Cohere2MoeConfig lays out first_k_dense_replace prefix layer types and num_hidden_layers - k others
+        raise SpecError(
+            "first_k_dense_replace",
+            f"must be between 0 and num_hidden_layers ({n}) without layer_types, got {first} "
+            "(Cohere2MoeConfig refuses it)",
+        )
+    first = min(first, n)
     dense = tuple(i for i, t in enumerate(mlp_types) if t == "dense") if mlp_types else tuple(range(first))
     d["mlp_only_layers"] = dense
     d["first_k_dense_replace"] = 0
-    types = per_layer(c, n, ("sliding_attention", "full_attention"))
     if types is not None:
         slide(d, types.count("sliding_attention"))
     else:
@@ -1318,7 +1328,8 @@ def xlstm_sizes(c: Cfg, d: Values) -> None:
 def jamba_layers(c: Cfg, d: Values) -> None:
     """Jamba: layer i attends when i % attn_layer_period == attn_layer_offset (else a Mamba mixer), and holds
     experts when i % expert_layer_period == expert_layer_offset and num_experts > 1 (else a dense MLP). The
-    mixers are expand × hidden_size wide, their time-step rank ``"auto"`` ceil(hidden_size / 16)."""
+    mixers are expand × hidden_size wide, their time-step rank ``"auto"`` ceil(hidden_size / 16). An offset must be
+    smaller than its period (JambaConfig refuses it otherwise)."""
     n, h = d["num_hidden_layers"], d["hidden_size"]
     periods = {}
     for key, default in (("attn_layer_period", 8), ("attn_layer_offset", 4), ("expert_layer_period", 2)):
@@ -1327,6 +1338,14 @@ def jamba_layers(c: Cfg, d: Values) -> None:
     for key in ("attn_layer_period", "expert_layer_period"):
         if periods[key] < 1:
             raise SpecError(key, f"must be at least 1 (got {periods[key]})")
+    for kind in ("attn", "expert"):
+        offset, period = periods[f"{kind}_layer_offset"], periods[f"{kind}_layer_period"]
+        if offset >= period:  # JambaConfig.validate_architecture
+            shown = f"{offset}" if c.stated(f"{kind}_layer_offset") else f"the default {offset}"
+            raise SpecError(
+                f"{kind}_layer_offset",
+                f"must be smaller than {kind}_layer_period ({period}), got {shown} (JambaConfig refuses it)",
+            )
     attn = sum(1 for i in range(n) if i % periods["attn_layer_period"] == periods["attn_layer_offset"])
     d["ssm_layers"] = n - attn
     moe = {i for i in range(n) if i % periods["expert_layer_period"] == periods["expert_layer_offset"]}
@@ -1490,13 +1509,18 @@ def stablelm_layout(c: Cfg, d: Values) -> None:
 
 def hunyuan_moe(c: Cfg, d: Values) -> None:
     """HunYuan MoE: every layer routes to ``moe_topk`` of ``num_experts`` experts of intermediate_size beside one
-    shared MLP of the same width. ``moe_topk`` may be a list per layer (the released configs repeat one number); the
-    experts' count may not, as HunYuanMoEV1Experts builds num_experts experts in every layer."""
+    shared MLP of the same width. ``moe_topk`` may be a list per layer (the released configs repeat one number; one
+    shorter than the layers cannot be built); the experts' count may not, as HunYuanMoEV1Experts builds num_experts
+    experts in every layer."""
     if isinstance(c.get("num_experts"), list):
         raise SpecError("num_experts", "a list per layer cannot be built by transformers' HunYuanMoEV1Experts")
-    top = c.get("moe_topk", default=1)
+    top, n = c.get("moe_topk", default=1), d["num_hidden_layers"]
     if isinstance(top, list):
-        values = {as_int("moe_topk", k) for k in top[: d["num_hidden_layers"]]}
+        if len(top) < n:  # HunYuanMoEV1Gate reads moe_topk[layer_idx] in every layer
+            raise SpecError(
+                "moe_topk", f"holds {len(top)} layers; there are {n} (HunYuanMoEV1Gate reads one per layer)"
+            )
+        values = {as_int("moe_topk", k) for k in top[:n]}
         if len(values) > 1:
             raise SpecError("moe_topk", f"different experts per token in different layers ({sorted(values)})")
         top = values.pop() if values else 1
