@@ -133,7 +133,8 @@ def test_restored_settings_show_in_the_controls() -> None:
 
 
 def test_memory_bar_has_capacity_line_and_parts() -> None:
-    """The stacked bar: one trace per non-zero part, in GB, and a line at the GPU's capacity, named in the legend."""
+    """The stacked bar: one trace per non-zero part, in GB, and a line at the GPU's capacity, named in the legend; a
+    part's label is hidden where the part is too thin to read it (the allocator's was unreadably small)."""
     out = parts(memory(presets.load("llama-2-7b"), RunSettings(seq=4096, dtype="fp16")))
     fig = charts_costs.memory_bar(out, 80 * 10**9, "H100")
     expected = ["Weights", "KV cache", "Transient (the peak phase)", "Allocator margin", "Runtime (assumed)"]
@@ -142,6 +143,7 @@ def test_memory_bar_has_capacity_line_and_parts() -> None:
     line = fig.layout.shapes[0]
     assert (80.0, True, "H100: 80 GB") == (line.y0, line.showlegend, line.name)  # in the legend, clicking hides it
     assert not fig.layout.annotations  # not written over the bar
+    assert (10, "hide") == (fig.layout.uniformtext.minsize, fig.layout.uniformtext.mode)  # no unreadable labels
 
 
 def test_flops_bar_shares_add_to_the_forward_total() -> None:

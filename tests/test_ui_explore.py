@@ -426,6 +426,19 @@ def test_real_models_at_one_point_share_one_label():
     assert any("Llama 3 70B" in t and "Llama 3.1 70B" in t for t in marks.text), marks.text
 
 
+def test_the_parameter_axis_reaches_every_line():
+    """GPT-2's layers swept from 1 to 48: the y-axis's lowest tick is within one 1-2-5 step of the lowest line drawn
+    (Kaplan's and the non-embedding count of one layer, about 7.1M; the ticks stopped at 50.0M, where only the total
+    and embedding lines were read)."""
+    from paramscope.analysis.sweep import sweep
+    from paramscope.app import charts_explore as CX
+
+    rows = sweep(presets.load("gpt2"), "layers", [1, 12, 48])
+    lowest = min(r[k] for r in rows for k in ("total", "non_embedding", "embedding", "kaplan_12LD2") if r[k] > 0)
+    ticks = CX.sweep_params(rows, "num_hidden_layers").layout.yaxis.tickvals
+    assert min(ticks) < 2.5 * lowest, (min(ticks), lowest)
+
+
 def test_compare_totals_carry_their_numbers():
     """Each bar of Compare's "Totals" ends with its model's total (they carried none), exact in the hover."""
     from paramscope.analysis.compare import compare

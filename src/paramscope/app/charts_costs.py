@@ -62,7 +62,8 @@ def _capacity_line(fig: go.Figure, capacity: int | None, label: str) -> None:
 
 
 def memory_bar(parts: dict[str, int], capacity: int | None = None, gpu_label: str = "", title: str = "") -> go.Figure:
-    """One stacked bar of the memory parts (GB) with a dashed line at the GPU's capacity."""
+    """One stacked bar of the memory parts (GB) with a dashed line at the GPU's capacity; each part's GB inside it
+    where it is tall enough to read."""
     fig = go.Figure()
     for p in PARTS:
         n = parts.get(p, 0)
@@ -85,6 +86,7 @@ def memory_bar(parts: dict[str, int], capacity: int | None = None, gpu_label: st
         title=title or "Memory per GPU",
         yaxis_title="GB (10⁹ bytes)",
         yaxis_range=[0, top * 1.12 if top else 1],
+        uniformtext=dict(minsize=10, mode="hide"),  # a part too thin for a readable label shows it on hover alone
         **_LAYOUT,
     )
     return fig

@@ -145,7 +145,8 @@ def sweep_params(
     marker_line(fig, current, "this model", log)
     axis = "log" if log else "linear"
     fig.update_xaxes(title_text=_x_title(field), type=axis, **_ticks(x, log, _whole))
-    ys = [r[k] for r in rows for k in ("total", "embedding") if r[k]] + [p["total"] for p in points if p["total"]]
+    lines = ("total", "non_embedding", "embedding", "kaplan_12LD2")  # every line drawn: the ticks reach the lowest
+    ys = [r[k] for r in rows for k in lines if r.get(k, 0) > 0] + [p["total"] for p in points if p["total"]]
     fig.update_yaxes(title_text="parameters", type=axis, **_ticks(ys, log, short))
     return _layout(fig, 440, title="Parameters", legend=_LEGEND)
 
