@@ -150,3 +150,16 @@ def test_link_text_never_renders(query: dict[str, str]) -> None:
     quoting = [b for b in bodies if "pwn" in shown(b)]
     tags = {tag for b in quoting for tag in re.findall(r"<(\w+)", rendered(b)) if tag != "p"}
     assert set() == tags, quoting
+
+
+@pytest.mark.parametrize("key", ["num_hidden_layers", "text_config.num_hidden_layers"])
+def test_a_layer_count_past_the_limit_is_refused_before_the_lists_grow(key: str) -> None:
+    """A link's layer count of 100,001 (one past the limit; 10⁹ took minutes and gigabytes) is refused, naming the
+    key, before any per-layer list is written out to that length: the lists keep their 4 entries."""
+    from paramscope.engine.spec import SpecError
+    from paramscope.model import _follow_layer_count
+
+    config = {"layer_types": ["sliding_attention"] * 4}
+    with pytest.raises(SpecError, match=re.escape(f"{key}: 100,001 is larger than the supported maximum 100,000")):
+        _follow_layer_count(config, 4, 100_001, key)
+    assert 4 == len(config["layer_types"])

@@ -118,3 +118,14 @@ def test_the_defaults_are_vllm_serves_for_the_gpu(gpu: str, chunk: int, max_seqs
     from paramscope.engine.run import serving_batch
 
     assert want == serving_batch(RunSettings(serving=True, gpu=gpu, chunk=chunk, max_seqs=max_seqs))
+
+
+def test_more_sequences_than_the_chunk_is_refused_as_vllm_refuses_it() -> None:
+    """vLLM's SchedulerConfig refuses max_num_seqs above max_num_batched_tokens when both are set: so do the settings,
+    naming max_seqs, and a link asking for it keeps the GPU's default with a warning naming run_max_seqs."""
+    from paramscope.engine.run import check, settings_from_query
+
+    with pytest.raises(ValueError, match="max_seqs: 1,024 sequences is more than the chunk's 256 tokens"):
+        check(RunSettings(serving=True, chunk=256, max_seqs=1024))
+    settings, warnings = settings_from_query({"run_chunk": "256", "run_max_seqs": "1024"})
+    assert ((256, 0), True) == ((settings.chunk, settings.max_seqs), warnings[0].startswith("run_max_seqs: 1,024"))

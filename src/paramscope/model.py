@@ -21,7 +21,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from paramscope.engine.params import summarize
-from paramscope.engine.spec import Spec, SpecError
+from paramscope.engine.spec import LIMITS, Spec, SpecError
 from paramscope.engine.tree import Summary
 from paramscope.families import FAMILIES, BeyondRow, Family, Origin, ReadResult, family_of, read
 from paramscope.families.schema import TOWERS, shown_value
@@ -216,7 +216,7 @@ class Model:
         layers_key = family.key_for("num_hidden_layers", config)
         for name, value in changes.items():
             if name in ("num_hidden_layers", layers_key) and isinstance(value, int) and not isinstance(value, bool):
-                _follow_layer_count(config, self.spec.num_hidden_layers, value)
+                _follow_layer_count(config, self.spec.num_hidden_layers, value, layers_key or name)
             key = family.key_for(name, config)
             if key is None:
                 rule = self.origin_of(name).text
@@ -258,10 +258,13 @@ FOLLOW_LAYERS = (*PER_LAYER_LISTS, GROUPED_LAYER_TYPES)
 PER_LAYER_SIZES = ("intermediate_size",)
 
 
-def _follow_layer_count(config: dict[str, Any], old: int, new: int) -> None:
+def _follow_layer_count(config: dict[str, Any], old: int, new: int, key: str) -> None:
     """Per-layer lists follow an edit of the layer count, repeating their pattern (``[s, s, s, s, s, f]`` at 6 layers
     is ``[s, s, s, s, s, f, s, s]`` at 8), so that the edited config still builds; a list of (types, times) groups
-    (``attention_types``) is written out as one group of the repeated pattern."""
+    (``attention_types``) is written out as one group of the repeated pattern. A count past the supported maximum is
+    refused first, naming ``key``: the lists grow with it (a link asking for 10⁹ layers took minutes and gigabytes)."""
+    if new > LIMITS["num_hidden_layers"]:
+        raise SpecError(key, f"{new:,} is larger than the supported maximum {LIMITS['num_hidden_layers']:,}")
     for key in (*PER_LAYER_LISTS, *PER_LAYER_SIZES):
         values = config.get(key)
         if isinstance(values, (list, str)) and values and len(values) == old and new >= 0:
@@ -307,7 +310,7 @@ def _write(config: dict[str, Any], key: str, value: Any) -> None:
         if value is not DELETED and name in TOWER_LAYER_KEYS and type(value) is int:
             old = sub.get(name)
             if type(old) is int:
-                _follow_layer_count(sub, old, value)
+                _follow_layer_count(sub, old, value, f"{tower}.{name}")
         _write(sub, name, value)
         config[target] = sub
 

@@ -20,7 +20,7 @@ from typing import Any
 from paramscope.engine import flops, memory
 from paramscope.engine.components import kind_totals
 from paramscope.engine.params import summarize
-from paramscope.engine.run import RunSettings
+from paramscope.engine.run import RunSettings, as_training
 from paramscope.engine.spec import LIMITS, Spec, validate
 
 #: Short names the UI offers, mapped to the Spec field they vary.
@@ -158,13 +158,12 @@ def cost_columns(spec: Spec, settings: RunSettings | None = None) -> dict[str, f
     ``settings`` (defaults when ``None``): inference memory uses them as given (mode set to inference),
     training memory the same with mode training. Returns ``{}`` for a model whose costs cannot be computed, so
     callers add columns only when there is something to show. Names end in their unit: ``inference_gb``,
-    ``training_gb`` (the peak and the runtime per GPU, what must fit: the Memory tab's headline, / 1e9),
+    ``training_gb`` (what must fit on one GPU, the Memory tab's headline, / 1e9),
     ``training_flops_per_token`` and ``training_flops`` (for ``training_tokens``: the run's tokens, or Chinchilla's
     20 per parameter).
     """
     base = settings if settings is not None else RunSettings()
-    train_dtype = base.dtype if base.dtype in ("fp32", "bf16", "fp16") else "bf16"
-    train = dataclasses.replace(base, mode="training", dtype=train_dtype)
+    train = dataclasses.replace(as_training(base), mode="training")
     try:
         c = flops.compute(spec, train)
         return {

@@ -49,10 +49,6 @@ def moved(*keys: str) -> None:
     note_moved(MOVED, *keys)
 
 
-def _words(value: object) -> str:
-    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
-
-
 def apply_controls() -> tuple[str, str]:
     """Turn the controls' values (already in the session state when the script starts) into edits of the
     config: only the controls that moved write their key, so everything else stays as stated or derived.
@@ -90,17 +86,15 @@ def apply_controls() -> tuple[str, str]:
         edited = model.edit(**edits)
     except SpecError as exc:
         st.session_state.pending = edits  # what the controls ask for, to offer the nearest valid value
-        asked = ", ".join(f"{name} = {_words(value)}" for name, value in edits.items())
+        asked = ", ".join(f"{n} = {'emptied' if v is None else link.in_words(v)}" for n, v in edits.items())
         return str(exc) + (f" (asked for together, none applied: {asked})" if len(edits) > 1 else ""), exc.field
     st.session_state.model = edited
     touched.clear()  # an edit that failed keeps its controls moved: the error and the typed value stay
-    chosen = st.session_state.pop(UNSTATED, None)  # a box the page emptied on purpose (the multiplier's)
     st.session_state[EMPTIED] = next(
         (
             (name, shown[name], now, edited)
             for name, value in edits.items()
             if value is None
-            and name != chosen
             and isinstance(now := control_value(edited, name), int)
             and isinstance(shown[name], int)
             and now != shown[name]
@@ -115,8 +109,6 @@ def apply_controls() -> tuple[str, str]:
 
 #: The box emptied by the last edit, where that changed its value: (field, value before, value now, the model made)
 EMPTIED = "emptied"
-#: The field whose box the page itself emptied (the multiplier back at what the class derives): no note for it
-UNSTATED = "f.unstated"
 
 
 def emptied_note() -> None:
@@ -131,12 +123,7 @@ def emptied_note() -> None:
         f"{now:,} (it was {before:,}).",
         icon=":material/info:",
     )
-    st.button(f"Put back {name} = {before:,}", key="f_put_back", on_click=_put_back, args=(name, before))
-
-
-def _put_back(name: str, value: int) -> None:
-    st.session_state[WIDGET + name] = value
-    moved(WIDGET + name)
+    st.button(f"Put back {name} = {before:,}", key="f_put_back", on_click=_use_value, args=(name, before))
 
 
 #: The sizes of each tower that a whole model's controls edit in place, by the tower's own key, nested in the whole
@@ -626,7 +613,7 @@ class Spot:
 
     def rest(self) -> None:
         if self.error and not self.shown:
-            st.error(self.error, icon=":material/error:")
+            st.error(quoted(self.error), icon=":material/error:")
 
 
 def _use_value(name: str, value: int) -> None:
@@ -839,12 +826,13 @@ def multiplier(view: Spec) -> float:
 
 
 def multiplier_slider(view: Spec, show: Spot) -> None:
-    """The FFN multiplier in quarters; it sets the intermediate size (its exact boxes are in Exact sizes). Where no
-    parameter depends on the intermediate size (every layer's experts have their own width), it is off and says so."""
+    """The FFN multiplier in quarters; it sets the intermediate size (its exact boxes are in Exact sizes). Where a
+    mixture of experts leaves no parameter depending on the intermediate size (every layer's experts have their own
+    width), it is off and says so; a dense model keeps it, its layers' width once it has any."""
     ratio = multiplier(view)
     st.session_state["f_ffn_multiplier"] = ratio
     multipliers = [m / 4 for m in range(2, 33)]  # 0.5 to 8 in quarters
-    unused = not show.fixed("intermediate_size") and ffn_unused(show.model)
+    unused = view.is_moe and not show.fixed("intermediate_size") and ffn_unused(show.model)
     steps(
         "ffn_multiplier",
         "FFN multiplier (× hidden size)",
@@ -908,7 +896,5 @@ def _multiplier_moved() -> None:
         except SpecError:
             derived = None
         size = None if size == derived else size
-    if size is None:
-        st.session_state[UNSTATED] = "intermediate_size"
     st.session_state[WIDGET + "intermediate_size"] = size
     moved(WIDGET + "intermediate_size")

@@ -56,8 +56,10 @@ from paramscope.engine.run import (
     OPTIMIZERS,
     PRECISIONS_TRAIN,
     RECOMPUTE,
+    SERVE_DEFAULTS_RULE,
     TRAIN_DTYPES,
     RunSettings,
+    as_training,
     check,
     resolved_kv_dtype,
     resolved_seq,
@@ -229,7 +231,7 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
                 step=1024,
                 **_widget("chunk"),
                 help="max_num_batched_tokens: the most tokens one forward pass takes. 0: vLLM's default for `vllm "
-                "serve` on the GPU chosen (8,192 on a GPU of 70 GiB or more other than an A100, else 2,048).",
+                f"serve` on the GPU chosen ({SERVE_DEFAULTS_RULE}).",
             )
             got["max_seqs"] = c2.number_input(
                 "Max sequences (0 = auto)",
@@ -237,9 +239,8 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
                 max_value=MAX_BATCH,
                 step=64,
                 **_widget("max_seqs"),
-                help="max_num_seqs: the most sequences one step runs; the engine's profile samples that many at once. "
-                "0: vLLM's default for `vllm serve` on the GPU chosen (1,024 on a GPU of 70 GiB or more other than "
-                "an A100, else 256), at most the chunk.",
+                help="max_num_seqs: the most sequences one step runs; the engine's profile samples that many at once "
+                f"(at most the chunk). 0: vLLM's default for `vllm serve` on the GPU chosen ({SERVE_DEFAULTS_RULE}).",
             )
             got["gpu_util"] = c1.number_input(
                 "GPU share",
@@ -494,13 +495,13 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
         st.caption("  \n".join(notes))
     if settings.mode == "inference":
         st.caption(
-            "Every precision at once (weights + KV cache per GPU, the cache in bf16, fp32 for fp32 weights; peak + "
-            "runtime is what must fit, as in the headline):"
+            "Every precision at once (weights + KV cache per GPU, the cache in bf16, fp32 for fp32 weights; the last "
+            "column is what must fit, as in the headline):"
         )
         st.table(
             [
                 {"precision": d, "weights": f"{v['weights'] / GB:,.2f} GB", "KV cache": f"{v['kv_cache'] / GB:,.2f} GB",
-                 "peak + runtime": f"{v['needed'] / GB:,.2f} GB",
+                 "must fit": f"{v['needed'] / GB:,.2f} GB",
                  "fits": "yes" if v["needed"] <= gpu.capacity else "no"}
                 for d, v in every_precision(spec, settings).items()
             ]
@@ -610,10 +611,7 @@ def render_compute_tab(spec: Spec, settings: RunSettings) -> None:
         help=f"{power_of_ten(c.training_total, 4)} FLOPs / ({gpus} × {gpu.tflops:,.1f} TFLOP/s × MFU "
         f"{settings.mfu:.0%})" + (f"; {gpus} GPUs = {layout}" if layout else ""),
     )
-    training = settings  # the time is a training run's: inference settings are sized as training (16 bit at least)
-    if settings.mode == "inference":
-        dtype = settings.dtype if settings.dtype in TRAIN_DTYPES else "bf16"
-        training = dataclasses.replace(settings, mode="training", dtype=dtype)
+    training = as_training(settings)  # the time is a training run's
     if needed_bytes(spec, training) > gpu.capacity:
         st.warning(
             f"This {training.mode} run does not fit on {gpus} × {gpu.name} as set (the Memory tab, in "

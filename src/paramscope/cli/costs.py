@@ -36,6 +36,7 @@ from paramscope.engine.run import (
     OPTIMIZERS,
     PRECISIONS_TRAIN,
     RECOMPUTE,
+    SERVE_DEFAULTS_RULE,
     RunSettings,
     check,
     resolved_kv_dtype,
@@ -166,8 +167,7 @@ def memory_args(p: argparse.ArgumentParser) -> None:
         type=_count,
         default=d.chunk,
         metavar="N",
-        help="--serving: max_num_batched_tokens (default 0: vLLM's for the GPU, 8192 on one of 70 GiB or more other "
-        "than an A100, else 2048)",
+        help=f"--serving: max_num_batched_tokens (default 0: vLLM's for the GPU, {SERVE_DEFAULTS_RULE})",
     )
     p.add_argument(
         "--gpu-util",
@@ -181,7 +181,8 @@ def memory_args(p: argparse.ArgumentParser) -> None:
         type=_count,
         default=d.max_seqs,
         metavar="N",
-        help="--serving: max_num_seqs, the most sequences one step runs (default 0: vLLM's for the GPU, 1024 or 256)",
+        help="--serving: max_num_seqs, the most sequences one step runs, at most the chunk (default 0: vLLM's for the "
+        "GPU)",
     )
     p.add_argument(
         "--runtime-mib",
@@ -317,6 +318,7 @@ def run_memory(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.
     tree = memory(spec, s)
     out = parts(tree)
     gpu = hardware.get(s.gpu)
+    serving = s.serving and s.mode == "inference"
     fits = needed(tree) <= gpu.capacity
     best = max_fit(spec, s, gpu.capacity, "seq")
     spread = None if fits else gpus_needed(spec, s, gpu.capacity)
@@ -348,11 +350,11 @@ def run_memory(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.
             **({"trainable_params": _adapters(spec, s)} if s.mode == "finetune" else {}),
             "gpu": {"key": gpu.key, "name": gpu.name, "memory_bytes": gpu.memory_bytes, "capacity_bytes": gpu.capacity},
             "fits": fits,
-            "fits_rule": SERVING_FITS_RULE if s.serving and s.mode == "inference" else FITS_RULE,
+            "fits_rule": SERVING_FITS_RULE if serving else FITS_RULE,
             "peak_phase": tree.note,
             "phases": [{"phase": p.path, "bytes": p.count, "note": p.note, "breakdown": _rows(p)} for p in steps],
             "kv_cache_note": kv_note(spec, s),
-            "serving": serving_capacity(spec, s, gpu.capacity) if s.serving and s.mode == "inference" else None,
+            "serving": serving_capacity(spec, s, gpu.capacity) if serving else None,
             "max_seq_that_fits": best,
             "every_precision": every_precision(spec, s) if s.mode == "inference" else None,
             "gpus_needed": None
@@ -394,7 +396,6 @@ def run_memory(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.
     print(f"the total is the {tree.note}")
     print()
     verdict = "fits" if fits else "does NOT fit"
-    serving = s.serving and s.mode == "inference"
     rule = SERVING_FITS_RULE if serving else FITS_RULE
     print(f"{gpu.name} ({gpu.memory_label}; {gpu.capacity:,} bytes usable): {verdict} ({rule})")
     if serving:
@@ -436,7 +437,8 @@ def run_flops(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.N
             "params": c.params,
             "active_params": c.active_params,
             "gpu": {"key": gpu.key, "name": gpu.name, "bf16_flops": gpu.bf16_flops},
-            "gpus": gpus,
+            "gpus": s.gpus,
+            "world_gpus": gpus,
             "mfu": s.mfu,
             "training_seconds": seconds,
             "measured_mfu": measured,
@@ -469,7 +471,7 @@ def run_flops(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.N
     for name, value, how in rows:
         print(f"{name:<22} {value:>30,}  {_brief(value):>8}  {how}")
     print(
-        f"training time on {gpus} × {gpu.name}{f' ({world_label(s)})' if world_label(s) else ''} "
+        f"training time on {gpus} × {gpu.name}{f' ({layout})' if (layout := world_label(s)) else ''} "
         f"({gpu.tflops:,.1f} TFLOP/s dense bf16) at MFU {s.mfu:.0%}: "
         f"{F.human_seconds(seconds)}"
     )

@@ -1483,8 +1483,10 @@ def _inference_phases(spec: Spec, settings: RunSettings, seq: int, layout: Layou
     weights = weight_bytes(spec, settings.dtype, layout)
     kv_dtype = resolved_kv_dtype(settings)
     batch = settings.batch
-    if settings.serving:  # the engine sets aside what its profile of one full chunk allocated, whatever the run's
-        cache = kv_cache(spec, seq, batch, kv_dtype, layout)  # own prompts are (vLLM's determine_available_memory)
+    if settings.serving:
+        # the engine sets aside what its profile of one full chunk allocated, whatever the run's own prompts are
+        # (vLLM's determine_available_memory)
+        cache = kv_cache(spec, seq, batch, kv_dtype, layout)
         chunk = serving_batch(settings)[0]
         return [_phase("prefill", [weights, cache], _layer_transient(spec, settings, chunk, seq, layout))]
     prompt = kv_cache(spec, seq, batch, kv_dtype, layout, prompt=True)
@@ -1640,9 +1642,8 @@ def _layer_transient(spec: Spec, settings: RunSettings, tokens: int, seq: int, l
                 "H100: Qwen3-Next)",
             )
         )
-    if kinds.moe and settings.serving:
-        pass  # the engine's fused experts keep a workspace of their own (_profile)
-    elif kinds.moe and spec.experts_loop:
+    # a serving engine's fused experts keep a workspace of their own (_profile)
+    if kinds.moe and spec.experts_loop and not settings.serving:
         k, n = spec.num_experts_per_tok, spec.num_experts
         options.append(
             (
@@ -1651,7 +1652,7 @@ def _layer_transient(spec: Spec, settings: RunSettings, tokens: int, seq: int, l
                 "the experts one after another, each on its share of the tokens (measured on an H100: DBRX)",
             )
         )
-    elif kinds.moe:
+    elif kinds.moe and not settings.serving:
         w = 4 if spec.routing_fp32 else e  # the weighted outputs and their copy in token order
         slot = max(e * (h + 4 * spec.expert_size), (2 * e + 2 * w) * h)
         expr = f"max({e}*(hidden_size + 4*moe_intermediate_size), {2 * e + 2 * w}*hidden_size)"
@@ -1925,9 +1926,10 @@ def parts(tree: Node) -> dict[str, int]:
 
 
 def needed(tree: Node) -> int:
-    """What must fit on one GPU of a :func:`memory` tree: the peak phase and the runtime. The allocator's margin is
-    left out: the caching allocator returns its cached blocks before it reports out of memory (measured near an
-    H100's capacity)."""
+    """What must fit on one GPU of a :func:`memory` tree: the peak phase and the runtime (a serving engine's: with the
+    reserve it leaves unallocated, so that it fits exactly when its cache fits :func:`serving_capacity`'s budget).
+    The allocator's margin is left out: the caching allocator returns its cached blocks before it reports out of
+    memory (measured near an H100's capacity)."""
     return tree.count - tree.get("allocator")
 
 

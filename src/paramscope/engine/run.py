@@ -129,30 +129,51 @@ def world(settings: RunSettings) -> int:
 
 def world_label(settings: RunSettings) -> str:
     """How the GPUs of :func:`world` are laid out, in words ("" for data parallelism alone)."""
-    parts = [f"{settings.gpus} data-parallel"] + [f"{n} {k}" for n, k in ((settings.tp, "TP"), (settings.pp, "PP"))]
-    return " × ".join(parts) if settings.tp * settings.pp > 1 else ""
+    parts = [f"{n} {k}" for n, k in ((settings.tp, "TP"), (settings.pp, "PP")) if n > 1]
+    return " × ".join([f"{settings.gpus} data-parallel", *parts]) if parts else ""
 
 
 #: vLLM's defaults for `vllm serve` (engine/arg_utils.py, get_batch_defaults): (max_num_batched_tokens, max_num_seqs)
 #: on a GPU of 70 GiB or more other than an A100, and on the others
 SERVE_DEFAULTS_LARGE = (8192, 1024)
 SERVE_DEFAULTS = (2048, 256)
+SERVE_DEFAULTS_RULE = (
+    f"{SERVE_DEFAULTS_LARGE[0]:,} tokens and {SERVE_DEFAULTS_LARGE[1]:,} sequences on a GPU of 70 GiB or more other "
+    f"than an A100, else {SERVE_DEFAULTS[0]:,} and {SERVE_DEFAULTS[1]:,}"
+)
 
 
 def serving_batch(settings: RunSettings) -> tuple[int, int]:
     """A serving engine's ``chunk`` (max_num_batched_tokens) and ``max_seqs`` (max_num_seqs): as set, or (0) vLLM's
-    defaults for `vllm serve` on the GPU; the sequences at most the chunk, as vLLM clamps them."""
+    defaults for `vllm serve` on the GPU, the default sequences at most the chunk, as vLLM clamps them (both set, more
+    sequences than the chunk is refused by :func:`check`, as vLLM's SchedulerConfig refuses it)."""
     gpu = ACCELERATORS[settings.gpu]
     large = gpu.capacity >= 70 * 2**30 and "a100" not in gpu.key
     chunk, seqs = SERVE_DEFAULTS_LARGE if large else SERVE_DEFAULTS
     chunk = settings.chunk or chunk
-    return chunk, min(settings.max_seqs or seqs, chunk)
+    return chunk, settings.max_seqs or min(seqs, chunk)
+
+
+def as_training(settings: RunSettings) -> RunSettings:
+    """The settings of a training run on the same GPUs: inference settings in training mode, their weight format
+    taken to 16 bit where it is a quantized one (training is modelled in fp32, bf16 and fp16)."""
+    if settings.mode != "inference":
+        return settings
+    dtype = settings.dtype if settings.dtype in TRAIN_DTYPES else "bf16"
+    return dataclasses.replace(settings, mode="training", dtype=dtype)
 
 
 def resolved_kv_dtype(settings: RunSettings) -> str:
     if settings.kv_dtype != "auto":
         return settings.kv_dtype
     return settings.dtype if settings.dtype in TRAIN_DTYPES else "bf16"
+
+
+def _too_many_seqs(settings: RunSettings) -> str:
+    return (
+        f"{settings.max_seqs:,} sequences is more than the chunk's {settings.chunk:,} tokens (vLLM refuses "
+        "max_num_seqs above max_num_batched_tokens)"
+    )
 
 
 def check(settings: RunSettings) -> RunSettings:
@@ -162,6 +183,8 @@ def check(settings: RunSettings) -> RunSettings:
         error = _field_error(f.name, value)
         if error:
             raise ValueError(error)
+    if settings.chunk and settings.max_seqs > settings.chunk:
+        raise ValueError(f"max_seqs: {_too_many_seqs(settings)}")
     if settings.mode in ("training", "finetune") and settings.dtype not in TRAIN_DTYPES:
         raise ValueError(
             f"dtype: training is modelled in {', '.join(TRAIN_DTYPES)} (mixed precision for 16 bit); "
@@ -252,6 +275,9 @@ def settings_from_query(query: Mapping[str, str]) -> tuple[RunSettings, list[str
             continue
         changes[f.name] = value
     settings = dataclasses.replace(DEFAULTS, **changes)
+    if settings.chunk and settings.max_seqs > settings.chunk:
+        warnings.append(f"run_max_seqs: {_too_many_seqs(settings)}; kept 0 (vLLM's default for the GPU)")
+        settings = dataclasses.replace(settings, max_seqs=0)
     if settings.mode in ("training", "finetune") and settings.dtype not in TRAIN_DTYPES:
         warnings.append(f"run_dtype: {settings.dtype} is inference-only; training uses bf16")
         settings = dataclasses.replace(settings, dtype="bf16")

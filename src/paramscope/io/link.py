@@ -305,12 +305,14 @@ def query_from_model(model: Model) -> dict[str, str]:
     return out
 
 
+def in_words(value: object) -> str:
+    """A config value as the page writes it: sizes with thousands separators, other values as the link does."""
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else format_value(value)
+
+
 def changed(model: Model) -> list[tuple[str, str, str]]:
     """The edits in words: ``(key, before, after)`` for each edited key of the config file, with the name the page and
     the link give it where that differs ("n_embd (hidden_size)"), sizes with thousands separators."""
-
-    def words(value: object) -> str:
-        return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else format_value(value)
 
     def named(key: str) -> str:
         name = link_key(model, key)
@@ -318,6 +320,6 @@ def changed(model: Model) -> list[tuple[str, str, str]]:
 
     base = model.base
     return [
-        (named(key), words(base[key]) if key in base else "(not in the file)", words(value))
+        (named(key), in_words(base[key]) if key in base else "(not in the file)", in_words(value))
         for key, value in sorted(model.edits.items())
     ]
