@@ -242,6 +242,38 @@ def test_the_ffn_multiplier_is_off_where_no_layer_uses_the_width(name: str, unus
     assert (unused, unused) == (at.select_slider(key="s.ffn_multiplier").disabled, bool(said))
 
 
+def test_an_emptied_mlp_width_says_so_too():
+    """Qwen3-8B's MLP width emptied becomes Qwen3Config's 22,016 (+4.3B parameters): the note names
+    intermediate_size with both values, as for any other box (it said nothing for a box left to derive)."""
+    at = open_section(fresh({"preset": "qwen3-8b"}), "f.intermediate_size")
+    at.number_input(key="f.intermediate_size").set_value(None).run()
+    assert f"{hf_count(without('qwen3-8b', 'intermediate_size')):,}" == shown_total(at)
+    said = [shown(i.value) for i in at.info if shown(i.value).startswith("intermediate_size: the box was emptied")]
+    assert 1 == len(said) and "gives 22,016 (it was 12,288)" in said[0], said
+
+
+@pytest.mark.parametrize(("name", "off"), [("qwen3-30b-a3b", True), ("mixtral-8x7b", False)])
+def test_the_exact_ffn_boxes_are_off_with_the_slider(name: str, off: bool) -> None:
+    """Where no layer reads intermediate_size (Qwen3-30B-A3B), the exact multiplier and width boxes are off too (they
+    wrote the key and changed nothing); Mixtral's experts read it and its boxes stay on."""
+    at = open_section(fresh({"preset": name}), "f.intermediate_size")
+    boxes = (at.number_input(key="f_ffn_multiplier").disabled, at.number_input(key="f.intermediate_size").disabled)
+    assert (off, off) == boxes
+
+
+def test_a_width_emptied_then_typed_again_is_one_edit_the_link_keeps():
+    """GPT-2's width emptied (n_embd deleted) then typed as 1,536 is the file's key again: the link says
+    hidden_size=1536 and reopens what transformers builds with n_embd 1,536 (it said hidden_size=auto, the deletion
+    overwriting the new value, and reopened 124,439,808)."""
+    at = open_section(fresh({"preset": "gpt2"}), "f.hidden_size")
+    at.number_input(key="f.hidden_size").set_value(None).run()
+    at.number_input(key="f.hidden_size").set_value(1536).run()
+    want = f"{hf_count({**presets.get('gpt2').config, 'n_embd': 1536}):,}"
+    assert (want, "1536") == (shown_total(at), at.query_params["hidden_size"])
+    again = fresh({"preset": "gpt2", "hidden_size": "1536"})
+    assert want == shown_total(again)
+
+
 def test_a_move_held_behind_a_refused_value_says_so():
     """A width the heads refuse (GPT-2 at 770) holds the edit; a layer count moved meanwhile is held with it, and
     the refusal says so, naming both, while the page keeps the last valid model (GPT-2's own total)."""

@@ -717,3 +717,16 @@ def test_the_routing_weights_dtype_is_the_classs(name: str) -> None:
     if not seen:
         pytest.skip("the class's experts take their weights otherwise (by keyword, or one expert at a time)")
     assert {torch.float32 if read(config).spec.routing_fp32 else torch.bfloat16} == seen
+
+
+def test_tensor_parallelism_shards_the_experts_as_vllm_does() -> None:
+    """Mixtral 8x7B on 4 tensor-parallel GPUs without expert parallelism: vLLM (and Megatron by default) shards every
+    expert like a dense MLP, so a GPU holds a quarter of each expert, as many bytes as 2 whole experts of 8 with
+    expert parallelism over the same 4 GPUs; about a quarter of the 46.7B parameters' bf16 bytes (it held every
+    expert whole: 91.0 GB a GPU)."""
+    from paramscope.engine.memory import Layout, weight_bytes
+
+    spec = presets.load("mixtral-8x7b")
+    sharded, spread = (weight_bytes(spec, "bf16", Layout(tp=4, ep=ep)).count for ep in (1, 4))
+    total = 2 * 46_702_792_704  # Mixtral-8x7B's parameters (its model card: 46.7B), bf16
+    assert (sharded, True) == (spread, total / 4 <= sharded < 1.01 * total / 4)

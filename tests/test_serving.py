@@ -63,6 +63,20 @@ def test_the_kv_cache_vllm_sized_within_five_percent(case: dict) -> None:
     assert abs(ratio - 1) <= 0.05, ratio
 
 
+#: The logged runs whose layers all keep every token (no sliding window): vLLM's "GPU KV cache size" counts their
+#: tokens as blocks × 16; a model with sliding layers counts them per group of layers
+FULL_ATTENTION = [c for c in CASES if not presets.model(c["as"]["preset"]).cost_spec.sliding_window_layers]
+
+
+@pytest.mark.parametrize("case", FULL_ATTENTION, ids=_label)
+def test_the_cache_tokens_within_five_percent(case: dict) -> None:
+    """Each logged run of a model whose layers keep every token: the cache's tokens (whole blocks of 16) within 5 %
+    of vLLM's "GPU KV cache size", and a whole number of blocks."""
+    tokens = serving_capacity(presets.model(case["as"]["preset"]).cost_spec, _settings(case), H100)["kv_tokens"]
+    ratio = tokens / case["logged"]["gpu_kv_cache_tokens"]
+    assert (0, True) == (tokens % 16, abs(ratio - 1) <= 0.05), ratio
+
+
 @pytest.mark.parametrize("case", CASES, ids=_label)
 def test_the_profile_within_ten_percent(case: dict) -> None:
     """Each logged run: what the estimate says the engine's profile allocates beside the weights (one layer's working
@@ -129,3 +143,12 @@ def test_more_sequences_than_the_chunk_is_refused_as_vllm_refuses_it() -> None:
         check(RunSettings(serving=True, chunk=256, max_seqs=1024))
     settings, warnings = settings_from_query({"run_chunk": "256", "run_max_seqs": "1024"})
     assert ((256, 0), True) == ((settings.chunk, settings.max_seqs), warnings[0].startswith("run_max_seqs: 1,024"))
+
+
+def test_a_scans_state_is_counted_in_sequences_not_tokens() -> None:
+    """Mamba's cache is one fixed state a sequence, whatever its length (transformers' MambaCache: conv and ssm states
+    of every layer): a serving engine's budget holds sequences, and no token count is made up for it (it said 28,334
+    tokens beside 1,024 sequences of 100,000 tokens)."""
+    spec = presets.model("mamba-130m-hf").cost_spec
+    cap = serving_capacity(spec, RunSettings(serving=True, seq=100_000), H100)
+    assert (None, 1024) == (cap["kv_tokens"], cap["sequences"])

@@ -120,6 +120,15 @@ def test_a_serving_engine_takes_its_three_settings_and_says_its_cache() -> None:
     assert (True, 2048, 256, 0.8) == (s.serving, s.chunk, s.max_seqs, s.gpu_util)
     assert f"{cap['kv_budget_bytes'] / GiB:,.2f} GiB of KV cache, {cap['kv_tokens']:,} tokens" in said
     assert f"**{cap['sequences']:,} sequences**" in said
+    assert "Needed per GPU at share 0.8" == at.metric[0].label  # what the headline adds up (it said peak + runtime)
+
+
+def test_a_serving_engines_phase_chart_names_what_it_leaves_free() -> None:
+    """The phase chart's line stands at what the engine may use (gpu_util of the GPU, less nothing else), and says so;
+    it said "less the runtime" at 0.9 × capacity."""
+    at = _app("llama-3-8b", RunSettings(serving=True))
+    specs = [c.proto.spec for c in at.get("plotly_chart")]
+    assert any("NVIDIA H100 SXM 80GB less the share the engine leaves free: 76.5 GB" in s for s in specs)
 
 
 def test_restored_settings_show_in_the_controls() -> None:

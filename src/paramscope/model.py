@@ -217,7 +217,9 @@ class Model:
         for name, value in changes.items():
             if name in ("num_hidden_layers", layers_key) and isinstance(value, int) and not isinstance(value, bool):
                 _follow_layer_count(config, self.spec.num_hidden_layers, value, layers_key or name)
-            key = family.key_for(name, config)
+            # the key the config states, else the one its file stated (GPT-2's n_embd, emptied, then typed again, is
+            # n_embd again: one edit of one key, which the link writes once)
+            key = family.key_for(name, {**self.base, **config})
             if key is None:
                 rule = self.origin_of(name).text
                 raise SpecError(name, f"not a key of {family.config_class or 'this config'} ({rule})")

@@ -93,7 +93,12 @@ def memory_bar(parts: dict[str, int], capacity: int | None = None, gpu_label: st
 
 
 def memory_phases(
-    steps: Sequence[Node], peak: str, capacity: int | None = None, gpu_label: str = "", held: float = 0.0
+    steps: Sequence[Node],
+    peak: str,
+    capacity: int | None = None,
+    gpu_label: str = "",
+    held: float = 0.0,
+    held_what: str = "the runtime",
 ) -> go.Figure:
     """One stacked bar per phase of the run (GB allocated: weights, cache, states, activations, the phase's
     transient), the peak phase named, the capacity as a line, with what is held outside the phases (``held``, GB:
@@ -118,7 +123,7 @@ def memory_phases(
             y=room,
             line=dict(dash="dash", color="#d62728"),
             showlegend=True,
-            name=f"{gpu_label or 'GPU'} less the runtime: {room:,.1f} GB",
+            name=f"{gpu_label or 'GPU'} less {held_what}: {room:,.1f} GB",
         )
     fig.update_layout(barmode="stack", title="Memory through the run", yaxis_title="GB (10⁹ bytes)", **_LAYOUT)
     return fig

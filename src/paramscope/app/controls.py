@@ -90,14 +90,14 @@ def apply_controls() -> tuple[str, str]:
         return str(exc) + (f" (asked for together, none applied: {asked})" if len(edits) > 1 else ""), exc.field
     st.session_state.model = edited
     touched.clear()  # an edit that failed keeps its controls moved: the error and the typed value stay
-    st.session_state[EMPTIED] = next(
+    st.session_state[EMPTIED] = next(  # the sizes the models hold (a box left to derive shows none)
         (
-            (name, shown[name], now, edited)
+            (name, before, now, edited)
             for name, value in edits.items()
             if value is None
-            and isinstance(now := control_value(edited, name), int)
-            and isinstance(shown[name], int)
-            and now != shown[name]
+            and isinstance(before := getattr(model.spec, name), int)
+            and isinstance(now := getattr(edited.spec, name), int)
+            and now != before
         ),
         None,
     )
@@ -763,9 +763,9 @@ def width_steps(model: Model) -> list[int]:
     return list(range(step, top + 1, step))
 
 
-def optional(name: str, text: str, help: str, placeholder: str, show: Spot) -> None:
-    """A size that may be left empty to derive it (``None``), as transformers does."""
-    whole_number_box(_label(text, name), 1, name, help=help, placeholder=placeholder, disabled=show.fixed(name))
+def optional(name: str, text: str, help: str, placeholder: str, show: Spot, *, off: bool = False) -> None:
+    """A size that may be left empty to derive it (``None``), as transformers does (``off``: no parameter reads it)."""
+    whole_number_box(_label(text, name), 1, name, help=help, placeholder=placeholder, disabled=show.fixed(name) or off)
     show.after(name)
 
 
@@ -832,7 +832,7 @@ def multiplier_slider(view: Spec, show: Spot) -> None:
     ratio = multiplier(view)
     st.session_state["f_ffn_multiplier"] = ratio
     multipliers = [m / 4 for m in range(2, 33)]  # 0.5 to 8 in quarters
-    unused = view.is_moe and not show.fixed("intermediate_size") and ffn_unused(show.model)
+    unused = _ffn_off(view, show)
     steps(
         "ffn_multiplier",
         "FFN multiplier (× hidden size)",
@@ -844,10 +844,19 @@ def multiplier_slider(view: Spec, show: Spot) -> None:
         lambda v: f"×{v:g}",
     )
     if unused:
-        st.caption(
-            "No layer of this model uses intermediate_size: its experts have their own width (moe_intermediate_size, "
-            "under Mixture of experts)."
-        )
+        st.caption(FFN_OFF)
+
+
+#: Why the FFN controls are off for a mixture of experts whose layers never read intermediate_size.
+FFN_OFF = (
+    "No layer of this model uses intermediate_size: its experts have their own width (moe_intermediate_size, under "
+    "Mixture of experts)."
+)
+
+
+def _ffn_off(view: Spec, show: Spot) -> bool:
+    """Whether the FFN controls are off: a mixture of experts whose layers never read intermediate_size."""
+    return view.is_moe and not show.fixed("intermediate_size") and ffn_unused(show.model)
 
 
 @lru_cache(maxsize=256)
@@ -863,6 +872,7 @@ def ffn_boxes(view: Spec, show: Spot) -> None:
     """The FFN multiplier's exact box and the exact intermediate size, two views of one field kept consistent."""
     ratio = multiplier(view)
     st.session_state["f_ffn_multiplier"] = ratio
+    off = _ffn_off(view, show)
     st.number_input(
         "FFN multiplier, exact",
         value=ratio,  # no bounds: a value the browser would refuse silently is refused naming the field
@@ -870,7 +880,7 @@ def ffn_boxes(view: Spec, show: Spot) -> None:
         format="%.2f",
         key="f_ffn_multiplier",
         on_change=_multiplier_moved,
-        disabled=show.fixed("intermediate_size"),
+        disabled=show.fixed("intermediate_size") or off,
         help="Sets the intermediate size to this multiple of the hidden size (rounded).",
     )
     optional(
@@ -879,7 +889,10 @@ def ffn_boxes(view: Spec, show: Spot) -> None:
         "Exact hidden width of the MLP. Empty: what the model's class derives or defaults to.",
         f"{view.ffn_size:,} ({show.model.origin_of('intermediate_size').kind})",
         show,
+        off=off,
     )
+    if off:
+        st.caption(FFN_OFF)
 
 
 def _multiplier_moved() -> None:

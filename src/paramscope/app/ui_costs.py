@@ -413,12 +413,21 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
             icon=":material/warning:",
         )
     cols = st.columns(3)
-    cols[0].metric(
-        "Peak + runtime per GPU",
-        f"{need / GB:,.2f} GB",
-        help=f"{need / GiB:,.3f} GiB = {need:,} bytes: what must fit. With the caching allocator's margin, what "
-        f"nvidia-smi would show: {total / GB:,.2f} GB (the allocator returns that margin before it runs out).",
-    )
+    if settings.mode == "inference" and settings.serving:
+        cols[0].metric(
+            f"Needed per GPU at share {settings.gpu_util:g}",
+            f"{need / GB:,.2f} GB",
+            help=f"{need / GiB:,.3f} GiB = {need:,} bytes: the weights, what the engine's profile allocates and the "
+            f"cache, within {settings.gpu_util:g} of the GPU, plus the {1 - settings.gpu_util:g} it leaves free (the "
+            "runtime in it): a smaller share needs a larger GPU for the same run.",
+        )
+    else:
+        cols[0].metric(
+            "Peak + runtime per GPU",
+            f"{need / GB:,.2f} GB",
+            help=f"{need / GiB:,.3f} GiB = {need:,} bytes: what must fit. With the caching allocator's margin, what "
+            f"nvidia-smi would show: {total / GB:,.2f} GB (the allocator returns that margin before it runs out).",
+        )
     cols[1].metric(
         f"{gpu.name}",
         gpu.memory_label,
@@ -465,15 +474,17 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
     if settings.mode == "inference" and settings.serving:
         cap = serving_capacity(spec, settings, gpu.capacity)
         st.caption(
-            f"Serving: **{cap['kv_budget_bytes'] / GiB:,.2f} GiB of KV cache, {cap['kv_tokens']:,} tokens** in "
-            f"{settings.gpu_util:g} of the {gpu.name}: **{cap['sequences']:,} sequences** of {seq:,} tokens at once "
+            f"Serving: **{cap['kv_budget_bytes'] / GiB:,.2f} GiB of "
+            + (f"KV cache, {cap['kv_tokens']:,} tokens** in " if cap["kv_tokens"] is not None else "state cache** in ")
+            + f"{settings.gpu_util:g} of the {gpu.name}: **{cap['sequences']:,} sequences** of {seq:,} tokens at once "
             f"(at most {serving_batch(settings)[1]:,}). As vLLM sizes it: the GPU share less the weights and what its "
             "profile of one chunk allocated (the transient rows) goes to the cache; the runtime lives in the rest."
         )
     left, right = st.columns([1, 2])
     left.plotly_chart(C.memory_bar(out, gpu.capacity, gpu.name), config=PLOTLY_CONFIG)
     held = (out["runtime"] + out["reserve"]) / GB
-    right.plotly_chart(C.memory_phases(steps, peak, gpu.capacity, gpu.name, held), config=PLOTLY_CONFIG)
+    what = "the share the engine leaves free" if settings.mode == "inference" and settings.serving else "the runtime"
+    right.plotly_chart(C.memory_phases(steps, peak, gpu.capacity, gpu.name, held, what), config=PLOTLY_CONFIG)
     rows = []
     notes = []
     for n in tree.walk():

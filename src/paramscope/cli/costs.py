@@ -401,8 +401,9 @@ def run_memory(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.
     if serving:
         cap = serving_capacity(spec, s, gpu.capacity)
         print(
-            f"serving: {cap['kv_budget_bytes'] / GiB:,.2f} GiB of KV cache, {cap['kv_tokens']:,} tokens; "
-            f"{cap['sequences']:,} sequences of {seq:,} tokens at once (at most max_seqs = {serving_batch(s)[1]:,}) "
+            f"serving: {cap['kv_budget_bytes'] / GiB:,.2f} GiB of "
+            + (f"KV cache, {cap['kv_tokens']:,} tokens; " if cap["kv_tokens"] is not None else "state cache; ")
+            + f"{cap['sequences']:,} sequences of {seq:,} tokens at once (at most max_seqs = {serving_batch(s)[1]:,}) "
             f"({SERVING_BUDGET})"
         )
     if spread is not None:

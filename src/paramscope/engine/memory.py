@@ -101,6 +101,12 @@ class Layout:
     pp: int = 1
     ep: int = 1
 
+    @property
+    def expert_split(self) -> int:
+        """The GPUs one expert's matrices are split over: the tensor-parallel ones without expert parallelism (vLLM's
+        and Megatron's default: each expert sharded like a dense MLP), none with it (an expert whole on its GPU)."""
+        return self.tp if self.ep == 1 else 1
+
     def copies(self, path: str, repeat: int, spec: Spec) -> int:
         """Copies of a layer leaf one GPU holds: its stage's share of the layers (the largest stage: ceil), and
         for experts its share of each layer's experts."""
@@ -165,7 +171,7 @@ def weight_bytes(spec: Spec, dtype: str, layout: Layout = ONE_GPU) -> Node:
         if m and _in_layers(leaf.path):
             copies = layout.copies(leaf.path, leaf.repeat, spec)
             n_in, n_out, _ = m
-            split = 1 if "/experts/" in leaf.path else tp  # an expert lives whole on its expert-parallel GPU
+            split = layout.expert_split if "/experts/" in leaf.path else tp
             weights = _ceil_div(n_in * n_out, split) * copies
             biases = (leaf.count // leaf.repeat - n_in * n_out) * copies
             if glob is not None:
@@ -1241,9 +1247,10 @@ def _merged_experts(spec: Spec, settings: RunSettings, n_moe: int, prefix: str) 
 
 
 def _expert_matrix_elements(spec: Spec, layout: Layout) -> int:
-    """The elements of the experts' matrices on one GPU (an expert whole on its expert-parallel GPU)."""
+    """The elements of the experts' matrices on one GPU (an expert whole on its expert-parallel GPU, or split over
+    the tensor-parallel ones)."""
     return sum(
-        leaf.matrix[0] * leaf.matrix[1] * layout.copies(leaf.path, leaf.repeat, spec)
+        _ceil_div(leaf.matrix[0] * leaf.matrix[1], layout.expert_split) * layout.copies(leaf.path, leaf.repeat, spec)
         for leaf in count(spec).leaves()
         if leaf.count and leaf.matrix and "/experts/" in leaf.path and _in_layers(leaf.path)
     )
@@ -1819,21 +1826,27 @@ def _reserve(settings: RunSettings, capacity: int, runtime: int) -> Node:
     )
 
 
-def serving_capacity(spec: Spec, settings: RunSettings, capacity: int) -> dict[str, int]:
+#: Tokens a serving engine's cache block holds: it allocates whole blocks (vLLM's default block_size)
+KV_BLOCK = 16
+
+
+def serving_capacity(spec: Spec, settings: RunSettings, capacity: int) -> dict[str, int | None]:
     """A serving engine's cache budget on one GPU, as vLLM sizes it (``determine_available_memory``):
     ``gpu_memory_utilization`` × capacity less the weights and what its profile allocated (one forward pass of
     ``chunk`` tokens, the sampler over ``max_seqs`` rows) all goes to the KV cache. Returns the budget, the tokens of
-    cache it holds and the sequences of the run's length that run at once (at most ``max_seqs``). A run fits exactly
-    when its cache fits this budget (:func:`needed` of its tree)."""
+    cache it holds in whole blocks of ``KV_BLOCK`` tokens and the sequences of the run's length that run at once (at
+    most ``max_seqs``); no tokens (``None``) where the cache does not grow with them (a scan's state, one a
+    sequence). A run fits exactly when its cache fits this budget (:func:`needed` of its tree)."""
     seq = resolved_seq(settings, spec.max_position_embeddings)
     empty = memory(spec, dataclasses.replace(settings, serving=True, batch=1, seq=1))
     budget = max(capacity - (needed(empty) - empty.get("kv_cache")), 0)
     layout = Layout(settings.tp, settings.pp, settings.ep)
     per_seq = kv_cache(spec, seq, 1, resolved_kv_dtype(settings), layout).count
     per_token = max(kv_cache(spec, 1, 1, resolved_kv_dtype(settings), layout).count, 1)
+    grows = kv_cache(spec, 2, 1, resolved_kv_dtype(settings), layout).count > per_token
     return {
         "kv_budget_bytes": budget,
-        "kv_tokens": budget // per_token,
+        "kv_tokens": budget // (per_token * KV_BLOCK) * KV_BLOCK if grows else None,
         "sequences": min(budget // per_seq, serving_batch(settings)[1]) if per_seq else 0,
     }
 
