@@ -397,7 +397,8 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
             f"Per GPU with {', '.join(layout)}{' and sequence parallelism' if settings.sp else ''}: "
             f"{settings.tp * settings.pp * settings.ep * (settings.gpus if settings.mode != 'inference' else 1):,} "
             "GPUs in all. Megatron's split: every layer matrix, the vocabulary and the KV heads over TP (norms whole), "
-            "ceil(layers / PP) layers and the embedding or the head per stage, experts over EP."
+            "ceil(layers / PP) layers and the embedding or the head per stage, experts over EP (each sharded over TP "
+            "without it)."
         )
     if settings.mode == "inference" and settings.gpus > 1:
         st.info("Inference memory is per GPU of one model copy: data-parallel replicas (GPUs) do not split it.")

@@ -138,7 +138,8 @@ def weight_bytes(spec: Spec, dtype: str, layout: Layout = ONE_GPU) -> Node:
 
     With a layout: each layer matrix is split over ``tp`` GPUs (Megatron's column- and row-parallel halves), the
     vocabulary too (vocab-parallel embedding and head); the largest of ``pp`` stages holds ceil(layers/pp) layers
-    and the larger of the embedding (first stage) and the head (last stage); experts split over ``ep``, whole.
+    and the larger of the embedding (first stage) and the head (last stage); experts split over ``ep``, each whole,
+    or, without expert parallelism, each sharded over ``tp`` like a dense MLP (vLLM's and Megatron's default).
     Norms and biases stay whole on every tensor-parallel GPU (an overestimate by the column-parallel biases).
     """
     tree = count(spec)
