@@ -29,15 +29,13 @@ def _label(case: dict) -> str:
 
 
 def _settings(case: dict) -> RunSettings:
-    """The logged run as settings: vLLM shards a mixture's experts over its tensor-parallel GPUs (here: expert
-    parallelism of the same degree, the same bytes a GPU)."""
-    tp = case["tensor_parallel_size"]
+    """The logged run as settings: tensor parallelism alone, as the logs ran it (vLLM shards each of a mixture's
+    experts over those GPUs, as the layout does without expert parallelism)."""
     return RunSettings(
         serving=True,
         dtype=case["as"]["dtype"],
         kv_dtype=case["as"]["kv_dtype"],
-        tp=tp,
-        ep=tp if presets.model(case["as"]["preset"]).cost_spec.is_moe else 1,
+        tp=case["tensor_parallel_size"],
         gpu_util=case["gpu_memory_utilization"],
         chunk=case["max_num_batched_tokens"],
         max_seqs=case["max_num_seqs"],

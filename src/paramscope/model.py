@@ -260,13 +260,14 @@ FOLLOW_LAYERS = (*PER_LAYER_LISTS, GROUPED_LAYER_TYPES)
 PER_LAYER_SIZES = ("intermediate_size",)
 
 
-def _follow_layer_count(config: dict[str, Any], old: int, new: int, key: str) -> None:
+def _follow_layer_count(config: dict[str, Any], old: int, new: int, field: str) -> None:
     """Per-layer lists follow an edit of the layer count, repeating their pattern (``[s, s, s, s, s, f]`` at 6 layers
     is ``[s, s, s, s, s, f, s, s]`` at 8), so that the edited config still builds; a list of (types, times) groups
     (``attention_types``) is written out as one group of the repeated pattern. A count past the supported maximum is
-    refused first, naming ``key``: the lists grow with it (a link asking for 10⁹ layers took minutes and gigabytes)."""
+    refused first, naming ``field``: the lists grow with it (a link asking for 10⁹ layers took minutes and
+    gigabytes)."""
     if new > LIMITS["num_hidden_layers"]:
-        raise SpecError(key, f"{new:,} is larger than the supported maximum {LIMITS['num_hidden_layers']:,}")
+        raise SpecError(field, f"{new:,} is larger than the supported maximum {LIMITS['num_hidden_layers']:,}")
     for key in (*PER_LAYER_LISTS, *PER_LAYER_SIZES):
         values = config.get(key)
         if isinstance(values, (list, str)) and values and len(values) == old and new >= 0:

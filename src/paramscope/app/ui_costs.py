@@ -347,6 +347,7 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
     tree = memory(spec, settings)
     out = parts(tree)
     gpu = hardware.get(settings.gpu)
+    serving = settings.mode == "inference" and settings.serving  # a serving engine's budget, not a peak
     seq = resolved_seq(settings, spec.max_position_embeddings)
     total = out["total"]
     need = needed(tree)
@@ -373,7 +374,7 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
         + (
             f"What must fit in {settings.gpu_util:g} of the GPU is the weights, what the engine's profile allocates "
             "and the cache; the runtime lives in the rest"
-            if settings.mode == "inference" and settings.serving
+            if serving
             else "What must fit is the run's peak and the runtime (the allocator's margin is drawn: it gives way near "
             "capacity)"
         )
@@ -414,7 +415,7 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
             icon=":material/warning:",
         )
     cols = st.columns(3)
-    if settings.mode == "inference" and settings.serving:
+    if serving:
         cols[0].metric(
             f"Needed per GPU at share {settings.gpu_util:g}",
             f"{need / GB:,.2f} GB",
@@ -472,7 +473,7 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
         f"Peak: **{peak.replace('_', ' ')}**, {PHASES[peak]}. The bars below show each phase of the run; the table is "
         "the peak's." + kv
     )
-    if settings.mode == "inference" and settings.serving:
+    if serving:
         cap = serving_capacity(spec, settings, gpu.capacity)
         st.caption(
             f"Serving: **{cap['kv_budget_bytes'] / GiB:,.2f} GiB of "
@@ -484,7 +485,7 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
     left, right = st.columns([1, 2])
     left.plotly_chart(C.memory_bar(out, gpu.capacity, gpu.name), config=PLOTLY_CONFIG)
     held = (out["runtime"] + out["reserve"]) / GB
-    what = "the share the engine leaves free" if settings.mode == "inference" and settings.serving else "the runtime"
+    what = "the share the engine leaves free" if serving else "the runtime"
     right.plotly_chart(C.memory_phases(steps, peak, gpu.capacity, gpu.name, held, what), config=PLOTLY_CONFIG)
     rows = []
     notes = []

@@ -1841,10 +1841,10 @@ def serving_capacity(spec: Spec, settings: RunSettings, capacity: int) -> dict[s
     seq = resolved_seq(settings, spec.max_position_embeddings)
     empty = memory(spec, dataclasses.replace(settings, serving=True, batch=1, seq=1))
     budget = max(capacity - (needed(empty) - empty.get("kv_cache")), 0)
-    layout = Layout(settings.tp, settings.pp, settings.ep)
-    per_seq = kv_cache(spec, seq, 1, resolved_kv_dtype(settings), layout).count
-    per_token = max(kv_cache(spec, 1, 1, resolved_kv_dtype(settings), layout).count, 1)
-    grows = kv_cache(spec, 2, 1, resolved_kv_dtype(settings), layout).count > per_token
+    layout, kv_dtype = Layout(settings.tp, settings.pp, settings.ep), resolved_kv_dtype(settings)
+    per_seq = kv_cache(spec, seq, 1, kv_dtype, layout).count
+    per_token = max(kv_cache(spec, 1, 1, kv_dtype, layout).count, 1)
+    grows = kv_cache(spec, 2, 1, kv_dtype, layout).count > per_token
     return {
         "kv_budget_bytes": budget,
         "kv_tokens": budget // (per_token * KV_BLOCK) * KV_BLOCK if grows else None,
