@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from hf_oracle import hf_count
 from hypothesis import HealthCheck, given, settings
@@ -2446,21 +2448,9 @@ def _bool_keys(model_type: str) -> list[str]:
     return list(dict.fromkeys(keys))
 
 
-def _now(key: str, base: dict, built: object, spec: object, field_of: dict[str, str]) -> object:
-    """A key's value in a case: as stated, else as the config class keeps it, else (an alias the class does not
-    keep) the value the row reads for its field."""
-    if key in base:
-        return base[key]
-    if hasattr(built, key):
-        return getattr(built, key)
-    return getattr(spec, field_of.get(key, ""), None)
-
-
-@pytest.mark.parametrize("model_type", sorted({case["model_type"] for case in CASES.values()}))
-def test_each_boolean_key_flipped_matches_transformers(model_type: str) -> None:
-    """Each boolean key of a type (what its row reads and what its config class declares) flipped alone in one case
-    of the type counts what transformers builds (builds it refuses are left out; ParamScope may refuse one it cannot
-    describe, naming the key, but never count it differently)."""
+def _case(model_type: str) -> tuple[dict, Callable[[str], object]]:
+    """One case of the type, and each key's value in it: as stated, else as its config class keeps it (built by
+    transformers), else (an alias the class does not keep) the value the row reads for its field."""
     import warnings
 
     from hf_oracle import READ_AS
@@ -2475,9 +2465,26 @@ def test_each_boolean_key_flipped_matches_transformers(model_type: str) -> None:
         warnings.simplefilter("ignore")
         data = {k: v for k, v in base.items() if k != "model_type"}
         built = AutoConfig.for_model(READ_AS.get(model_type, model_type), **data)
+
+    def now(key: str) -> object:
+        if key in base:
+            return base[key]
+        if hasattr(built, key):
+            return getattr(built, key)
+        return getattr(spec, field_of.get(key, ""), None)
+
+    return base, now
+
+
+@pytest.mark.parametrize("model_type", sorted({case["model_type"] for case in CASES.values()}))
+def test_each_boolean_key_flipped_matches_transformers(model_type: str) -> None:
+    """Each boolean key of a type (what its row reads and what its config class declares) flipped alone in one case
+    of the type counts what transformers builds (builds it refuses are left out; ParamScope may refuse one it cannot
+    describe, naming the key, but never count it differently)."""
+    base, value = _case(model_type)
     expected, actual = {}, {}
     for key in _bool_keys(model_type):
-        now = _now(key, base, built, spec, field_of)
+        now = value(key)
         if now is not None and not isinstance(now, bool):
             continue
         counts = _counts(base | {key: not now})
@@ -2493,31 +2500,25 @@ def test_each_size_key_doubled_matches_transformers(model_type: str) -> None:
     are left out; ParamScope may refuse one it cannot describe, naming the key, but never count it differently), and
     at least one key of every type is compared (a row that refused every edit would pass nothing)."""
     import inspect
-    import warnings
 
     from hf_oracle import READ_AS
-    from transformers import CONFIG_MAPPING, AutoConfig, PreTrainedConfig
+    from transformers import CONFIG_MAPPING, PreTrainedConfig
 
     from paramscope.engine.spec import FIELDS
     from paramscope.families import FAMILIES
 
-    base = _base_case(model_type)
-    spec = read(base).spec
+    base, value = _case(model_type)
     hf_type = READ_AS.get(model_type, model_type)
     row = FAMILIES[model_type]
     names = {k: keys for name, keys in row.keys.items() if FIELDS[name].type.startswith("int") for k in keys}
-    field_of = {k: name for name, keys in row.keys.items() for k in keys}
     common = set(inspect.signature(PreTrainedConfig.__init__).parameters)
     for key, param in inspect.signature(CONFIG_MAPPING[hf_type].__init__).parameters.items():
         typed_int = "int" in str(param.annotation) and param.default is None  # derived by the class when left out
         if key not in common and (type(param.default) is int or typed_int):
             names.setdefault(key, (key,))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        built = AutoConfig.for_model(hf_type, **{k: v for k, v in base.items() if k != "model_type"})
     expected, actual = {}, {}
     for key, keys in names.items():
-        now = _now(key, base, built, spec, field_of)
+        now = value(key)
         if type(now) is not int or now <= 0:
             continue
         counts = _counts({k: v for k, v in base.items() if k not in keys} | {key: 2 * now})
