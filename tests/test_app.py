@@ -1232,3 +1232,22 @@ def test_a_width_the_heads_do_not_divide_offers_heads_of_today_s_size():
     offer.click().run()
     assert not at.exception and not at.error
     assert expected("gpt2", n_embd=1024, n_head=16) == shown_total(at)
+
+
+def test_a_checkpoint_stored_in_mxfp4_is_sized_as_stored_in_one_click():
+    """gpt-oss 120B's checkpoint stores its experts in MXFP4 (quantization_config): the Memory tab says the figures
+    are for bf16, where it does not fit one H100, and offers the stored format; one click sizes it in mxfp4 (weights
+    of 65,328,441,984 bytes, as transformers' Mxfp4GptOssExperts holds them: test_memory) and it fits, as OpenAI's
+    model card says; the link carries the format and the offer is gone."""
+    at = fresh({"preset": "gpt-oss-120b", "tab": "Memory"})
+    assert (
+        "The checkpoint stores its weights in mxfp4 (its `quantization_config`); the figures below are for bf16."
+    ) == at.info[0].value
+    gpu = next(m for m in at.metric if m.label == "NVIDIA H100 SXM 80GB")
+    assert "does not fit" == gpu.proto.delta
+    at.button(key="stored_format").click().run()
+    gpu = next(m for m in at.metric if m.label == "NVIDIA H100 SXM 80GB")
+    peak = next(m.value for m in at.metric if m.label == "Peak + runtime per GPU")
+    assert ("mxfp4", "fits") == (at.query_params.get("run_dtype"), gpu.proto.delta)
+    assert 65.33 < float(peak.removesuffix(" GB")) < 80
+    assert not [i for i in at.info if "stores its weights" in i.value]

@@ -309,3 +309,23 @@ def test_quantized_weights_say_the_cache_stays_bf16(capsys: pytest.CaptureFixtur
     )
     code, out, err = call(capsys, "memory", "llama-3-8b", "--seq", "4096", "--json")
     assert "" == json.loads(out)["kv_cache_note"]
+
+
+AS_STORED = "--dtype mxfp4 sizes it as stored"
+
+
+@pytest.mark.parametrize(
+    ("args", "note"),
+    [
+        ((), f"note: the checkpoint stores its weights in mxfp4 (its quantization_config); {AS_STORED}\n"),
+        (("--dtype", "mxfp4"), ""),
+        (("--mode", "training"), ""),
+    ],
+)
+def test_memory_says_when_the_checkpoint_stores_another_format(
+    capsys: pytest.CaptureFixture[str], args: tuple[str, ...], note: str
+) -> None:
+    """gpt-oss's config states MXFP4 experts (quantization_config): sized for inference in another format, `memory`
+    says so on stderr (the JSON on stdout stays one object); in mxfp4, or for training, it says nothing."""
+    code, _, err = call(capsys, "memory", "gpt-oss-20b", "--json", *args)
+    assert (0, note) == (code, err)

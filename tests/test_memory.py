@@ -173,6 +173,25 @@ def test_weight_bytes_by_format_llama_2_7b(dtype: str, bits: int) -> None:
         assert matrices * 17 // 32 + 2 * (embeddings + norms) == tree.count  # 4.25 bits = 17/32 bytes
 
 
+@pytest.mark.parametrize("name", ["gpt-oss-20b", "gpt-oss-120b"])
+def test_mxfp4_weights_are_what_transformers_holds(name: str) -> None:
+    """gpt-oss in MXFP4, as its checkpoint and transformers' MXFP4 integration hold it: the class built in bf16 on
+    meta with each layer's experts replaced by transformers' ``Mxfp4GptOssExperts`` (two 4-bit values a byte, the
+    biases in fp32), plus the checkpoint's scales, one byte per block of 32 values (``*_scales``, uint8
+    [experts, rows, in/32]: a sixteenth of the packed bytes); attention, router, embeddings and head in bf16."""
+    import torch
+    from hf_oracle import hf_model
+    from transformers.integrations.mxfp4 import Mxfp4GptOssExperts
+
+    config, model = hf_model(presets.get(name).config, torch.bfloat16)
+    for layer in model.model.layers:
+        with torch.device("meta"):
+            layer.mlp.experts = Mxfp4GptOssExperts(config)
+    packed = sum(p.numel() for p in model.parameters() if p.dtype == torch.uint8)
+    expected = sum(p.numel() * p.element_size() for p in model.parameters()) + packed // 16
+    assert expected == weight_bytes(presets.model(name).cost_spec, "mxfp4").count
+
+
 def _cases() -> dict[str, dict]:
     from test_engine_vs_hf import CASES
 
@@ -383,11 +402,12 @@ def test_zero_stages_never_increase_memory(spec: Spec, run: RunSettings) -> None
 @settings(max_examples=150, deadline=None)
 @given(specs())
 def test_quantized_weights_are_smaller(spec: Spec) -> None:
-    """int4 < int8 < bf16 < fp32 weights (scales included), and fp8 < bf16, for every model whose layer
-    matrices have at least 8 inputs."""
-    w = {d: weight_bytes(spec, d).count for d in ("int4", "int8", "fp8", "bf16", "fp32")}
+    """int4 < int8 < bf16 < fp32 weights (scales included), and fp8 < bf16, mxfp4 < bf16 (a mixture of experts: its
+    experts alone quantized) for every model whose layer matrices have at least 8 inputs."""
+    w = {d: weight_bytes(spec, d).count for d in ("int4", "int8", "fp8", "bf16", "fp32", "mxfp4")}
     assert w["int4"] < w["int8"] < w["bf16"] < w["fp32"]
     assert w["fp8"] < w["bf16"]
+    assert w["mxfp4"] < w["bf16"]
 
 
 @settings(max_examples=100, deadline=None)

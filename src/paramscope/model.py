@@ -159,6 +159,18 @@ class Model:
         return self.read.model_type if self.has_formulas else str(self.config["model_type"])
 
     @property
+    def stored_format(self) -> str:
+        """The weight format the checkpoint's ``quantization_config`` stores, where a format here stands for it
+        (gpt-oss's ``mxfp4``; ``fp8``; GPTQ's and AWQ's 4 and 8 bits as ``int4`` and ``int8``); "" otherwise."""
+        quant = self.config.get("quantization_config")
+        if not isinstance(quant, Mapping):
+            return ""
+        method, bits = quant.get("quant_method"), quant.get("bits")
+        if method in ("mxfp4", "fp8"):
+            return str(method)
+        return {4: "int4", 8: "int8"}.get(bits, "") if method in ("gptq", "awq") and type(bits) is int else ""
+
+    @property
     def preset(self) -> str:
         """The preset this model started from ("" when it did not start from one)."""
         return self.origin.removeprefix("preset:") if self.origin.startswith("preset:") else ""

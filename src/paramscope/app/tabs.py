@@ -56,6 +56,8 @@ def other_tabs(model: Model, tab: dict, settings: object) -> None:
             with tab[name]:
                 if not model.has_formulas:
                     ui_hub.render_costs_of_towers(model)
+                if name == "Memory":
+                    ui_costs.render_stored_format(model.stored_format, settings)
                 cost_tab(render, spec, settings)
     if not model.has_formulas:
         needs_formulas(model, tab, ("Compare", "Architecture", "Why so big?") if spec is not None else TABS)

@@ -82,6 +82,7 @@ DTYPE_LABELS = {
     "fp8": "fp8 (1 byte + scales)",
     "int8": "int8 (1 byte + scales)",
     "int4": "int4 (½ byte + scales)",
+    "mxfp4": "mxfp4 (½ byte + scales; a MoE's experts)",
     "auto": "auto (as the weights)",
 }
 OPTIMIZER_LABELS = {"adamw": "AdamW", "sgd": "SGD with momentum", "adam8bit": "8-bit Adam"}
@@ -213,7 +214,7 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
             KV_DTYPES,
             **_widget("kv_dtype", KV_DTYPES),
             format_func=DTYPE_LABELS.get,
-            help="auto: the weights' format, or bf16 when the weights are quantized (fp8, int8, int4).",
+            help="auto: the weights' format, or bf16 when the weights are quantized (fp8, int8, int4, mxfp4).",
         )
         got["serving"] = st.toggle(
             "Serving engine (chunked prefill)",
@@ -342,6 +343,23 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
 
 
 # ========================================================================================= memory
+def render_stored_format(stored: str, settings: RunSettings) -> None:
+    """Where the checkpoint stores its weights in a format (``stored``, its ``quantization_config``) other than the
+    one the inference figures are for: say so, with a button that sizes it as stored."""
+    if not stored or settings.mode != "inference" or settings.dtype == stored:
+        return
+    st.info(
+        f"The checkpoint stores its weights in {stored} (its `quantization_config`); the figures below are for "
+        f"{settings.dtype}."
+    )
+    st.button(f"Size it in {stored}, as stored", key="stored_format", on_click=_use_dtype, args=(stored,))
+
+
+def _use_dtype(dtype: str) -> None:
+    st.session_state[KEY + "dtype"] = dtype
+    note_moved(_RUN_MOVED, KEY + "dtype")
+
+
 def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
     """Memory per GPU: headline, stacked bar against the GPU, the breakdown with formulas, sweeps."""
     tree = memory(spec, settings)
@@ -523,9 +541,16 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
     with st.expander("Conventions and formulas"):
         st.markdown(_MEMORY_NOTES)
         if settings.mode == "inference" and settings.dtype in QUANT:
+            quant = QUANT[settings.dtype]
             st.markdown(
-                f"**{settings.dtype}:** {QUANT[settings.dtype].label}; embeddings, the LM head, norms "
-                "and biases are kept in 16 bit."
+                f"**{settings.dtype}:** {quant.label}; embeddings, the LM head, norms and biases are kept in 16 bit"
+                + (
+                    "; a mixture of experts quantizes its routed experts alone (every other layer matrix in 16 bit, "
+                    "the experts' biases in fp32), as gpt-oss's checkpoint and transformers' and vLLM's MXFP4 kernels "
+                    "hold it."
+                    if quant.experts_only
+                    else "."
+                )
             )
 
 
@@ -567,10 +592,11 @@ def _sweeps(spec: Spec, settings: RunSettings, seq: int, gpu: hardware.Accelerat
 
 
 _MEMORY_NOTES = """
-* **Weights**: parameters × bytes per element (fp32 4, bf16/fp16 2, fp8/int8 1, int4 ½). Quantized formats
+* **Weights**: parameters × bytes per element (fp32 4, bf16/fp16 2, fp8/int8 1, int4/mxfp4 ½). Quantized formats
   quantize the transformer layers' weight matrices only; embeddings, LM head, norms and biases stay 16-bit;
   scales: fp8 one fp32 per matrix, int8 one fp16 per output channel, int4 fp16 scale + fp16 zero per group
-  of 128.
+  of 128, mxfp4 one byte per block of 32. mxfp4 quantizes a mixture of experts' routed experts alone (their
+  biases in fp32), as gpt-oss's checkpoint and its kernels hold them.
 * **KV cache**: `2 · layers · num_key_value_heads · head_dim · tokens · batch · bytes` (GQA/MQA through
   `num_key_value_heads`); sliding-window layers hold at most `sliding_window` tokens; MLA caches
   `kv_lora_rank + qk_rope_head_dim` per token and layer; encoder-decoders add the cross-attention cache.

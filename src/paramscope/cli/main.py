@@ -85,6 +85,13 @@ def load_spec(args: argparse.Namespace, command: str) -> tuple[Spec, str, tuple[
         )
     if not model.has_formulas:
         label += f" [{model.model_type}: its language model, the other towers ({spec.towers_params:,}) as weights]"
+    stored, dtype = model.stored_format, getattr(args, "dtype", None)
+    if stored and dtype and dtype != stored and getattr(args, "mode", "inference") == "inference":
+        print(
+            f"note: the checkpoint stores its weights in {stored} (its quantization_config); --dtype {stored} sizes "
+            "it as stored",
+            file=sys.stderr,
+        )
     return spec, label, ignored
 
 

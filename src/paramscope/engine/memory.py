@@ -40,7 +40,7 @@ from paramscope.engine.spec import ATTENTION_GROUPS, Spec, Stack, validate
 from paramscope.engine.tree import Node, group, repeated
 
 #: Bits per element of each storage format.
-BITS = {"fp32": 32, "bf16": 16, "fp16": 16, "fp8": 8, "int8": 8, "int4": 4}
+BITS = {"fp32": 32, "bf16": 16, "fp16": 16, "fp8": 8, "int8": 8, "int4": 4, "mxfp4": 4}
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,9 @@ class Quant:
     group: int  # input elements per scale group; 0 = one group per output row; -1 = one per tensor
     scale_bytes: int  # bytes of scale (+ zero point) per group
     label: str
+    #: a mixture of experts quantizes its routed experts alone, the rest of its layers kept in 16 bit, their biases in
+    #: fp32; and its kernel allocates its workspace per call, none kept (gpt-oss's MXFP4 checkpoint and kernels)
+    experts_only: bool = False
 
 
 #: Conventions for the quantized formats (weights only).
@@ -58,6 +61,13 @@ QUANT: dict[str, Quant] = {
     "fp8": Quant(8, -1, 4, "fp8 (E4M3) weights, one fp32 scale per matrix"),
     "int8": Quant(8, 0, 2, "int8 weights, one fp16 scale per output channel (row)"),
     "int4": Quant(4, 128, 4, "int4 weights in groups of 128 input elements, fp16 scale + fp16 zero per group"),
+    "mxfp4": Quant(
+        4,
+        32,
+        1,
+        "MXFP4 (OCP microscaling): 4-bit E2M1 values in blocks of 32 input elements, one 8-bit E8M0 scale per block",
+        experts_only=True,
+    ),
 }
 
 #: 8-bit Adam (Dettmers et al. 2022): both moments in 8 bit, one fp32 absmax per block of 2048 elements.
@@ -148,6 +158,7 @@ def weight_bytes(spec: Spec, dtype: str, layout: Layout = ONE_GPU) -> Node:
     keep_bits = 16 if quant else bits  # quantized formats keep the rest in 16 bit
     tp = layout.tp
     matrix_elems = 0
+    kept_elems = 0  # layer matrices a format quantizing the experts alone keeps in 16 bit
     scale_bytes = 0
     matrices = 0
     emb_elems = 0
@@ -161,7 +172,9 @@ def weight_bytes(spec: Spec, dtype: str, layout: Layout = ONE_GPU) -> Node:
         fp32_elems = spec.towers_fp32_fp16 if dtype == "fp16" else spec.towers_fp32
         tower_elems -= fp32_elems
         fp32_paths += ["part of the towers (the whole class's lists)"] if fp32_elems else []
-    for leaf in tree.leaves():
+    leaves = list(tree.leaves())
+    has_experts = any("/experts/" in leaf.path and leaf.matrix and leaf.count for leaf in leaves)
+    for leaf in leaves:
         if not leaf.count or leaf.path == "towers":
             continue
         m = leaf.matrix
@@ -172,15 +185,25 @@ def weight_bytes(spec: Spec, dtype: str, layout: Layout = ONE_GPU) -> Node:
         if m and _in_layers(leaf.path):
             copies = layout.copies(leaf.path, leaf.repeat, spec)
             n_in, n_out, _ = m
-            split = layout.expert_split if "/experts/" in leaf.path else tp
+            expert = "/experts/" in leaf.path
+            split = layout.expert_split if expert else tp
             weights = _ceil_div(n_in * n_out, split) * copies
             biases = (leaf.count // leaf.repeat - n_in * n_out) * copies
             if glob is not None:
                 fp32_elems += weights if glob.endswith(".weight") else weights + biases
                 other_elems += biases if glob.endswith(".weight") else 0
                 continue
+            if quant and quant.experts_only and has_experts:
+                if not expert:  # kept in 16 bit beside the quantized experts
+                    kept_elems += weights
+                    other_elems += biases
+                    continue
+                fp32_elems += biases
+                if biases and "the experts' biases (the MXFP4 kernels' format)" not in fp32_paths:
+                    fp32_paths.append("the experts' biases (the MXFP4 kernels' format)")
+            else:
+                other_elems += biases
             matrix_elems += weights
-            other_elems += biases
             matrices += copies
             if quant:
                 if quant.group < 0:
@@ -220,14 +243,24 @@ def weight_bytes(spec: Spec, dtype: str, layout: Layout = ONE_GPU) -> Node:
     ]
     if quant:
         children.append(Node("weights/scales", scale_bytes, f"{matrices:,} matrices: {quant.label}", note=quant.label))
+    if kept_elems:
+        children.append(
+            Node(
+                "weights/unquantized",
+                _nbytes(kept_elems, keep_bits),
+                f"{kept_elems:,} attention, router and other layer matrix weights × {kb:g} B",
+                note=f"the layer matrices outside the routed experts, kept in 16 bit ({dtype} quantizes a mixture's "
+                "experts alone, as gpt-oss's checkpoint and transformers' and vLLM's MXFP4 kernels hold it)",
+            )
+        )
     if fp32_elems:
         children.append(
             Node(
                 "weights/fp32",
                 4 * fp32_elems,
-                f"{fp32_elems:,} weights the class keeps in fp32 × 4 B",
-                note=f"loaded in {dtype}, transformers keeps these in fp32 (the class's _keep_in_fp32_modules "
-                f"lists, or parameters its modeling file makes fp32): {', '.join(fp32_paths)}",
+                f"{fp32_elems:,} weights kept in fp32 × 4 B",
+                note=f"loaded in {dtype}, these stay in fp32 (the class's _keep_in_fp32_modules lists, parameters "
+                f"its modeling file makes fp32, or a format's kernels): {', '.join(fp32_paths)}",
             )
         )
     children += [
@@ -1728,7 +1761,8 @@ def _profile(spec: Spec, settings: RunSettings, layer: Node, layout: Layout) -> 
     """What a serving engine's profile allocates beside the weights (vLLM's ``profile_run``: one forward pass of
     ``chunk`` tokens, then its sampler over ``max_seqs`` requests), the larger of one layer's working set and the
     sampler's (every token's hidden state, the logits of the last tokens, their fp32 copy and what sampling makes of
-    them); with experts the fused kernels' workspace, which stays allocated; and what it allocates outside PyTorch
+    them); with experts the fused kernels' workspace, which stays allocated (not an MXFP4 kernel's, measured: vLLM
+    0.19's Triton kernel for gpt-oss); and what it allocates outside PyTorch
     (workspaces, and with tensor parallelism the communication buffers). Measured in vLLM 0.19's logs
     (docs/measurements/vllm-logs-*.json)."""
     e, h, tp = _element_bytes(settings), spec.hidden_size, layout.tp
@@ -1750,7 +1784,8 @@ def _profile(spec: Spec, settings: RunSettings, layer: Node, layout: Layout) -> 
         ),
     ]
     kids = [layer] if layer.count >= sum(n.count for n in sampler) else sampler
-    if spec.is_moe:
+    quant = QUANT.get(settings.dtype)
+    if spec.is_moe and not (quant and quant.experts_only):  # an MXFP4 kernel keeps no workspace between calls
         k, n_, k_expr = spec.num_experts_per_tok, _ceil_div(spec.expert_size, tp), "moe_intermediate_size"
         kids.append(
             Node(
@@ -2072,8 +2107,8 @@ def gpus_needed(spec: Spec, settings: RunSettings, capacity: int, limit: int = 4
     return GpusNeeded(gpus=tp * pp, how=how + experts, per_gpu=layout(tp, pp)[0], tp=tp, pp=pp, ep=ep)
 
 
-#: The precisions of the every-precision table (accelerate's ``estimate-memory`` shows the same set).
-PRECISIONS = ("fp32", "bf16", "fp8", "int8", "int4")
+#: The precisions of the every-precision table (accelerate's ``estimate-memory`` shows the first five).
+PRECISIONS = ("fp32", "bf16", "fp8", "int8", "int4", "mxfp4")
 
 
 def every_precision(spec: Spec, settings: RunSettings) -> dict[str, dict[str, int]]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from paramscope.engine.hardware import ACCELERATORS, DEFAULT_GPU
 
 MODES = ("inference", "training", "finetune")  # finetune: LoRA adapters on a frozen base
-DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
+DTYPES = ("fp32", "bf16", "fp16", "fp8", "int8", "int4", "mxfp4")
 TRAIN_DTYPES = ("fp32", "bf16", "fp16")
 KV_DTYPES = ("auto", "fp32", "bf16", "fp16", "fp8", "int8", "int4")
 OPTIMIZERS = ("adamw", "sgd", "adam8bit")
