@@ -325,3 +325,25 @@ def test_shares(p: float, shown: str) -> None:
     from paramscope.engine.spec import percent
 
     assert shown == percent(p)
+
+
+@pytest.mark.parametrize(
+    ("settings", "gpus", "beyond"),
+    [
+        (RunSettings(tp=4, ep=4), "4 GPUs in all (1 data-parallel × 4 TP)", False),
+        (
+            RunSettings(mode="training", gpus=2, tp=2, pp=2, ep=4),
+            "8 GPUs in all (2 data-parallel × 2 TP × 2 PP)",
+            False,
+        ),
+        (RunSettings(ep=8), "1 GPU in all (one data-parallel group)", True),
+    ],
+)
+def test_the_memory_tab_counts_the_gpus_the_compute_tab_does(settings: RunSettings, gpus: str, beyond: bool) -> None:
+    """Expert parallelism spreads the experts over a stage's GPUs (Megatron's and vLLM's layout), it adds none: the
+    Memory tab's count of GPUs is the Compute tab's (data-parallel × TP × PP; it said TP × PP × EP, 16 for TP 4 and
+    EP 4), and EP beyond a stage's GPUs is a warning naming EP."""
+    at = _app("mixtral-8x7b", settings)
+    layout = next(c.value for c in at.caption if "in all" in c.value)
+    warned = [w.value for w in at.warning if w.value.startswith("EP = ")]
+    assert (True, beyond) == (gpus in layout, bool(warned))

@@ -61,6 +61,7 @@ from paramscope.engine.run import (
     RunSettings,
     as_training,
     check,
+    experts_beyond_the_run,
     resolved_kv_dtype,
     resolved_seq,
     serving_batch,
@@ -412,13 +413,15 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
         )
     layout = [f"{n} = {v}" for n, v in (("TP", settings.tp), ("PP", settings.pp), ("EP", settings.ep)) if v > 1]
     if layout:
+        gpus, groups = world(settings), world_label(settings) or "one data-parallel group"
         st.caption(
             f"Per GPU with {', '.join(layout)}{' and sequence parallelism' if settings.sp else ''}: "
-            f"{settings.tp * settings.pp * settings.ep * (settings.gpus if settings.mode != 'inference' else 1):,} "
-            "GPUs in all. Megatron's split: every layer matrix, the vocabulary and the KV heads over TP (norms whole), "
-            "ceil(layers / PP) layers and the embedding or the head per stage, experts over EP (each sharded over TP "
-            "without it)."
+            f"{gpus:,} GPU{'s' if gpus > 1 else ''} in all ({groups}). Megatron's split: every layer matrix, the "
+            "vocabulary and the KV heads over TP (norms whole), ceil(layers / PP) layers and the embedding or the "
+            "head per stage, experts over EP among a stage's GPUs (each sharded over TP without it)."
         )
+    if beyond := experts_beyond_the_run(settings):
+        st.warning(beyond, icon=":material/warning:")
     if settings.mode == "inference" and settings.gpus > 1:
         st.info("Inference memory is per GPU of one model copy: data-parallel replicas (GPUs) do not split it.")
     if 0 < spec.max_position_embeddings < seq:  # 0: no limit (a scan)

@@ -9,6 +9,7 @@ import argparse
 import dataclasses
 import json
 import math
+import sys
 
 from paramscope.engine import flops as F
 from paramscope.engine import hardware
@@ -39,6 +40,7 @@ from paramscope.engine.run import (
     SERVE_DEFAULTS_RULE,
     RunSettings,
     check,
+    experts_beyond_the_run,
     resolved_kv_dtype,
     resolved_seq,
     serving_batch,
@@ -316,6 +318,8 @@ def _memory_settings(args: argparse.Namespace) -> RunSettings:
 def run_memory(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.Namespace) -> int:
     s = _memory_settings(args)
     tree = memory(spec, s)
+    if beyond := experts_beyond_the_run(s):
+        print(f"warning: {beyond}", file=sys.stderr)
     out = parts(tree)
     gpu = hardware.get(s.gpu)
     serving = s.serving and s.mode == "inference"

@@ -127,6 +127,19 @@ def world(settings: RunSettings) -> int:
     return settings.gpus * settings.tp * settings.pp
 
 
+def experts_beyond_the_run(settings: RunSettings) -> str:
+    """Why expert parallelism asks for more GPUs than the run has ("" when it does not): Megatron and vLLM spread a
+    layer's experts over the GPUs of a pipeline stage (the data-parallel groups × TP), they add none."""
+    stage = settings.gpus * settings.tp
+    if settings.ep <= stage:
+        return ""
+    return (
+        f"EP = {settings.ep} spreads each layer's experts over more GPUs than a pipeline stage of this run has "
+        f"({settings.gpus} data-parallel × TP {settings.tp} = {stage}): Megatron and vLLM carve expert parallelism "
+        "out of those GPUs. Raise GPUs (data parallel) or TP, or lower EP."
+    )
+
+
 def world_label(settings: RunSettings) -> str:
     """How the GPUs of :func:`world` are laid out, in words ("" for data parallelism alone)."""
     parts = [f"{n} {k}" for n, k in ((settings.tp, "TP"), (settings.pp, "PP")) if n > 1]
