@@ -100,3 +100,22 @@ def hf_weight_bytes(config: dict, dtype: torch.dtype) -> int:
         p.numel() * (4 if kept is not None and kept.search(name) else p.element_size())
         for name, p in model.named_parameters()
     )
+
+
+def hf_mxfp4_bytes(config: dict) -> tuple[int, int]:
+    """gpt-oss in MXFP4, as its checkpoint and transformers' MXFP4 integration hold it: the class built in bf16 on meta
+    with each layer's experts replaced by transformers' ``Mxfp4GptOssExperts`` (two 4-bit values a byte, the biases in
+    fp32), plus the checkpoint's scales, one byte per block of 32 values (``*_scales``, uint8 [experts, rows, in/32]:
+    a sixteenth of the packed bytes). Returns the bytes of the whole model and of its experts."""
+    from transformers.integrations.mxfp4 import Mxfp4GptOssExperts
+
+    hf_cfg, model = hf_model(config, torch.bfloat16)
+    experts = 0
+    for layer in model.model.layers:
+        with torch.device("meta"):
+            layer.mlp.experts = Mxfp4GptOssExperts(hf_cfg)
+        params = list(layer.mlp.experts.parameters())
+        experts += sum(p.numel() * p.element_size() for p in params)
+        experts += sum(p.numel() for p in params if p.dtype == torch.uint8) // 16
+    rest = sum(p.numel() * p.element_size() for n, p in model.named_parameters() if ".experts." not in n)
+    return rest + experts, experts

@@ -333,7 +333,8 @@ def test_memory_says_when_the_checkpoint_stores_another_format(
 
 def test_memory_warns_when_expert_parallelism_needs_more_gpus_than_the_run(capsys: pytest.CaptureFixture[str]) -> None:
     """EP 8 on one GPU: the experts would need 8 GPUs of a stage the run does not have; `memory` warns naming EP on
-    stderr, and says nothing for EP 4 over TP 4."""
+    stderr, and says nothing for EP 4 over TP 4, nor for a model without experts."""
     _, _, beyond = call(capsys, "memory", "mixtral-8x7b", "--json", "--ep", "8")
     _, _, within = call(capsys, "memory", "mixtral-8x7b", "--json", "--ep", "4", "--tp", "4")
-    assert (True, "") == (beyond.startswith("warning: EP = 8 spreads"), within)
+    _, _, dense = call(capsys, "memory", "llama-3-8b", "--json", "--ep", "8")
+    assert (True, "", "") == (beyond.startswith("warning: EP = 8 spreads"), within, dense)

@@ -175,21 +175,12 @@ def test_weight_bytes_by_format_llama_2_7b(dtype: str, bits: int) -> None:
 
 @pytest.mark.parametrize("name", ["gpt-oss-20b", "gpt-oss-120b"])
 def test_mxfp4_weights_are_what_transformers_holds(name: str) -> None:
-    """gpt-oss in MXFP4, as its checkpoint and transformers' MXFP4 integration hold it: the class built in bf16 on
-    meta with each layer's experts replaced by transformers' ``Mxfp4GptOssExperts`` (two 4-bit values a byte, the
-    biases in fp32), plus the checkpoint's scales, one byte per block of 32 values (``*_scales``, uint8
-    [experts, rows, in/32]: a sixteenth of the packed bytes); attention, router, embeddings and head in bf16."""
-    import torch
-    from hf_oracle import hf_model
-    from transformers.integrations.mxfp4 import Mxfp4GptOssExperts
+    """gpt-oss in MXFP4, as its checkpoint and transformers' MXFP4 integration hold it (hf_oracle.hf_mxfp4_bytes:
+    the class on meta with transformers' ``Mxfp4GptOssExperts`` and the checkpoint's scales); attention, router,
+    embeddings and head in bf16."""
+    from hf_oracle import hf_mxfp4_bytes
 
-    config, model = hf_model(presets.get(name).config, torch.bfloat16)
-    for layer in model.model.layers:
-        with torch.device("meta"):
-            layer.mlp.experts = Mxfp4GptOssExperts(config)
-    packed = sum(p.numel() for p in model.parameters() if p.dtype == torch.uint8)
-    expected = sum(p.numel() * p.element_size() for p in model.parameters()) + packed // 16
-    assert expected == weight_bytes(presets.model(name).cost_spec, "mxfp4").count
+    assert hf_mxfp4_bytes(presets.get(name).config)[0] == weight_bytes(presets.model(name).cost_spec, "mxfp4").count
 
 
 def _cases() -> dict[str, dict]:

@@ -187,6 +187,22 @@ def test_decode_at_batch_1_reads_the_active_weights(case: str) -> None:
     assert 2 * (s.active - table) == weights_read
 
 
+def test_an_mxfp4_decode_step_reads_the_routed_experts_as_stored() -> None:
+    """gpt-oss 20B in MXFP4 at batch 1: a decode step reads the weights as transformers holds them (hf_mxfp4_bytes),
+    less the 28 of 32 experts its token is not routed to (their packed values, scales and fp32 biases) and all but one
+    row of the untied input table; the experts' scales were read in full before."""
+    from hf_oracle import hf_mxfp4_bytes
+
+    from paramscope.engine.memory import kv_cache
+
+    config, spec = presets.get("gpt-oss-20b").config, presets.model("gpt-oss-20b").cost_spec
+    total, experts = hf_mxfp4_bytes(config)
+    step = speed(spec, H100, dtype="mxfp4", batch=1, prompt=8, new=2)
+    weights_read = step.decode_step.bytes - kv_cache(spec, step.context, 1, "bf16").count
+    table = 2 * (config["vocab_size"] - 1) * config["hidden_size"]
+    assert total - table - experts * 28 // 32 == weights_read
+
+
 def test_gemma4_decode_looks_up_its_per_layer_inputs() -> None:
     """Gemma 4 (tied head, MoE beside every MLP): a decode step reads its active weights but only looks up a row of
     the per-layer input table (101 rows x 6 layers x 4 wide: one row of 6 x 4 read), as it does of the token table,

@@ -336,7 +336,8 @@ def test_shares(p: float, shown: str) -> None:
             "8 GPUs in all (2 data-parallel × 2 TP × 2 PP)",
             False,
         ),
-        (RunSettings(ep=8), "1 GPU in all (one data-parallel group)", True),
+        (RunSettings(ep=8), "1 GPU in all (1 data-parallel)", True),
+        (RunSettings(gpus=8, ep=8), "8 GPUs in all (8 data-parallel)", False),
     ],
 )
 def test_the_memory_tab_counts_the_gpus_the_compute_tab_does(settings: RunSettings, gpus: str, beyond: bool) -> None:

@@ -83,7 +83,7 @@ DTYPE_LABELS = {
     "fp8": "fp8 (1 byte + scales)",
     "int8": "int8 (1 byte + scales)",
     "int4": "int4 (½ byte + scales)",
-    "mxfp4": "mxfp4 (½ byte + scales; a MoE's experts)",
+    "mxfp4": "mxfp4 (½ byte + scales)",
     "auto": "auto (as the weights)",
 }
 OPTIMIZER_LABELS = {"adamw": "AdamW", "sgd": "SGD with momentum", "adam8bit": "8-bit Adam"}
@@ -349,10 +349,7 @@ def render_stored_format(stored: str, settings: RunSettings) -> None:
     one the inference figures are for: say so, with a button that sizes it as stored."""
     if not stored or settings.mode != "inference" or settings.dtype == stored:
         return
-    st.info(
-        f"The checkpoint stores its weights in {stored} (its `quantization_config`); the figures below are for "
-        f"{settings.dtype}."
-    )
+    st.info(f"The checkpoint's `quantization_config` names {stored}; the figures below are for {settings.dtype}.")
     st.button(f"Size it in {stored}, as stored", key="stored_format", on_click=_use_dtype, args=(stored,))
 
 
@@ -413,17 +410,20 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
         )
     layout = [f"{n} = {v}" for n, v in (("TP", settings.tp), ("PP", settings.pp), ("EP", settings.ep)) if v > 1]
     if layout:
-        gpus, groups = world(settings), world_label(settings) or "one data-parallel group"
+        gpus, groups = world(settings), world_label(settings) or f"{settings.gpus:,} data-parallel"
         st.caption(
             f"Per GPU with {', '.join(layout)}{' and sequence parallelism' if settings.sp else ''}: "
             f"{gpus:,} GPU{'s' if gpus > 1 else ''} in all ({groups}). Megatron's split: every layer matrix, the "
             "vocabulary and the KV heads over TP (norms whole), ceil(layers / PP) layers and the embedding or the "
             "head per stage, experts over EP among a stage's GPUs (each sharded over TP without it)."
         )
-    if beyond := experts_beyond_the_run(settings):
+    if beyond := experts_beyond_the_run(settings, spec.is_moe):
         st.warning(beyond, icon=":material/warning:")
     if settings.mode == "inference" and settings.gpus > 1:
-        st.info("Inference memory is per GPU of one model copy: data-parallel replicas (GPUs) do not split it.")
+        st.info(
+            "Inference memory is per GPU of one model copy: data-parallel replicas (GPUs) do not split it"
+            + (", but for the experts, which EP spreads over them." if spec.is_moe and settings.ep > 1 else ".")
+        )
     if 0 < spec.max_position_embeddings < seq:  # 0: no limit (a scan)
         st.warning(
             f"{seq:,} tokens is longer than this model's context of {spec.max_position_embeddings:,} "
@@ -546,13 +546,13 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
         if settings.mode == "inference" and settings.dtype in QUANT:
             quant = QUANT[settings.dtype]
             st.markdown(
-                f"**{settings.dtype}:** {quant.label}; embeddings, the LM head, norms and biases are kept in 16 bit"
+                f"**{settings.dtype}:** {quant.label}; "
                 + (
-                    "; a mixture of experts quantizes its routed experts alone (every other layer matrix in 16 bit, "
-                    "the experts' biases in fp32), as gpt-oss's checkpoint and transformers' and vLLM's MXFP4 kernels "
-                    "hold it."
-                    if quant.experts_only
-                    else "."
+                    "this mixture of experts has its routed experts alone quantized, their biases in fp32: every "
+                    "other layer matrix, the embeddings, the LM head and the norms stay in 16 bit, as gpt-oss's "
+                    "checkpoint and transformers' and vLLM's MXFP4 kernels hold them."
+                    if quant.experts_only and spec.is_moe
+                    else "embeddings, the LM head, norms and biases are kept in 16 bit."
                 )
             )
 

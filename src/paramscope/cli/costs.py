@@ -318,7 +318,7 @@ def _memory_settings(args: argparse.Namespace) -> RunSettings:
 def run_memory(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.Namespace) -> int:
     s = _memory_settings(args)
     tree = memory(spec, s)
-    if beyond := experts_beyond_the_run(s):
+    if beyond := experts_beyond_the_run(s, spec.is_moe):
         print(f"warning: {beyond}", file=sys.stderr)
     out = parts(tree)
     gpu = hardware.get(s.gpu)

@@ -3,9 +3,10 @@ states, activations), as a :class:`~paramscope.engine.tree.Node` tree whose coun
 
 Every number is an exact integer number of bytes under a stated convention (docs/memory-and-flops.md):
 
-* weights: parameters times bytes per element; quantized formats (fp8, int8, int4) quantize the weight
+* weights: parameters times bytes per element; quantized formats (fp8, int8, int4, mxfp4) quantize the weight
   matrices of the transformer layers only and keep embeddings, the LM head, norms and biases in 16 bit,
-  with their scales counted separately (:data:`QUANT`).
+  with their scales counted separately (:data:`QUANT`); mxfp4 quantizes a mixture's routed experts alone, their
+  biases in fp32.
 * KV cache: ``2 * layers * num_key_value_heads * head_dim * tokens * batch * bytes``, sliding-window
   layers capped at their window, MLA caching ``kv_lora_rank + qk_rope_head_dim`` per token and layer (plus
   ``index_head_dim`` with DeepSeek-V3.2's indexer),
@@ -51,9 +52,12 @@ class Quant:
     group: int  # input elements per scale group; 0 = one group per output row; -1 = one per tensor
     scale_bytes: int  # bytes of scale (+ zero point) per group
     label: str
-    #: a mixture of experts quantizes its routed experts alone, the rest of its layers kept in 16 bit, their biases in
-    #: fp32; and its kernel allocates its workspace per call, none kept (gpt-oss's MXFP4 checkpoint and kernels)
+    #: a mixture of experts quantizes its routed experts alone (the rest of its layers in 16 bit), their biases in fp32
+    #: (gpt-oss's MXFP4 checkpoint, as transformers' and vLLM's kernels hold it)
     experts_only: bool = False
+    #: a serving engine's fused experts keep their workspace after its profile (vLLM's fused_moe kernels; not its MXFP4
+    #: kernel for gpt-oss, whose logs show none)
+    moe_workspace: bool = True
 
 
 #: Conventions for the quantized formats (weights only).
@@ -67,6 +71,7 @@ QUANT: dict[str, Quant] = {
         1,
         "MXFP4 (OCP microscaling): 4-bit E2M1 values in blocks of 32 input elements, one 8-bit E8M0 scale per block",
         experts_only=True,
+        moe_workspace=False,
     ),
 }
 
@@ -142,9 +147,10 @@ def fp32_weights(spec: Spec, dtype: str) -> tuple[str, ...]:
     return spec.fp32_weights + (spec.fp32_weights_fp16 if dtype == "fp16" else ())
 
 
-def weight_bytes(spec: Spec, dtype: str, layout: Layout = ONE_GPU) -> Node:
+def weight_bytes(spec: Spec, dtype: str, layout: Layout = ONE_GPU, within: str = "") -> Node:
     """Bytes of the weights stored in ``dtype`` on one GPU, split into layer matrices, quantization scales,
-    embeddings + LM head, and everything else (norms, biases, ...).
+    embeddings + LM head, and everything else (norms, biases, ...); ``within`` a component path: the part of them
+    under it alone (a decode step's unread experts).
 
     With a layout: each layer matrix is split over ``tp`` GPUs (Megatron's column- and row-parallel halves), the
     vocabulary too (vocab-parallel embedding and head); the largest of ``pp`` stages holds ceil(layers/pp) layers
@@ -158,7 +164,7 @@ def weight_bytes(spec: Spec, dtype: str, layout: Layout = ONE_GPU) -> Node:
     keep_bits = 16 if quant else bits  # quantized formats keep the rest in 16 bit
     tp = layout.tp
     matrix_elems = 0
-    kept_elems = 0  # layer matrices a format quantizing the experts alone keeps in 16 bit
+    unquantized_elems = 0  # layer matrices a format quantizing the experts alone keeps in 16 bit
     scale_bytes = 0
     matrices = 0
     emb_elems = 0
@@ -167,15 +173,15 @@ def weight_bytes(spec: Spec, dtype: str, layout: Layout = ONE_GPU) -> Node:
     kept = fp32_weights(spec, dtype)
     fp32_elems = 0
     fp32_paths: list[str] = []
-    tower_elems = tree.get("towers")  # a multimodal model's other towers: whole on every GPU, not quantized
-    if dtype in FP32_KEPT:
+    tower_elems = 0 if within else tree.get("towers")  # a multimodal model's other towers: whole on every GPU
+    if dtype in FP32_KEPT and not within:
         fp32_elems = spec.towers_fp32_fp16 if dtype == "fp16" else spec.towers_fp32
         tower_elems -= fp32_elems
         fp32_paths += ["part of the towers (the whole class's lists)"] if fp32_elems else []
     leaves = list(tree.leaves())
     has_experts = any("/experts/" in leaf.path and leaf.matrix and leaf.count for leaf in leaves)
     for leaf in leaves:
-        if not leaf.count or leaf.path == "towers":
+        if not leaf.count or leaf.path == "towers" or not (leaf.path + "/").startswith(within + "/" if within else ""):
             continue
         m = leaf.matrix
         # the class keeps it in fp32 (a glob ending in ".weight": the layer's matrix, not its bias)
@@ -195,7 +201,7 @@ def weight_bytes(spec: Spec, dtype: str, layout: Layout = ONE_GPU) -> Node:
                 continue
             if quant and quant.experts_only and has_experts:
                 if not expert:  # kept in 16 bit beside the quantized experts
-                    kept_elems += weights
+                    unquantized_elems += weights
                     other_elems += biases
                     continue
                 fp32_elems += biases
@@ -243,12 +249,12 @@ def weight_bytes(spec: Spec, dtype: str, layout: Layout = ONE_GPU) -> Node:
     ]
     if quant:
         children.append(Node("weights/scales", scale_bytes, f"{matrices:,} matrices: {quant.label}", note=quant.label))
-    if kept_elems:
+    if unquantized_elems:
         children.append(
             Node(
                 "weights/unquantized",
-                _nbytes(kept_elems, keep_bits),
-                f"{kept_elems:,} attention, router and other layer matrix weights × {kb:g} B",
+                _nbytes(unquantized_elems, keep_bits),
+                f"{unquantized_elems:,} attention, router and other layer matrix weights × {kb:g} B",
                 note=f"the layer matrices outside the routed experts, kept in 16 bit ({dtype} quantizes a mixture's "
                 "experts alone, as gpt-oss's checkpoint and transformers' and vLLM's MXFP4 kernels hold it)",
             )
@@ -1785,7 +1791,7 @@ def _profile(spec: Spec, settings: RunSettings, layer: Node, layout: Layout) -> 
     ]
     kids = [layer] if layer.count >= sum(n.count for n in sampler) else sampler
     quant = QUANT.get(settings.dtype)
-    if spec.is_moe and not (quant and quant.experts_only):  # an MXFP4 kernel keeps no workspace between calls
+    if spec.is_moe and (quant is None or quant.moe_workspace):
         k, n_, k_expr = spec.num_experts_per_tok, _ceil_div(spec.expert_size, tp), "moe_intermediate_size"
         kids.append(
             Node(
@@ -2107,7 +2113,8 @@ def gpus_needed(spec: Spec, settings: RunSettings, capacity: int, limit: int = 4
     return GpusNeeded(gpus=tp * pp, how=how + experts, per_gpu=layout(tp, pp)[0], tp=tp, pp=pp, ep=ep)
 
 
-#: The precisions of the every-precision table (accelerate's ``estimate-memory`` shows the first five).
+#: The precisions of the every-precision table (accelerate's ``estimate-memory`` shows the first five; mxfp4 for a
+#: mixture of experts, where it differs from int4).
 PRECISIONS = ("fp32", "bf16", "fp8", "int8", "int4", "mxfp4")
 
 
@@ -2116,6 +2123,8 @@ def every_precision(spec: Spec, settings: RunSettings) -> dict[str, dict[str, in
     what is :func:`needed`."""
     out: dict[str, dict[str, int]] = {}
     for dtype in PRECISIONS:
+        if dtype in QUANT and QUANT[dtype].experts_only and not spec.is_moe:  # int4's bytes, once is enough
+            continue
         kv = "fp32" if dtype == "fp32" else "bf16"
         tree = memory(spec, dataclasses.replace(settings, mode="inference", dtype=dtype, kv_dtype=kv))
         out[dtype] = {"weights": tree.get("weights"), "kv_cache": tree.get("kv_cache"), "needed": needed(tree)}

@@ -127,15 +127,16 @@ def world(settings: RunSettings) -> int:
     return settings.gpus * settings.tp * settings.pp
 
 
-def experts_beyond_the_run(settings: RunSettings) -> str:
-    """Why expert parallelism asks for more GPUs than the run has ("" when it does not): Megatron and vLLM spread a
-    layer's experts over the GPUs of a pipeline stage (the data-parallel groups × TP), they add none."""
+def experts_beyond_the_run(settings: RunSettings, moe: bool) -> str:
+    """Why expert parallelism asks a mixture of experts (``moe``) for more GPUs than the run has ("" when it does
+    not): Megatron and vLLM spread a layer's experts over the GPUs of a pipeline stage (the data-parallel groups ×
+    TP), they add none."""
     stage = settings.gpus * settings.tp
-    if settings.ep <= stage:
+    if not moe or settings.ep <= stage:
         return ""
     return (
         f"EP = {settings.ep} spreads each layer's experts over more GPUs than a pipeline stage of this run has "
-        f"({settings.gpus} data-parallel × TP {settings.tp} = {stage}): Megatron and vLLM carve expert parallelism "
+        f"({settings.gpus} data-parallel × {settings.tp} TP = {stage}): Megatron and vLLM carve expert parallelism "
         "out of those GPUs. Raise GPUs (data parallel) or TP, or lower EP."
     )
 

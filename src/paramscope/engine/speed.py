@@ -130,7 +130,7 @@ def speed(
     # routed experts (and JetMoE's attention experts) are read only when some sequence's token is sent to them
     for experts, n in routed_experts(spec, tree):
         used = expected_experts(n, spec.num_experts_per_tok, batch)
-        read -= round(experts.count * BITS[dtype] / 8 * (1 - used / n))
+        read -= round(weight_bytes(spec, dtype, within=experts.path).count * (1 - used / n))
         touched = used if experts.path == "layers/moe/experts" else touched
 
     prompts = forward(spec, prompt, causal=True)
