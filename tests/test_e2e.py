@@ -711,3 +711,28 @@ def test_the_memory_table_gives_its_formulas_room(server, browser):
     )
     assert [] == cut
     page.context.close()
+
+
+def test_back_and_forward_bring_back_the_page_of_each_address(server, browser):
+    """The browser's Back button after a move brings back the page the earlier address holds (GPT-2 as published, 12
+    layers, on the Parameters tab), Forward the moved one (11 layers), each total as transformers builds the config;
+    Back after opening the Memory tab returns to the Parameters tab."""
+    page = open_page(browser, f"{server}/?preset=gpt2")
+    slider(page, "Layers").focus()
+    page.keyboard.press("ArrowLeft")
+    wait_for_total(page, engine_total("gpt2", n_layer=11))
+    page.wait_for_function("location.search.includes('num_hidden_layers=11')")
+    page.go_back()
+    wait_for_total(page, engine_total("gpt2"))
+    expect(slider(page, "Layers")).to_have_attribute("aria-valuetext", "12")
+    assert "?preset=gpt2" == page.evaluate("location.search")
+    page.go_forward()
+    wait_for_total(page, engine_total("gpt2", n_layer=11))
+    expect(slider(page, "Layers")).to_have_attribute("aria-valuetext", "11")
+    page.get_by_role("tab", name="Memory").click()
+    page.wait_for_function("location.search.includes('tab=Memory')")
+    page.go_back()
+    page.locator(TOTAL).wait_for(timeout=15_000)
+    assert "true" == page.get_by_role("tab", name="Parameters").get_attribute("aria-selected")
+    assert "num_hidden_layers=11" in page.evaluate("location.search")
+    page.context.close()

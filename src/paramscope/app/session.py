@@ -8,6 +8,7 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from paramscope.app import ui_explore, ui_hub
 from paramscope.app.controls import clear_controls
@@ -25,9 +26,15 @@ SHARE_KEY = "share"
 
 
 def restore_from_link_once() -> None:
-    """On a session's first run, rebuild the model (and run settings) from the address bar's query."""
+    """On a session's first run, and when the browser's Back or Forward button brings back an address the page wrote
+    before, rebuild the model (and run settings, tab, explore choices) from the address bar's query."""
     if "model" in st.session_state:
-        return
+        if not history_navigation():
+            return
+        clear_controls()  # the address bar wins: every control re-reads the model it rebuilds
+        st.session_state.pop("unreached", None)
+        ui_explore.forget_restored()
+        st.session_state[TAB_KEY] = tab_from_link(st.query_params.get(TAB_KEY, TABS[0])) or TABS[0]
     query = st.query_params.to_dict()
     model, warnings = link.model_from_query(query)
     warnings += repeated_keys()
@@ -55,6 +62,12 @@ def restore_from_link_once() -> None:
     if tab is None:
         warnings.append(f"{TAB_KEY}: no tab named {query[TAB_KEY][:40]!r}; showing {TABS[0]}")
     st.session_state.link_warnings = warnings
+
+
+def history_navigation() -> bool:
+    """Whether this run is the browser's Back or Forward button (Streamlit reruns with the address it restored)."""
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and ctx.is_history_navigation)
 
 
 def repeated_keys() -> list[str]:

@@ -181,6 +181,12 @@ def restore_from_query(q: Mapping[str, Any]) -> ExploreLink:
     return link
 
 
+def forget_restored() -> None:
+    """Let :func:`restore_from_query` seed the compare and sweep widgets again (the browser's Back or Forward button
+    brought back another link)."""
+    st.session_state.pop(_RESTORED, None)
+
+
 def keep_state() -> None:
     """Call at the top of every run: keeps the compare and sweep choices while their tab is closed.
 
