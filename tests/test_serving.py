@@ -150,3 +150,16 @@ def test_a_scans_state_is_counted_in_sequences_not_tokens() -> None:
     spec = presets.model("mamba-130m-hf").cost_spec
     cap = serving_capacity(spec, RunSettings(serving=True, seq=100_000), H100)
     assert (None, 1024) == (cap["kv_tokens"], cap["sequences"])
+
+
+def test_the_largest_context_is_whole_blocks_of_the_budget() -> None:
+    """vLLM gives each sequence whole blocks of 16 tokens: Llama 3.1 70B in fp8 on one H100 holds 283 blocks (4,528
+    tokens), so 4,528 tokens is the largest context that fits one sequence and 4,540 (284 blocks) does not, where the
+    page said it did."""
+    from paramscope.engine.memory import max_fit
+
+    spec = presets.model("llama-3.1-70b").cost_spec
+    settings = RunSettings(serving=True, dtype="fp8", seq=4540)
+    cap = serving_capacity(spec, settings, H100)
+    fits = needed(memory(spec, settings)) <= H100
+    assert (4528, 4528, False) == (cap["kv_tokens"], max_fit(spec, settings, H100, "seq"), fits)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -202,6 +204,33 @@ def test_compute_tab_speed_runs_on_the_layout_that_fits() -> None:
     assert (["Inference speed on 2 × NVIDIA H100 SXM 80GB"], True) == (heads, 0.97 * bound < value <= bound)
 
 
+def _decode(at: AppTest) -> float:
+    return float(next(m for m in at.metric if m.label == "Decode").value.split()[0].replace(",", ""))
+
+
+def test_compute_tab_speed_runs_on_the_settings_layout_where_it_fits() -> None:
+    """Llama-3-70B with TP 4 in the settings (it fits, as the Memory tab says): the speed is timed on those 4 GPUs,
+    whose decode bound is 4 × 3.35e12 B/s over the weights read per step, not on the 2 the search would pick."""
+    at = _app("llama-3-70b", RunSettings(gpu="h100-sxm", batch=1, seq=1024, tp=4))
+    heads = [h.value for h in at.subheader if h.value.startswith("Inference speed")]
+    bound = 4 * 3.35e12 / ((70_553_706_496 - 1_050_673_152) * 2)
+    assert (["Inference speed on 4 × NVIDIA H100 SXM 80GB"], True) == (heads, 0.97 * bound < _decode(at) <= bound)
+
+
+def test_compute_tab_speed_reads_the_kv_cache_in_its_format() -> None:
+    """Llama 3.1 8B, 32 sequences of 8,192 tokens with an fp8 cache: a decode step reads the weights (8,030,261,248
+    parameters less all but one row of the 128,256 × 4,096 input table, 2 bytes each) and the fp8 cache at the
+    average context 8,192 + 256/2 (32 layers × 2 × 8 KV heads × 128 × 1 byte a token): at most 32 × 3.35e12 B/s over
+    them; the bf16 cache's bound is lower (it read the cache in bf16 whatever the setting)."""
+    settings = RunSettings(gpu="h100-sxm", batch=32, seq=8192, serving=True, kv_dtype="fp8")
+    weights = (8_030_261_248 - 128_255 * 4096) * 2
+    cache = 32 * (8192 + 128) * 32 * 2 * 8 * 128
+    bound = 32 * 3.35e12 / (weights + cache)
+    fp8 = _decode(_app("llama-3.1-8b", settings))
+    bf16 = _decode(_app("llama-3.1-8b", dataclasses.replace(settings, kv_dtype="bf16")))
+    assert (True, True) == (0.97 * bound < fp8 <= bound, bf16 < 0.97 * bound)
+
+
 def test_finetune_mode_shows_trainable_adapters() -> None:
     """Finetune (QLoRA) on the Memory tab: the trainable parameters PEFT builds (41,943,040 for Llama-3-8B at rank
     16 on every linear layer, as PEFT's print_trainable_parameters reports) and the memory with the NF4 base."""
@@ -348,3 +377,33 @@ def test_the_memory_tab_counts_the_gpus_the_compute_tab_does(settings: RunSettin
     layout = next(c.value for c in at.caption if "in all" in c.value)
     warned = [w.value for w in at.warning if w.value.startswith("EP = ")]
     assert (True, beyond) == (gpus in layout, bool(warned))
+
+
+def test_the_speed_settings_are_run_settings_that_reach_the_link() -> None:
+    """New tokens and the speed's efficiency are run settings: the sidebar's slider sets them, the link carries them
+    (run_new, run_efficiency; they were dropped), and the Compute tab's decode follows: at 60 % of peak and bandwidth
+    it is 0.6 × the roofline's."""
+    from paramscope.engine.run import settings_from_query, settings_to_query
+
+    at = _app("llama-3-8b", RunSettings(new=4096))
+    full = _decode(at)
+    at.slider(key="run_efficiency").set_value(60.0).run()
+    settings = at.session_state["run_settings"]
+    query = settings_to_query(settings)
+    assert ({"run_new": "4096", "run_efficiency": "0.6"}, settings) == (query, settings_from_query(query)[0])
+    assert abs(_decode(at) / full - 0.6) < 0.002
+
+
+@pytest.mark.parametrize(
+    ("model", "settings", "said"),
+    [
+        ("llama-3-70b", RunSettings(tp=3), "TP = 3 does not divide the 64 attention heads"),
+        ("llama-3-70b", RunSettings(serving=True), "GiB of cache**: the weights and what the profile allocates"),
+        ("llama-3-8b", RunSettings(serving=True, seq=400_000), "**1 sequence** of 400,000 tokens"),
+    ],
+)
+def test_the_memory_tab_says_what_a_layout_or_a_budget_cannot_do(model: str, settings: RunSettings, said: str) -> None:
+    """A tensor-parallel degree that does not divide the heads is a warning naming TP (Megatron-LM and vLLM refuse
+    it); a serving budget with no room says so, not "0 sequences"; one sequence is one."""
+    at = _app(model, settings)
+    assert [said] == [said for t in [*at.warning, *at.caption] if said in t.value]

@@ -33,6 +33,7 @@ from paramscope.engine.memory import (
     every_precision,
     fp8_cache_alternative,
     gpus_needed,
+    heads_not_split,
     max_fit,
     memory,
     needed,
@@ -96,6 +97,15 @@ KERNEL_LABELS = {
 RECOMPUTE_LABELS = {"none": "none", "selective": "selective (attention scores)", "full": "full (layer inputs only)"}
 
 
+#: What the speed settings mean (their widgets' help).
+SPEED_NEW = "The tokens each sequence generates after its prompt (the Compute tab's decode runs at prompt + new/2)."
+SPEED_EFFICIENCY = (
+    "The Compute tab's speed: 100 = the roofline bound. Measured decode: vLLM 73 % (A100), PyTorch with CUDA graphs "
+    "59-63 % (H200; a mixture of experts 16-49 %), a plain transformers script under 10 %; prefill: transformers "
+    "about 50 % (H200)"
+)
+
+
 def _flops(n: int) -> str:
     """FLOPs per token in GFLOPs, the unit of the Compute chart's axis (MFLOPs for models too small to show there)."""
     return f"{n / 1e9:,.1f} GFLOPs" if n >= 10**8 else f"{n / 1e6:,.1f} MFLOPs"
@@ -129,7 +139,7 @@ def _seed(settings: RunSettings) -> None:
 def _widget_value(settings: RunSettings, name: str) -> object:
     """What a setting's widget shows: the value, the MFU in percent."""
     value = getattr(settings, name)
-    return round(value * 100, 1) if name == "mfu" else value
+    return round(value * 100, 1) if name in ("mfu", "efficiency") else value
 
 
 def _widget(name: str, options: tuple | list | None = None) -> dict[str, Any]:
@@ -325,13 +335,26 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
         **_widget("tokens_per_second"),
         help="If you measured one: the MFU it implies.",
     )
+    got["new"] = st.number_input(
+        "New tokens per sequence", min_value=1, max_value=1_000_000, step=64, **_widget("new"), help=SPEED_NEW
+    )
+    got["efficiency"] = st.slider(
+        "Speed: efficiency (% of peak and bandwidth)",
+        min_value=10.0,
+        max_value=100.0,
+        step=5.0,
+        format="%.0f",
+        **_widget("efficiency"),
+        help=SPEED_EFFICIENCY,
+    )
     state[_SHOWN] = tuple(got)
     values = {f.name: got.get(f.name, getattr(settings, f.name)) for f in dataclasses.fields(RunSettings)}
-    if "mfu" in got:
-        values["mfu"] = float(got["mfu"]) / 100  # type: ignore[arg-type]
+    for name in ("mfu", "efficiency"):
+        if name in got:
+            values[name] = float(got[name]) / 100  # type: ignore[arg-type]
     values["tokens_per_second"] = float(values["tokens_per_second"])  # type: ignore[arg-type]
     values["gpu_util"] = float(values["gpu_util"])  # type: ignore[arg-type]
-    for name in ("batch", "seq", "gpus", "tokens", "zero", "lora_rank", "tp", "pp", "ep", "chunk", "max_seqs"):
+    for name in ("batch", "seq", "gpus", "tokens", "zero", "lora_rank", "tp", "pp", "ep", "chunk", "max_seqs", "new"):
         values[name] = int(values[name])  # type: ignore[call-overload]
     try:
         new = check(RunSettings(**values))  # type: ignore[arg-type]
@@ -417,8 +440,9 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
             "vocabulary and the KV heads over TP (norms whole), ceil(layers / PP) layers and the embedding or the "
             "head per stage, experts over EP among a stage's GPUs (each sharded over TP without it)."
         )
-    if beyond := experts_beyond_the_run(settings, spec.is_moe):
-        st.warning(beyond, icon=":material/warning:")
+    for problem in (experts_beyond_the_run(settings, spec.is_moe), heads_not_split(spec, settings)):
+        if problem:
+            st.warning(problem, icon=":material/warning:")
     if settings.mode == "inference" and settings.gpus > 1:
         st.info(
             "Inference memory is per GPU of one model copy: data-parallel replicas (GPUs) do not split it"
@@ -496,12 +520,19 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
     )
     if serving:
         cap = serving_capacity(spec, settings, gpu.capacity)
+        n = cap["sequences"] or 0
+        room = (
+            (f"KV cache, {cap['kv_tokens']:,} tokens** in " if cap["kv_tokens"] is not None else "state cache** in ")
+            + f"{settings.gpu_util:g} of the {gpu.name}: **{n:,} sequence{'s' if n != 1 else ''}** of {seq:,} tokens "
+            f"at once (at most {serving_batch(settings)[1]:,})"
+            if cap["kv_budget_bytes"]
+            else f"cache**: the weights and what the profile allocates take all of {settings.gpu_util:g} of the "
+            f"{gpu.name}"
+        )
         st.caption(
-            f"Serving: **{cap['kv_budget_bytes'] / GiB:,.2f} GiB of "
-            + (f"KV cache, {cap['kv_tokens']:,} tokens** in " if cap["kv_tokens"] is not None else "state cache** in ")
-            + f"{settings.gpu_util:g} of the {gpu.name}: **{cap['sequences']:,} sequences** of {seq:,} tokens at once "
-            f"(at most {serving_batch(settings)[1]:,}). As vLLM sizes it: the GPU share less the weights and what its "
-            "profile of one chunk allocated (the transient rows) goes to the cache; the runtime lives in the rest."
+            f"Serving: **{cap['kv_budget_bytes'] / GiB:,.2f} GiB of {room}. As vLLM sizes it: the GPU share less the "
+            "weights and what its profile of one chunk allocated (the transient rows) goes to the cache; the runtime "
+            "lives in the rest."
         )
     left, right = st.columns([1, 2])
     left.plotly_chart(C.memory_bar(out, gpu.capacity, gpu.name), config=PLOTLY_CONFIG)
@@ -707,11 +738,14 @@ def render_compute_tab(spec: Spec, settings: RunSettings) -> None:
 
 
 def _speed(spec: Spec, settings: RunSettings, gpu: hardware.Accelerator, prompt: int) -> None:
-    """Inference speed from the roofline on the layout the Memory tab's run fits on: prefill, time to first token,
-    decode."""
-    dtype = settings.dtype if settings.mode == "inference" else "bf16"
-    run = dataclasses.replace(settings, mode="inference", dtype=dtype, tp=1, pp=1, ep=1)
-    layout = ""
+    """Inference speed from the roofline on the layout the Memory tab's run fits on (the settings' own where it fits,
+    else the fewest GPUs that hold it): prefill, time to first token, decode."""
+    inference = settings.mode == "inference"
+    dtype = settings.dtype if inference else "bf16"
+    run = dataclasses.replace(settings, mode="inference", dtype=dtype)
+    if not inference:  # a training run's layout is not how it would be served
+        run = dataclasses.replace(run, tp=1, pp=1, ep=1)
+    tp, gpus, layout = run.tp, run.tp * run.pp, ""
     if needed_bytes(spec, run) > gpu.capacity:
         spread = gpus_needed(spec, run, gpu.capacity)
         if spread is None:
@@ -720,30 +754,37 @@ def _speed(spec: Spec, settings: RunSettings, gpu: hardware.Accelerator, prompt:
                 "fitted.",
                 icon=":material/warning:",
             )
+            tp = gpus = 1
         else:
-            tp = spread.tp
-            gpu = dataclasses.replace(gpu, bf16_flops=gpu.bf16_flops * tp, bandwidth=gpu.bandwidth * tp)
-            layout = (
-                f"It needs {spread.gpus:,} GPUs ({spread.how}): tensor parallelism over {tp} multiplies the FLOP/s "
-                f"and bandwidth by {tp} (its all-reduces not counted); pipeline stages run one after another for a "
-                "sequence, no faster. "
-            )
-    count = "one" if not layout else f"{spread.gpus:,} ×"
+            tp, gpus = spread.tp, spread.gpus
+            layout = f"It needs {spread.gpus:,} GPUs ({spread.how}"
+            layout += "; the settings' layout does not fit). " if run.tp * run.pp > 1 else "). "
+    elif gpus > 1:
+        layout = f"On the settings' {gpus:,} GPUs (TP {run.tp} × PP {run.pp}). "
+    how = []
+    if tp > 1:
+        gpu = dataclasses.replace(gpu, bf16_flops=gpu.bf16_flops * tp, bandwidth=gpu.bandwidth * tp)
+        how.append(
+            f"tensor parallelism over {tp} multiplies the FLOP/s and bandwidth by {tp} (its all-reduces not counted)"
+        )
+    if gpus > tp:
+        how.append("pipeline stages run one after another for a sequence, no faster")
+    if how:
+        text = "; ".join(how)
+        layout += f"{text[0].upper()}{text[1:]}. "
+    count = "one" if gpus == 1 else f"{gpus:,} ×"
     st.subheader(f"Inference speed on {count} {gpu.name}", anchor=False)
-    left, right = st.columns(2)
-    new = left.number_input("New tokens per sequence", 1, 1_000_000, 256, key=KEY + "speed_new")
-    eff = right.slider(
-        "Efficiency (% of peak and bandwidth)",
-        10,
-        100,
-        100,
-        5,
-        key=KEY + "speed_eff",
-        help="100 = the roofline bound. Measured decode: vLLM 73 % (A100), PyTorch with CUDA graphs 59-63 % (H200; "
-        "a mixture of experts 16-49 %), a plain transformers script under 10 %; prefill: transformers about 50 % "
-        "(H200)",
+    new, eff = settings.new, round(settings.efficiency * 100)
+    sp = speed(
+        spec,
+        gpu,
+        dtype=dtype,
+        kv_dtype=resolved_kv_dtype(run),
+        batch=settings.batch,
+        prompt=prompt,
+        new=new,
+        efficiency=settings.efficiency,
     )
-    sp = speed(spec, gpu, dtype=dtype, batch=settings.batch, prompt=prompt, new=int(new), efficiency=eff / 100)
     cols = st.columns(3)
     cols[0].metric(
         "Time to first token",
@@ -760,7 +801,8 @@ def _speed(spec: Spec, settings: RunSettings, gpu: hardware.Accelerator, prompt:
         f"(weights and KV cache) and runs {sp.decode_step.flops:,} FLOPs",
     )
     st.caption(
-        f"{layout}Roofline, {dtype} weights: each phase takes the longer of FLOPs / ({gpu.tflops:,.1f} TFLOP/s × "
+        f"{layout}Roofline, {dtype} weights, KV cache in {resolved_kv_dtype(run)}: each phase takes the longer of FLOPs"
+        f" / ({gpu.tflops:,.1f} TFLOP/s × "
         f"{eff}%) and "
         f"bytes / ({gpu.bandwidth / 1e9:,.0f} GB/s × {eff}%). A decode step reads every weight once (MoE: only "
         "the experts the batch routes to) plus the KV cache. Measured decode: vLLM 73 % of this bound (A100), "

@@ -21,6 +21,7 @@ from paramscope.engine.memory import (
     every_precision,
     fp8_cache_alternative,
     gpus_needed,
+    heads_not_split,
     max_fit,
     memory,
     needed,
@@ -318,8 +319,9 @@ def _memory_settings(args: argparse.Namespace) -> RunSettings:
 def run_memory(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.Namespace) -> int:
     s = _memory_settings(args)
     tree = memory(spec, s)
-    if beyond := experts_beyond_the_run(s, spec.is_moe):
-        print(f"warning: {beyond}", file=sys.stderr)
+    for problem in (experts_beyond_the_run(s, spec.is_moe), heads_not_split(spec, s)):
+        if problem:
+            print(f"warning: {problem}", file=sys.stderr)
     out = parts(tree)
     gpu = hardware.get(s.gpu)
     serving = s.serving and s.mode == "inference"
@@ -404,12 +406,15 @@ def run_memory(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.
     print(f"{gpu.name} ({gpu.memory_label}; {gpu.capacity:,} bytes usable): {verdict} ({rule})")
     if serving:
         cap = serving_capacity(spec, s, gpu.capacity)
-        print(
-            f"serving: {cap['kv_budget_bytes'] / GiB:,.2f} GiB of "
-            + (f"KV cache, {cap['kv_tokens']:,} tokens; " if cap["kv_tokens"] is not None else "state cache; ")
-            + f"{cap['sequences']:,} sequences of {seq:,} tokens at once (at most max_seqs = {serving_batch(s)[1]:,}) "
-            f"({SERVING_BUDGET})"
+        n = cap["sequences"] or 0
+        room = (
+            (f"KV cache, {cap['kv_tokens']:,} tokens; " if cap["kv_tokens"] is not None else "state cache; ")
+            + f"{n:,} sequence{'s' if n != 1 else ''} of {seq:,} tokens at once (at most max_seqs = "
+            f"{serving_batch(s)[1]:,})"
+            if cap["kv_budget_bytes"]
+            else f"cache: the weights and what the profile allocates take all of {s.gpu_util:g} of the GPU"
         )
+        print(f"serving: {cap['kv_budget_bytes'] / GiB:,.2f} GiB of {room} ({SERVING_BUDGET})")
     if spread is not None:
         print(f"GPUs needed: {spread.gpus:,}, with {spread.how} ({spread.per_gpu / GB:,.2f} GB per GPU)")
     if best is None:

@@ -1532,8 +1532,8 @@ def _inference_phases(spec: Spec, settings: RunSettings, seq: int, layout: Layou
     batch = settings.batch
     if settings.serving:
         # the engine sets aside what its profile of one full chunk allocated, whatever the run's own prompts are
-        # (vLLM's determine_available_memory)
-        cache = kv_cache(spec, seq, batch, kv_dtype, layout)
+        # (vLLM's determine_available_memory); a sequence's cache takes whole blocks
+        cache = kv_cache(spec, _whole_blocks(seq), batch, kv_dtype, layout)
         chunk = serving_batch(settings)[0]
         return [_phase("prefill", [weights, cache], _layer_transient(spec, settings, chunk, seq, layout))]
     prompt = kv_cache(spec, seq, batch, kv_dtype, layout, prompt=True)
@@ -1872,6 +1872,11 @@ def _reserve(settings: RunSettings, capacity: int, runtime: int) -> Node:
 KV_BLOCK = 16
 
 
+def _whole_blocks(tokens: int) -> int:
+    """The tokens of cache a serving engine allocates for a sequence of ``tokens``: whole blocks of ``KV_BLOCK``."""
+    return _ceil_div(tokens, KV_BLOCK) * KV_BLOCK
+
+
 def serving_capacity(spec: Spec, settings: RunSettings, capacity: int) -> dict[str, int | None]:
     """A serving engine's cache budget on one GPU, as vLLM sizes it (``determine_available_memory``):
     ``gpu_memory_utilization`` × capacity less the weights and what its profile allocated (one forward pass of
@@ -1883,7 +1888,7 @@ def serving_capacity(spec: Spec, settings: RunSettings, capacity: int) -> dict[s
     empty = memory(spec, dataclasses.replace(settings, serving=True, batch=1, seq=1))
     budget = max(capacity - (needed(empty) - empty.get("kv_cache")), 0)
     layout, kv_dtype = Layout(settings.tp, settings.pp, settings.ep), resolved_kv_dtype(settings)
-    per_seq = kv_cache(spec, seq, 1, kv_dtype, layout).count
+    per_seq = kv_cache(spec, _whole_blocks(seq), 1, kv_dtype, layout).count
     per_token = max(kv_cache(spec, 1, 1, kv_dtype, layout).count, 1)
     grows = kv_cache(spec, 2, 1, kv_dtype, layout).count > per_token
     return {
@@ -2053,6 +2058,18 @@ class GpusNeeded:
 NODE_GPUS = 8
 
 
+def heads_not_split(spec: Spec, settings: RunSettings) -> str:
+    """Why the settings' tensor parallelism cannot split this model's attention heads ("" when it can): Megatron-LM
+    and vLLM refuse a degree that does not divide them."""
+    heads = spec.num_attention_heads if spec.has_attention else 0
+    if settings.tp == 1 or not heads or heads % settings.tp == 0:
+        return ""
+    return (
+        f"TP = {settings.tp} does not divide the {heads:,} attention heads (num_attention_heads): Megatron-LM and vLLM "
+        "refuse it; the figures split the layers as if it did."
+    )
+
+
 def gpus_needed(spec: Spec, settings: RunSettings, capacity: int, limit: int = 4096) -> GpusNeeded | None:
     """The fewest GPUs of ``capacity`` bytes that hold the run; ``None`` when even ``limit`` GPUs do not.
 
@@ -2082,7 +2099,7 @@ def gpus_needed(spec: Spec, settings: RunSettings, capacity: int, limit: int = 4
                 if tp > 1:
                     how = (
                         f"tensor and sequence parallelism over {tp} GPUs (matrices and activations split) × ZeRO-3 "
-                        f"over {dp} data-parallel groups"
+                        f"over {dp} data-parallel group{'s' if dp > 1 else ''}"
                     )
                 best = GpusNeeded(gpus=tp * dp, how=how, per_gpu=needed_bytes(spec, run(dp)), tp=tp, dp=dp)
         return best
@@ -2123,8 +2140,8 @@ def every_precision(spec: Spec, settings: RunSettings) -> dict[str, dict[str, in
     what is :func:`needed`."""
     out: dict[str, dict[str, int]] = {}
     for dtype in PRECISIONS:
-        if dtype in QUANT and QUANT[dtype].experts_only and not spec.is_moe:  # int4's bytes, once is enough
-            continue
+        if QUANT.get(dtype) and QUANT[dtype].experts_only and not spec.is_moe and dtype != settings.dtype:
+            continue  # a dense model's mxfp4 bytes are int4's: shown when chosen
         kv = "fp32" if dtype == "fp32" else "bf16"
         tree = memory(spec, dataclasses.replace(settings, mode="inference", dtype=dtype, kv_dtype=kv))
         out[dtype] = {"weights": tree.get("weights"), "kv_cache": tree.get("kv_cache"), "needed": needed(tree)}

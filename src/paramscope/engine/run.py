@@ -63,6 +63,8 @@ class RunSettings:
     tokens: int = 0  # training tokens D; 0 = Chinchilla-optimal (20 per parameter)
     mfu: float = 0.4  # model FLOPs utilization assumed for the training-time estimate
     tokens_per_second: float = 0.0  # measured training throughput (all GPUs) for the MFU read-out
+    new: int = 256  # speed: new tokens each sequence generates after its prompt
+    efficiency: float = 1.0  # speed: the share of the GPU's peak FLOP/s and bandwidth reached (1 = the roofline)
     tp: int = 1  # tensor parallelism: each layer's matrices, the vocabulary and the KV heads split over tp GPUs
     pp: int = (
         1  # pipeline parallelism: the layers split into pp stages (the first holds the embedding, the last the head)
@@ -103,6 +105,8 @@ _RANGES: dict[str, tuple[float, float]] = {
     "tokens": (0, MAX_TOKENS),
     "mfu": (1e-6, 1.0),
     "tokens_per_second": (0.0, 1e15),
+    "new": (1, 1_000_000),
+    "efficiency": (0.1, 1.0),
     "lora_rank": (1, 65_536),
     "tp": (1, MAX_PARALLEL),
     "pp": (1, MAX_PARALLEL),
@@ -231,6 +235,7 @@ def _field_error(name: str, value: object) -> str:
         "runtime_mib",
         "chunk",
         "max_seqs",
+        "new",
     ) and not isinstance(value, int):
         return f"{name}: expected a whole number"
     if not lo <= value <= hi:
