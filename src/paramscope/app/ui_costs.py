@@ -41,7 +41,7 @@ from paramscope.engine.memory import (
     parts,
     peak_phase,
     phases,
-    serving_capacity,
+    serving_room,
     sweep,
 )
 from paramscope.engine.run import (
@@ -519,20 +519,10 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
         "the peak's." + kv
     )
     if serving:
-        cap = serving_capacity(spec, settings, gpu.capacity)
-        n = cap["sequences"] or 0
-        room = (
-            (f"KV cache, {cap['kv_tokens']:,} tokens** in " if cap["kv_tokens"] is not None else "state cache** in ")
-            + f"{settings.gpu_util:g} of the {gpu.name}: **{n:,} sequence{'s' if n != 1 else ''}** of {seq:,} tokens "
-            f"at once (at most {serving_batch(settings)[1]:,})"
-            if cap["kv_budget_bytes"]
-            else f"cache**: the weights and what the profile allocates take all of {settings.gpu_util:g} of the "
-            f"{gpu.name}"
-        )
+        room = serving_room(spec, settings, gpu.capacity, gpu.name)
         st.caption(
-            f"Serving: **{cap['kv_budget_bytes'] / GiB:,.2f} GiB of {room}. As vLLM sizes it: the GPU share less the "
-            "weights and what its profile of one chunk allocated (the transient rows) goes to the cache; the runtime "
-            "lives in the rest."
+            f"Serving: {room}. As vLLM sizes it: the GPU share less the weights and what its profile of one chunk "
+            "allocated (the transient rows) goes to the cache; the runtime lives in the rest."
         )
     left, right = st.columns([1, 2])
     left.plotly_chart(C.memory_bar(out, gpu.capacity, gpu.name), config=PLOTLY_CONFIG)

@@ -29,6 +29,7 @@ from paramscope.engine.memory import (
     parts,
     phases,
     serving_capacity,
+    serving_room,
 )
 from paramscope.engine.run import (
     DTYPES,
@@ -405,16 +406,7 @@ def run_memory(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.
     rule = SERVING_FITS_RULE if serving else FITS_RULE
     print(f"{gpu.name} ({gpu.memory_label}; {gpu.capacity:,} bytes usable): {verdict} ({rule})")
     if serving:
-        cap = serving_capacity(spec, s, gpu.capacity)
-        n = cap["sequences"] or 0
-        room = (
-            (f"KV cache, {cap['kv_tokens']:,} tokens; " if cap["kv_tokens"] is not None else "state cache; ")
-            + f"{n:,} sequence{'s' if n != 1 else ''} of {seq:,} tokens at once (at most max_seqs = "
-            f"{serving_batch(s)[1]:,})"
-            if cap["kv_budget_bytes"]
-            else f"cache: the weights and what the profile allocates take all of {s.gpu_util:g} of the GPU"
-        )
-        print(f"serving: {cap['kv_budget_bytes'] / GiB:,.2f} GiB of {room} ({SERVING_BUDGET})")
+        print(f"serving: {serving_room(spec, s, gpu.capacity, gpu.name)} ({SERVING_BUDGET})")
     if spread is not None:
         print(f"GPUs needed: {spread.gpus:,}, with {spread.how} ({spread.per_gpu / GB:,.2f} GB per GPU)")
     if best is None:

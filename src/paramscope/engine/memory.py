@@ -1898,6 +1898,22 @@ def serving_capacity(spec: Spec, settings: RunSettings, capacity: int) -> dict[s
     }
 
 
+def serving_room(spec: Spec, settings: RunSettings, capacity: int, gpu_name: str) -> str:
+    """In words, what a serving engine's budget (:func:`serving_capacity`) holds on one GPU: its cache in GiB and
+    tokens and the sequences of the run's length at once, or that the weights and the profile leave it none."""
+    cap = serving_capacity(spec, settings, capacity)
+    room = f"{cap['kv_budget_bytes'] / 2**30:,.2f} GiB of "
+    share = f"{settings.gpu_util:g} of the {gpu_name}"
+    if not cap["kv_budget_bytes"]:
+        return room + f"cache: the weights and what the profile allocates take all of {share}"
+    n, seq = cap["sequences"] or 0, resolved_seq(settings, spec.max_position_embeddings)
+    kind = f"KV cache, {cap['kv_tokens']:,} tokens" if cap["kv_tokens"] is not None else "state cache"
+    return (
+        f"{room}{kind} in {share}: {n:,} sequence{'s' if n != 1 else ''} of {seq:,} tokens at once (at most max_seqs "
+        f"= {serving_batch(settings)[1]:,})"
+    )
+
+
 #: The caching allocator's margin: what it reserves beyond the bytes allocated at the peak (freed blocks it keeps,
 #: split and rounded), as a share of that peak: 0.5-39 %, median 9 %, over 107 runs of transformers on an H100 and an
 #: H200 (docs/measurements/h*-peaks-*.json: max_memory_reserved against max_memory_allocated). It gives way near the
