@@ -736,3 +736,19 @@ def test_back_and_forward_bring_back_the_page_of_each_address(server, browser):
     assert "true" == page.get_by_role("tab", name="Parameters").get_attribute("aria-selected")
     assert "num_hidden_layers=11" in page.evaluate("location.search")
     page.context.close()
+
+
+def test_a_run_setting_typed_in_scientific_notation_is_taken_as_typed(server, browser):
+    """1e6 typed in the Context box on the Memory tab is a context of 1,000,000 tokens (the link's run_seq), where a
+    whole-number box read it as 1; 2.5 typed as the batch is refused with a warning naming the box and the value."""
+    page = open_tab(browser, f"{server}/?preset=llama-3-8b&tab=Memory", "[data-testid='stTable']")
+    context = box(page, "Context (0 = auto)")
+    context.fill("1e6")
+    context.press("Enter")
+    page.wait_for_function("location.search.includes('run_seq=1000000')")
+    batch = box(page, "Batch (per GPU)")
+    batch.fill("2.5")
+    batch.press("Enter")
+    warning = page.locator("[data-testid='stAlertContentWarning']").filter(has_text="Run settings not applied")
+    expect(warning).to_contain_text("Batch (per GPU): expected a whole number, got 2.5")
+    page.context.close()

@@ -407,3 +407,31 @@ def test_the_memory_tab_says_what_a_layout_or_a_budget_cannot_do(model: str, set
     it); a serving budget with no room says so, not "0 sequences"; one sequence is one."""
     at = _app(model, settings)
     assert [said] == [said for t in [*at.warning, *at.caption] if said in t.value]
+
+
+@pytest.mark.parametrize(
+    ("key", "typed", "field", "want"),
+    [
+        ("run_batch", 0.0, "batch", "Batch (per GPU): 0 is outside 1..1,000,000"),
+        ("run_seq", 0.875, "seq", "Context (0 = auto): expected a whole number, got 0.875"),
+        ("run_tp", 2.5, "tp", "TP: expected a whole number, got 2.5"),
+        ("run_tokens_per_second", 1e30, "tokens_per_second", "Measured throughput (tokens/s, all GPUs): 1e+30 is"),
+        ("run_tokens", 1.4e12, "tokens", ""),
+    ],
+)
+def test_a_typed_run_setting_is_taken_as_typed_or_refused_naming_its_box(
+    key: str, typed: float, field: str, want: str
+) -> None:
+    """Every number box of the run settings takes what was typed: a whole number however written (1.4e12 training
+    tokens; a whole-number box read it as 1), and a value out of range or a fraction where a whole number is needed is
+    refused with a warning naming the box (the browser refused the first with a tooltip alone, and cut 0.875 to 0,
+    which means auto), the settings unchanged."""
+    at = _app("llama-3-8b")
+    before = at.session_state["run_settings"]
+    at.number_input(key=key).set_value(typed).run()
+    warned = [w.value.replace("\\", "") for w in at.warning if w.value.startswith("Run settings not applied")]
+    now = at.session_state["run_settings"]
+    if want:
+        assert (True, before) == (any(want in w for w in warned), now)
+    else:
+        assert ([], int(typed)) == (warned, getattr(now, field))

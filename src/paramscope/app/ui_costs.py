@@ -48,11 +48,7 @@ from paramscope.engine.run import (
     DTYPES,
     KERNELS,
     KV_DTYPES,
-    MAX_BATCH,
-    MAX_GPUS,
-    MAX_PARALLEL,
     MAX_SEQ,
-    MAX_TOKENS,
     MODES,
     OPTIMIZERS,
     PRECISIONS_TRAIN,
@@ -137,9 +133,40 @@ def _seed(settings: RunSettings) -> None:
 
 
 def _widget_value(settings: RunSettings, name: str) -> object:
-    """What a setting's widget shows: the value, the MFU in percent."""
+    """What a setting's widget shows: the value, a share in percent, a number in its box as a float."""
     value = getattr(settings, name)
-    return round(value * 100, 1) if name in ("mfu", "efficiency") else value
+    if name in ("mfu", "efficiency"):
+        return round(value * 100, 1)
+    return float(value) if name in BOXES else value
+
+
+#: The run settings typed in a box, with the box's label (a refusal names it)
+BOXES = {
+    "batch": "Batch (per GPU)",
+    "seq": "Context (0 = auto)",
+    "gpus": "GPUs (data parallel)",
+    "tp": "TP",
+    "pp": "PP",
+    "ep": "EP",
+    "runtime_mib": "Runtime overhead (MiB per GPU)",
+    "chunk": "Chunk (0 = auto)",
+    "max_seqs": "Max sequences (0 = auto)",
+    "gpu_util": "GPU share",
+    "lora_rank": "LoRA rank",
+    "tokens": "Training tokens (0 = 20 per parameter)",
+    "tokens_per_second": "Measured throughput (tokens/s, all GPUs)",
+    "new": "New tokens per sequence",
+}
+#: Those that are whole numbers (shown without decimals)
+WHOLE = tuple(name for name in BOXES if name not in ("gpu_util", "tokens_per_second"))
+
+
+def _box(where: Any, name: str, step: float, help_text: str | None = None) -> float:
+    """A run setting's number box. It holds a float with no bounds of its own: a whole-number box would read 1e6 as 1
+    and cut 2.5 to 2, and the browser refuses a value out of bounds with a tooltip alone; here every value reaches the
+    settings, which take it or refuse it naming the box."""
+    fmt = "%.0f" if name in WHOLE else "%g"
+    return where.number_input(BOXES[name], step=float(step), format=fmt, **_widget(name), help=help_text)
 
 
 def _widget(name: str, options: tuple | list | None = None) -> dict[str, Any]:
@@ -180,39 +207,18 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
         "(16-bit weights and gradients, fp32 master weights in the optimizer).",
     )
     col1, col2 = st.columns(2)
-    got["batch"] = col1.number_input("Batch (per GPU)", min_value=1, max_value=MAX_BATCH, step=1, **_widget("batch"))
-    got["seq"] = col2.number_input(
-        "Context (0 = auto)",
-        min_value=0,
-        max_value=MAX_SEQ,
-        step=256,
-        **_widget("seq"),
-        help="0 = the model's context, at most 2,048 tokens.",
-    )
+    got["batch"] = _box(col1, "batch", 1)
+    got["seq"] = _box(col2, "seq", 256, "0 = the model's context, at most 2,048 tokens.")
     gpus = list(hardware.ACCELERATORS)
     if state.get(KEY + "gpu") not in gpus:
         state[KEY + "gpu"] = hardware.DEFAULT_GPU
     got["gpu"] = st.selectbox("GPU", gpus, **_widget("gpu", gpus), format_func=lambda k: hardware.ACCELERATORS[k].name)
-    got["gpus"] = st.number_input(
-        "GPUs (data parallel)",
-        min_value=1,
-        max_value=MAX_GPUS,
-        step=1,
-        **_widget("gpus"),
-        help="Training: data-parallel GPUs (ZeRO shards over them). Compute: the time estimate.",
+    got["gpus"] = _box(
+        st, "gpus", 1, "Training: data-parallel GPUs (ZeRO shards over them). Compute: the time estimate."
     )
     for column, (name, help_text) in zip(st.columns(3), PARALLEL.items(), strict=True):
-        got[name] = column.number_input(
-            name.upper(), min_value=1, max_value=MAX_PARALLEL, step=1, **_widget(name), help=help_text
-        )
-    got["runtime_mib"] = st.number_input(
-        "Runtime overhead (MiB per GPU)",
-        min_value=0,
-        max_value=1_048_576,
-        step=64,
-        **_widget("runtime_mib"),
-        help=RUNTIME_NOTE[0].upper() + RUNTIME_NOTE[1:] + ".",
-    )
+        got[name] = _box(column, name, 1, help_text)
+    got["runtime_mib"] = _box(st, "runtime_mib", 64, RUNTIME_NOTE[0].upper() + RUNTIME_NOTE[1:] + ".")
     if mode != "inference":
         got["sp"] = st.checkbox(
             "Sequence parallelism",
@@ -236,31 +242,25 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
         )
         if got["serving"]:
             c1, c2 = st.columns(2)
-            got["chunk"] = c1.number_input(
-                "Chunk (0 = auto)",
-                min_value=0,
-                max_value=MAX_BATCH,
-                step=1024,
-                **_widget("chunk"),
-                help="max_num_batched_tokens: the most tokens one forward pass takes. 0: vLLM's default for `vllm "
-                f"serve` on the GPU chosen ({SERVE_DEFAULTS_RULE}).",
+            got["chunk"] = _box(
+                c1,
+                "chunk",
+                1024,
+                "max_num_batched_tokens: the most tokens one forward pass takes. 0: vLLM's default for `vllm serve` "
+                f"on the GPU chosen ({SERVE_DEFAULTS_RULE}).",
             )
-            got["max_seqs"] = c2.number_input(
-                "Max sequences (0 = auto)",
-                min_value=0,
-                max_value=MAX_BATCH,
-                step=64,
-                **_widget("max_seqs"),
-                help="max_num_seqs: the most sequences one step runs; the engine's profile samples that many at once "
-                f"(at most the chunk). 0: vLLM's default for `vllm serve` on the GPU chosen ({SERVE_DEFAULTS_RULE}).",
+            got["max_seqs"] = _box(
+                c2,
+                "max_seqs",
+                64,
+                "max_num_seqs: the most sequences one step runs; the engine's profile samples that many at once (at "
+                f"most the chunk). 0: vLLM's default for `vllm serve` on the GPU chosen ({SERVE_DEFAULTS_RULE}).",
             )
-            got["gpu_util"] = c1.number_input(
-                "GPU share",
-                min_value=0.05,
-                max_value=1.0,
-                step=0.05,
-                **_widget("gpu_util"),
-                help="gpu_memory_utilization: the share of the GPU the engine may use (vLLM's default 0.9).",
+            got["gpu_util"] = _box(
+                c1,
+                "gpu_util",
+                0.05,
+                "gpu_memory_utilization: the share of the GPU the engine may use (vLLM's default 0.9).",
             )
     else:
         got["precision"] = st.selectbox(
@@ -299,7 +299,7 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
             "Dropout", **_widget("dropout"), help="Store dropout masks (GPT-2 / GPT-3-style training)."
         )
     if mode == "finetune":
-        got["lora_rank"] = st.number_input("LoRA rank", min_value=1, max_value=65_536, step=1, **_widget("lora_rank"))
+        got["lora_rank"] = _box(st, "lora_rank", 1)
         got["lora_targets"] = st.selectbox(
             "LoRA targets",
             ("all-linear", "attn"),
@@ -319,25 +319,10 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
         **_widget("causal"),
         help="Count only the keys each query can see (default: every key, as nanoGPT and PaLM do).",
     )
-    got["tokens"] = st.number_input(
-        "Training tokens (0 = 20 per parameter)",
-        min_value=0,
-        max_value=min(MAX_TOKENS, 2**53 - 1),
-        step=1_000_000_000,
-        **_widget("tokens"),
-        help="0 = Chinchilla-optimal: 20 tokens per parameter.",
-    )
+    got["tokens"] = _box(st, "tokens", 1_000_000_000, "0 = Chinchilla-optimal: 20 tokens per parameter.")
     got["mfu"] = st.slider("Assumed MFU (%)", min_value=1.0, max_value=100.0, step=0.5, format="%.1f", **_widget("mfu"))
-    got["tokens_per_second"] = st.number_input(
-        "Measured throughput (tokens/s, all GPUs)",
-        min_value=0.0,
-        step=1000.0,
-        **_widget("tokens_per_second"),
-        help="If you measured one: the MFU it implies.",
-    )
-    got["new"] = st.number_input(
-        "New tokens per sequence", min_value=1, max_value=1_000_000, step=64, **_widget("new"), help=SPEED_NEW
-    )
+    got["tokens_per_second"] = _box(st, "tokens_per_second", 1000, "If you measured one: the MFU it implies.")
+    got["new"] = _box(st, "new", 64, SPEED_NEW)
     got["efficiency"] = st.slider(
         "Speed: efficiency (% of peak and bandwidth)",
         min_value=10.0,
@@ -352,14 +337,15 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
     for name in ("mfu", "efficiency"):
         if name in got:
             values[name] = float(got[name]) / 100  # type: ignore[arg-type]
-    values["tokens_per_second"] = float(values["tokens_per_second"])  # type: ignore[arg-type]
-    values["gpu_util"] = float(values["gpu_util"])  # type: ignore[arg-type]
-    for name in ("batch", "seq", "gpus", "tokens", "zero", "lora_rank", "tp", "pp", "ep", "chunk", "max_seqs", "new"):
-        values[name] = int(values[name])  # type: ignore[call-overload]
+    for name in WHOLE:  # a whole number typed as 1e6 is one; a fraction stays one, refused naming its box
+        value = values[name]
+        if isinstance(value, float) and value.is_integer():
+            values[name] = int(value)
     try:
         new = check(RunSettings(**values))  # type: ignore[arg-type]
     except ValueError as exc:
-        st.warning(f"Run settings not applied: {quoted(exc)}")
+        field, _, why = str(exc).partition(": ")
+        st.warning(f"Run settings not applied: {quoted(f'{BOXES.get(field, field)}: {why}')}")
         new = settings
     state[_SEEN] = new
     state[_RUN_MOVED] = set()  # the moves are in the settings now

@@ -237,7 +237,7 @@ def _field_error(name: str, value: object) -> str:
         "max_seqs",
         "new",
     ) and not isinstance(value, int):
-        return f"{name}: expected a whole number"
+        return f"{name}: expected a whole number, got {value:g}"
     if not lo <= value <= hi:
         return f"{name}: {value:,} is outside {lo:,}..{hi:,}"
     return ""
