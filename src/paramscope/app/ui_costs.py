@@ -463,7 +463,9 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
         )
     cols[1].metric(
         f"{gpu.name}",
-        gpu.memory_label,
+        f"{gpu.capacity / GB:,.2f} GB usable",
+        help=f"{gpu.memory_label} on the datasheet; PyTorch can allocate {gpu.capacity:,} bytes of it"
+        + (" (measured)." if gpu.usable_bytes else " (the datasheet's figure: not measured on this part)."),
         delta=("fits" if fits else "does not fit"),
         delta_color="normal" if fits else "inverse",
         delta_arrow="off",  # an arrow up on "does not fit" would read as "more is better"

@@ -1908,6 +1908,8 @@ def serving_room(spec: Spec, settings: RunSettings, capacity: int, gpu_name: str
         return room + f"cache: the weights and what the profile allocates take all of {share}"
     n, seq = cap["sequences"] or 0, resolved_seq(settings, spec.max_position_embeddings)
     kind = f"KV cache, {cap['kv_tokens']:,} tokens" if cap["kv_tokens"] is not None else "state cache"
+    if cap["kv_tokens"] is not None and spec.sliding_window_layers:
+        kind += " (were every layer to keep every token: its sliding layers keep their window)"
     return (
         f"{room}{kind} in {share}: {n:,} sequence{'s' if n != 1 else ''} of {seq:,} tokens at once (at most max_seqs "
         f"= {serving_batch(settings)[1]:,})"
