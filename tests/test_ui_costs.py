@@ -435,3 +435,17 @@ def test_a_typed_run_setting_is_taken_as_typed_or_refused_naming_its_box(
         assert (True, before) == (any(want in w for w in warned), now)
     else:
         assert ([], int(typed)) == (warned, getattr(now, field))
+
+
+def test_a_refused_run_setting_stays_in_its_box_until_mended() -> None:
+    """Batch 0 is refused; moving another box (the context) keeps the 0 in the batch box and the warning (the move
+    used to put the last valid batch back without a word), and applies nothing; typing a valid batch then applies
+    both."""
+    at = _app("llama-3-8b")
+    at.number_input(key="run_batch").set_value(0.0).run()
+    at.number_input(key="run_seq").set_value(4096.0).run()
+    warned = [w.value for w in at.warning if w.value.startswith("Run settings not applied")]
+    kept = (at.number_input(key="run_batch").value, at.session_state["run_settings"].seq)
+    at.number_input(key="run_batch").set_value(2.0).run()
+    now = at.session_state["run_settings"]
+    assert (1, (0.0, 0), (2, 4096)) == (len(warned), kept, (now.batch, now.seq))

@@ -72,6 +72,7 @@ KEY = "run_"  # widget keys: KEY + RunSettings field name
 _SEEN = "run__seen"  # the settings these widgets showed last (to notice settings changed from outside)
 _SHOWN = "run__shown"  # the fields whose widgets were on screen in the last run
 _RUN_MOVED = "run__moved"  # the run-settings widgets the person moved since the settings last took them
+_REFUSED = "run__refused"  # the run-settings widget whose value the settings refused: it keeps what was typed
 
 DTYPE_LABELS = {
     "fp32": "fp32 (4 bytes)",
@@ -126,6 +127,8 @@ def _seed(settings: RunSettings) -> None:
     restored link), otherwise those that were hidden in the last run (Streamlit forgets hidden widgets)."""
     state = st.session_state
     changed = state.get(_SEEN) != settings
+    if changed:  # settings from outside: a value refused before is forgotten
+        state[_REFUSED] = set()
     shown = state.get(_SHOWN, ())
     for f in dataclasses.fields(RunSettings):
         if changed or f.name not in shown or KEY + f.name not in state:
@@ -183,7 +186,15 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
     not move is put back to the settings' value first: under load the browser can hand a rerun a widget at its
     default (the first mode, an emptied box; bench/many_users.py --mixed saw sessions reset to the first options)."""
     _seed(settings)
-    put_back(_RUN_MOVED, {KEY + f.name: _widget_value(settings, f.name) for f in dataclasses.fields(RunSettings)})
+    refused = st.session_state.get(_REFUSED, set())
+    put_back(
+        _RUN_MOVED,
+        {
+            KEY + f.name: _widget_value(settings, f.name)
+            for f in dataclasses.fields(RunSettings)
+            if KEY + f.name not in refused
+        },
+    )
     state = st.session_state
     got: dict[str, object] = {}
     got["mode"] = mode = st.radio(
@@ -346,9 +357,12 @@ def render_run_controls(settings: RunSettings) -> RunSettings:
     except ValueError as exc:
         field, _, why = str(exc).partition(": ")
         st.warning(f"Run settings not applied: {quoted(f'{BOXES.get(field, field)}: {why}')}")
+        state[_REFUSED] = {KEY + field}  # what was typed stays in its box until it is mended, the other moves wait
         new = settings
+    else:
+        state[_REFUSED] = set()
+        state[_RUN_MOVED] = set()  # the moves are in the settings now
     state[_SEEN] = new
-    state[_RUN_MOVED] = set()  # the moves are in the settings now
     return new
 
 
