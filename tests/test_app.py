@@ -1249,3 +1249,18 @@ def test_a_checkpoint_stored_in_mxfp4_is_sized_as_stored_in_one_click():
     assert ("mxfp4", "fits") == (at.query_params.get("run_dtype"), gpu.proto.delta)
     assert 65.33 < float(peak.removesuffix(" GB")) < 80
     assert not [i for i in at.info if "quantization_config" in i.value]
+
+
+def test_a_refused_ffn_multiplier_stays_as_typed_until_mended():
+    """−1 typed as GPT-2's FFN multiplier asks for a width of −768, which is refused naming intermediate_size; the box
+    keeps the −1 (it snapped back to 4) while the refusal stands, and a valid multiplier then applies: n_inner 1,536,
+    as transformers builds it."""
+    from hf_oracle import hf_count
+
+    at = open_section(fresh({"preset": "gpt2"}), "f_ffn_multiplier")
+    at.number_input(key="f_ffn_multiplier").set_value(-1.0).run()
+    kept = at.number_input(key="f_ffn_multiplier").value
+    pending = [e.value for e in at.error if e.value.startswith("Pending") and "intermediate" in e.value]
+    at.number_input(key="f_ffn_multiplier").set_value(2.0).run()
+    want = hf_count({**presets.get("gpt2").config, "n_inner": 1536})
+    assert (-1.0, 1, f"{want:,}") == (kept, len(pending), shown_total(at))

@@ -830,7 +830,7 @@ def multiplier_slider(view: Spec, show: Spot) -> None:
     mixture of experts leaves no parameter depending on the intermediate size (every layer's experts have their own
     width), it is off and says so; a dense model keeps it, its layers' width once it has any."""
     ratio = multiplier(view)
-    st.session_state["f_ffn_multiplier"] = ratio
+    _show_multiplier(ratio, show)
     multipliers = [m / 4 for m in range(2, 33)]  # 0.5 to 8 in quarters
     unused = _ffn_off(view, show)
     steps(
@@ -871,7 +871,7 @@ def ffn_unused(model: Model) -> bool:
 def ffn_boxes(view: Spec, show: Spot) -> None:
     """The FFN multiplier's exact box and the exact intermediate size, two views of one field kept consistent."""
     ratio = multiplier(view)
-    st.session_state["f_ffn_multiplier"] = ratio
+    _show_multiplier(ratio, show)
     off = _ffn_off(view, show)
     st.number_input(
         "FFN multiplier, exact",
@@ -893,6 +893,12 @@ def ffn_boxes(view: Spec, show: Spot) -> None:
     )
     if off:
         st.caption(FFN_OFF)
+
+
+def _show_multiplier(ratio: float, show: Spot) -> None:
+    """The multiplier the model has, unless the width it asked for is refused: then what was typed stays."""
+    if not (show.error and show.names("intermediate_size") and "f_ffn_multiplier" in st.session_state):
+        st.session_state["f_ffn_multiplier"] = ratio
 
 
 def _multiplier_moved() -> None:
