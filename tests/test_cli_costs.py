@@ -317,7 +317,7 @@ AS_STORED = "--dtype mxfp4 sizes it as stored"
 @pytest.mark.parametrize(
     ("args", "note"),
     [
-        ((), f"note: the checkpoint stores its weights in mxfp4 (its quantization_config); {AS_STORED}\n"),
+        ((), f"note: the checkpoint's quantization_config names mxfp4; {AS_STORED}\n"),
         (("--dtype", "mxfp4"), ""),
         (("--mode", "training"), ""),
     ],

@@ -88,8 +88,7 @@ def load_spec(args: argparse.Namespace, command: str) -> tuple[Spec, str, tuple[
     stored, dtype = model.stored_format, getattr(args, "dtype", None)
     if stored and dtype and dtype != stored and getattr(args, "mode", "inference") == "inference":
         print(
-            f"note: the checkpoint stores its weights in {stored} (its quantization_config); --dtype {stored} sizes "
-            "it as stored",
+            f"note: the checkpoint's quantization_config names {stored}; --dtype {stored} sizes it as stored",
             file=sys.stderr,
         )
     return spec, label, ignored
