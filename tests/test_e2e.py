@@ -752,3 +752,22 @@ def test_a_run_setting_typed_in_scientific_notation_is_taken_as_typed(server, br
     warning = page.locator("[data-testid='stAlertContentWarning']").filter(has_text="Run settings not applied")
     expect(warning).to_contain_text("Batch (per GPU): expected a whole number, got 2.5")
     page.context.close()
+
+
+def test_back_after_picking_another_model_brings_back_the_first(server, browser):
+    """Picking Llama 3 8B in the picker after GPT-2, then Back: GPT-2 again, its total and its link; Forward: Llama 3
+    8B again."""
+    page = open_page(browser, f"{server}/?preset=gpt2")
+    picker = page.get_by_role("combobox", name="Model: a preset or a Hugging Face id")
+    picker.click()
+    picker.fill("llama-3-8b")
+    picker.press("Enter")
+    llama = f"{presets.get('llama-3-8b').expected_total:,}"
+    wait_for_total(page, llama)
+    page.wait_for_function("location.search.includes('preset=llama-3-8b')")
+    page.go_back()
+    wait_for_total(page, f"{presets.get('gpt2').expected_total:,}")
+    assert "?preset=gpt2" == page.evaluate("location.search")
+    page.go_forward()
+    wait_for_total(page, llama)
+    page.context.close()
