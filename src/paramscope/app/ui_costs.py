@@ -33,7 +33,7 @@ from paramscope.engine.memory import (
     every_precision,
     fp8_cache_alternative,
     gpus_needed,
-    heads_not_split,
+    layout_problems,
     max_fit,
     memory,
     needed,
@@ -55,10 +55,10 @@ from paramscope.engine.run import (
     RECOMPUTE,
     SERVE_DEFAULTS_RULE,
     TRAIN_DTYPES,
+    WHOLE_NUMBERS,
     RunSettings,
     as_training,
     check,
-    experts_beyond_the_run,
     resolved_kv_dtype,
     resolved_seq,
     serving_batch,
@@ -161,7 +161,7 @@ BOXES = {
     "new": "New tokens per sequence",
 }
 #: Those that are whole numbers (shown without decimals)
-WHOLE = tuple(name for name in BOXES if name not in ("gpu_util", "tokens_per_second"))
+WHOLE = tuple(name for name in BOXES if name in WHOLE_NUMBERS)
 
 
 def _box(where: Any, name: str, step: float, help_text: str | None = None) -> float:
@@ -440,9 +440,8 @@ def render_memory_tab(spec: Spec, settings: RunSettings) -> None:
             "vocabulary and the KV heads over TP (norms whole), ceil(layers / PP) layers and the embedding or the "
             "head per stage, experts over EP among a stage's GPUs (each sharded over TP without it)."
         )
-    for problem in (experts_beyond_the_run(settings, spec.is_moe), heads_not_split(spec, settings)):
-        if problem:
-            st.warning(problem, icon=":material/warning:")
+    for problem in layout_problems(spec, settings):
+        st.warning(problem, icon=":material/warning:")
     if settings.mode == "inference" and settings.gpus > 1:
         st.info(
             "Inference memory is per GPU of one model copy: data-parallel replicas (GPUs) do not split it"

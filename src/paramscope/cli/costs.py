@@ -21,7 +21,7 @@ from paramscope.engine.memory import (
     every_precision,
     fp8_cache_alternative,
     gpus_needed,
-    heads_not_split,
+    layout_problems,
     max_fit,
     memory,
     needed,
@@ -42,7 +42,6 @@ from paramscope.engine.run import (
     SERVE_DEFAULTS_RULE,
     RunSettings,
     check,
-    experts_beyond_the_run,
     resolved_kv_dtype,
     resolved_seq,
     serving_batch,
@@ -320,9 +319,8 @@ def _memory_settings(args: argparse.Namespace) -> RunSettings:
 def run_memory(spec: Spec, label: str, ignored: tuple[str, ...], args: argparse.Namespace) -> int:
     s = _memory_settings(args)
     tree = memory(spec, s)
-    for problem in (experts_beyond_the_run(s, spec.is_moe), heads_not_split(spec, s)):
-        if problem:
-            print(f"warning: {problem}", file=sys.stderr)
+    for problem in layout_problems(spec, s):
+        print(f"warning: {problem}", file=sys.stderr)
     out = parts(tree)
     gpu = hardware.get(s.gpu)
     serving = s.serving and s.mode == "inference"

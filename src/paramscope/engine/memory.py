@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
 from paramscope.engine.components import EMBEDDING_PATHS
-from paramscope.engine.hardware import ACCELERATORS
+from paramscope.engine.hardware import ACCELERATORS, GiB
 from paramscope.engine.params import count, paren, qkv_width, rename, values_width
 from paramscope.engine.run import (
     MAX_BATCH,
@@ -33,6 +33,7 @@ from paramscope.engine.run import (
     TRAIN_DTYPES,
     RunSettings,
     check,
+    experts_beyond_the_run,
     resolved_kv_dtype,
     resolved_seq,
     serving_batch,
@@ -147,6 +148,10 @@ def fp32_weights(spec: Spec, dtype: str) -> tuple[str, ...]:
     return spec.fp32_weights + (spec.fp32_weights_fp16 if dtype == "fp16" else ())
 
 
+#: Where weight_bytes says a format quantizing the experts alone keeps their biases
+EXPERT_BIASES = "the experts' biases (the MXFP4 kernels' format)"
+
+
 def weight_bytes(spec: Spec, dtype: str, layout: Layout = ONE_GPU, within: str = "") -> Node:
     """Bytes of the weights stored in ``dtype`` on one GPU, split into layer matrices, quantization scales,
     embeddings + LM head, and everything else (norms, biases, ...); ``within`` a component path: the part of them
@@ -205,8 +210,8 @@ def weight_bytes(spec: Spec, dtype: str, layout: Layout = ONE_GPU, within: str =
                     other_elems += biases
                     continue
                 fp32_elems += biases
-                if biases and "the experts' biases (the MXFP4 kernels' format)" not in fp32_paths:
-                    fp32_paths.append("the experts' biases (the MXFP4 kernels' format)")
+                if biases and EXPERT_BIASES not in fp32_paths:
+                    fp32_paths.append(EXPERT_BIASES)
             else:
                 other_elems += biases
             matrix_elems += weights
@@ -1902,7 +1907,7 @@ def serving_room(spec: Spec, settings: RunSettings, capacity: int, gpu_name: str
     """In words, what a serving engine's budget (:func:`serving_capacity`) holds on one GPU: its cache in GiB and
     tokens and the sequences of the run's length at once, or that the weights and the profile leave it none."""
     cap = serving_capacity(spec, settings, capacity)
-    room = f"{cap['kv_budget_bytes'] / 2**30:,.2f} GiB of "
+    room = f"{cap['kv_budget_bytes'] / GiB:,.2f} GiB of "
     share = f"{settings.gpu_util:g} of the {gpu_name}"
     if not cap["kv_budget_bytes"]:
         return room + f"cache: the weights and what the profile allocates take all of {share}"
@@ -2074,6 +2079,16 @@ class GpusNeeded:
 #: GPUs that one NVLink domain joins (an HGX / DGX node): tensor parallelism stays within them, as it needs the
 #: fast links for its all-reduce in every layer; pipeline stages go across nodes (Megatron-LM's practice).
 NODE_GPUS = 8
+
+
+def layout_problems(spec: Spec, settings: RunSettings) -> list[str]:
+    """What Megatron-LM and vLLM would refuse in the settings' layout, in words (none: an empty list): tensor
+    parallelism that does not split the heads, expert parallelism beyond a stage's GPUs."""
+    return [
+        problem
+        for problem in (experts_beyond_the_run(settings, spec.is_moe), heads_not_split(spec, settings))
+        if problem
+    ]
 
 
 def heads_not_split(spec: Spec, settings: RunSettings) -> str:

@@ -98,6 +98,10 @@ _CHOICES: dict[str, tuple] = {
     "precision": PRECISIONS_TRAIN,
     "kernels": KERNELS,
 }
+#: The settings that are whole numbers (a count, not a choice)
+WHOLE_NUMBERS = tuple(
+    f.name for f in dataclasses.fields(RunSettings) if type(f.default) is int and f.name not in _CHOICES
+)
 _RANGES: dict[str, tuple[float, float]] = {
     "batch": (1, MAX_BATCH),
     "seq": (0, MAX_SEQ),
@@ -223,20 +227,7 @@ def _field_error(name: str, value: object) -> str:
         return f"{name}: expected a number"
     if isinstance(value, float) and not math.isfinite(value):
         return f"{name}: expected a finite number"
-    if name in (
-        "batch",
-        "seq",
-        "gpus",
-        "tokens",
-        "lora_rank",
-        "tp",
-        "pp",
-        "ep",
-        "runtime_mib",
-        "chunk",
-        "max_seqs",
-        "new",
-    ) and not isinstance(value, int):
+    if name in WHOLE_NUMBERS and not isinstance(value, int):
         return f"{name}: expected a whole number, got {value:g}"
     if not lo <= value <= hi:
         return f"{name}: {value:,} is outside {lo:,}..{hi:,}"
