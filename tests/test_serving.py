@@ -28,8 +28,8 @@ H100 = 85_018_877_624  # hardware's h100-sxm capacity: 79.18 GiB, the 79.19 GiB 
 
 def _label(case: dict) -> str:
     stages = case["pipeline_parallel_size"]
-    pp = f"-pp{stages}" if stages > 1 else ""
-    return f"{case['as']['preset']}-{case['as']['dtype']}-kv{case['as']['kv_dtype']}-tp{case['tensor_parallel_size']}{pp}"
+    run = f"{case['as']['preset']}-{case['as']['dtype']}-kv{case['as']['kv_dtype']}-tp{case['tensor_parallel_size']}"
+    return run + (f"-pp{stages}" if stages > 1 else "")
 
 
 def _settings(case: dict) -> RunSettings:
@@ -170,3 +170,54 @@ def test_the_largest_context_is_whole_blocks_of_the_budget() -> None:
     cap = serving_capacity(spec, settings, H100)
     fits = needed(memory(spec, settings)) <= H100
     assert (4528, 4528, False) == (cap["kv_tokens"], max_fit(spec, settings, H100, "seq"), fits)
+
+
+#: Weights the estimate misses by more than 1 %, each with predicted / logged: the test fails when one starts to match
+KNOWN_WEIGHT_MISSES = {
+    # vLLM loads the head the checkpoint stores, where Mistral3ForConditionalGeneration built from the file ties it to
+    # the embedding (131,072 × 5,120 in 16 bit: 1.25 GiB on one GPU), as the count says (issue 28's tying rule)
+    "mistral-small-3.1-24b-instruct-bf16-kvauto-tp1": 0.971,
+    "mistral-small-3.1-24b-instruct-int8-kvauto-tp1": 0.946,
+    "mistral-small-3.1-24b-instruct-int8-kvauto-tp2": 0.974,
+    # 0.57 GiB more than the whole class's parameters and buffers in bf16, not explained
+    "gemma-3-4b-it-bf16-kvauto-tp1": 0.934,
+}
+
+
+@pytest.mark.parametrize("case", CASES, ids=_label)
+def test_the_weights_within_one_percent(case: dict) -> None:
+    """Each logged run on one pipeline stage: the weights one GPU holds within 1 % of vLLM's "Model loading took"
+    (gpt-oss in mxfp4 with its kernel's Hopper layout: 0.997 and 0.992, 0.94 and 0.92 at the checkpoint's bytes)."""
+    spec = presets.model(case["as"]["preset"]).cost_spec
+    tree = memory(spec, dataclasses.replace(_settings(case), seq=1))
+    ratio = tree.get("weights") / GiB / case["logged"]["weights_gib"]
+    label = _label(case)
+    assert (label, abs(ratio - 1) <= 0.01) == (label, label not in KNOWN_WEIGHT_MISSES), ratio
+
+
+def _vllm_hopper_experts(tp: int) -> int:
+    """gpt-oss 20B's routed experts on one of ``tp`` H100s as vLLM 0.19 holds them, its tensors' shapes written out
+    from its code: I_p = round_up(2,880/tp, 64) (fused_moe/oracle/mxfp4.py); values in HopperMXValueLayout, each
+    side of [bytes along the input, outputs] rounded up to 64; scales in HopperMXScaleLayout, outputs to 256 and
+    blocks of 32 to 2; the loaded scales [outputs, blocks] kept; biases fp32 (quantization/mxfp4.py)."""
+    experts, layers, h = 32, 24, 2880  # I_p: 2,880 on one GPU, 1,472 on two
+    per_expert = {
+        1: 1472 * 5760 + 1472 * 2880 + 5888 * 90 + 3072 * 90 + 5760 * 90 + 2880 * 90 + 4 * (5760 + h),
+        2: 1472 * 2944 + 768 * 2880 + 3072 * 90 + 3072 * 46 + 2944 * 90 + 2880 * 46 + 4 * (2944 + h),
+    }[tp]
+    return experts * layers * per_expert
+
+
+@pytest.mark.parametrize("tp", [1, 2])
+def test_gpt_oss_experts_as_vllms_kernel_holds_them_on_hopper(tp: int) -> None:
+    """gpt-oss 20B in mxfp4 served on H100s: the experts' checkpoint bytes plus the kernel layout's line equal the
+    bytes of vLLM's tensors, and an A100 (whose kernel is another) gets no such line."""
+    from paramscope.engine.memory import Layout, kernel_layout, weight_bytes
+
+    spec, layout = presets.model("gpt-oss-20b").cost_spec, Layout(tp=tp)
+    stored = weight_bytes(spec, "mxfp4", layout, within="layers/moe/experts").count
+    relaid = kernel_layout(spec, "mxfp4", layout, "h100-sxm")
+    assert (_vllm_hopper_experts(tp), None) == (
+        stored + relaid.count,
+        kernel_layout(spec, "mxfp4", layout, "a100-80gb"),
+    )

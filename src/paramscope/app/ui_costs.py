@@ -621,7 +621,9 @@ _MEMORY_NOTES = """
   quantize the transformer layers' weight matrices only; embeddings, LM head, norms and biases stay 16-bit;
   scales: fp8 one fp32 per matrix, int8 one fp16 per output channel, int4 fp16 scale + fp16 zero per group
   of 128, mxfp4 one byte per block of 32. mxfp4 quantizes a mixture of experts' routed experts alone (their
-  biases in fp32), as gpt-oss's checkpoint and its kernels hold them.
+  biases in fp32), as gpt-oss's checkpoint and its kernels hold them; a serving engine on an H100 or H200 adds
+  its kernel's layout (vLLM's Triton MXFP4: padded values and scales, the checkpoint's scales kept); transformers
+  holds mxfp4 only with triton ≥ 3.4 and the `kernels` package, and otherwise dequantizes to bf16.
 * **KV cache**: `2 · layers · num_key_value_heads · head_dim · tokens · batch · bytes` (GQA/MQA through
   `num_key_value_heads`); sliding-window layers hold at most `sliding_window` tokens; MLA caches
   `kv_lora_rank + qk_rope_head_dim` per token and layer; encoder-decoders add the cross-attention cache.

@@ -29,6 +29,8 @@ class Accelerator:
     bandwidth: float = 0.0  # peak memory bandwidth, bytes/s (datasheet)
     bandwidth_source: str = ""
     usable_bytes: int = 0  # what PyTorch can allocate (its reported total capacity), measured; 0: not measured
+    #: CUDA compute capability (NVIDIA's "CUDA GPUs" table): which kernels a serving engine picks; None: not CUDA
+    capability: tuple[int, int] | None = None
 
     @property
     def capacity(self) -> int:
@@ -50,6 +52,7 @@ _ALL = (
         "NVIDIA A100 Tensor Core GPU datasheet: BF16 Tensor Core 312 TFLOPS (624 with sparsity)",
         bandwidth=1555e9,
         bandwidth_source="NVIDIA A100 datasheet: GPU memory bandwidth 1,555 GB/s (40GB SXM)",
+        capability=(8, 0),
     ),
     Accelerator(
         "a100-80gb",
@@ -60,6 +63,7 @@ _ALL = (
         "NVIDIA A100 Tensor Core GPU datasheet: BF16 Tensor Core 312 TFLOPS (624 with sparsity)",
         bandwidth=2039e9,
         bandwidth_source="NVIDIA A100 datasheet: GPU memory bandwidth 2,039 GB/s (80GB SXM)",
+        capability=(8, 0),
     ),
     Accelerator(
         "h100-pcie",
@@ -71,6 +75,7 @@ _ALL = (
         "756 TFLOPS (1513 with sparsity)",
         bandwidth=2000e9,
         bandwidth_source="NVIDIA H100 datasheet: H100 PCIe GPU memory bandwidth 2 TB/s",
+        capability=(9, 0),
     ),
     Accelerator(
         "h100-sxm",
@@ -83,6 +88,7 @@ _ALL = (
         bandwidth=3.35e12,
         bandwidth_source="NVIDIA H100 datasheet: H100 SXM GPU memory bandwidth 3.35 TB/s",
         usable_bytes=round(79.18 * GiB),  # torch: "total capacity of 79.18 GiB" (docs/measurements, 2026-11-26)
+        capability=(9, 0),
     ),
     Accelerator(
         "h200-sxm",
@@ -95,6 +101,7 @@ _ALL = (
         bandwidth=4.8e12,
         bandwidth_source="NVIDIA H200 datasheet: GPU memory bandwidth 4.8 TB/s",
         usable_bytes=round(139.80 * GiB),  # torch: "total capacity of 139.80 GiB" (docs/measurements, 2026-11-26)
+        capability=(9, 0),
     ),
     Accelerator(
         "b200",
@@ -107,6 +114,7 @@ _ALL = (
         "the B200 package carries 192 GB; HGX/DGX systems expose 180 GB per GPU",
         bandwidth=8e12,
         bandwidth_source="NVIDIA HGX B200 datasheet: GPU memory bandwidth 8 TB/s per GPU",
+        capability=(10, 0),
     ),
     Accelerator(
         "rtx-3090",
@@ -118,6 +126,7 @@ _ALL = (
         "with FP32 accumulate 71 (142 with sparsity)",
         bandwidth=936e9,
         bandwidth_source="NVIDIA Ampere GA102 whitepaper, Appendix A: RTX 3090 memory bandwidth 936 GB/s",
+        capability=(8, 6),
     ),
     Accelerator(
         "rtx-4090",
@@ -129,6 +138,7 @@ _ALL = (
         "accumulate 165.2 (330.4 with sparsity)",
         bandwidth=1008e9,
         bandwidth_source="NVIDIA Ada whitepaper, Appendix A: RTX 4090 memory bandwidth 1,008 GB/s",
+        capability=(8, 9),
     ),
     Accelerator(
         "mi300x",
@@ -182,6 +192,7 @@ _ALL += (
         "NVIDIA L40S datasheet: BF16 Tensor Core 362.05 TFLOPS (733 with sparsity), 48 GB GDDR6",
         bandwidth=864e9,
         bandwidth_source="NVIDIA L40S datasheet: memory bandwidth 864 GB/s",
+        capability=(8, 9),
     ),
     Accelerator(
         "rtx-5090",
@@ -193,6 +204,7 @@ _ALL += (
         "FP32 accumulate 209.5 (419 with sparsity)",
         bandwidth=1792e9,
         bandwidth_source="NVIDIA RTX Blackwell whitepaper: RTX 5090 memory bandwidth 1,792 GB/s",
+        capability=(12, 0),
     ),
     Accelerator(
         "a10",
@@ -204,6 +216,7 @@ _ALL += (
         "AWS's A10G (g5 instances) has the same memory and a lower clock: its peak is below this",
         bandwidth=600e9,
         bandwidth_source="NVIDIA A10 datasheet: GPU memory bandwidth 600 GB/s",
+        capability=(8, 6),
     ),
     Accelerator(
         "t4",
@@ -215,6 +228,7 @@ _ALL += (
         "Turing has no bf16: the peak is fp16's, and bf16 models run in fp16 or slower",
         bandwidth=320e9,
         bandwidth_source="NVIDIA T4 datasheet: GPU memory bandwidth 320+ GB/s",
+        capability=(7, 5),
     ),
     Accelerator(
         "mi325x",

@@ -46,6 +46,38 @@ BITS = {"fp32": 32, "bf16": 16, "fp16": 16, "fp8": 8, "int8": 8, "int4": 4, "mxf
 
 
 @dataclass(frozen=True)
+class ExpertsLayout:
+    """How a serving engine's kernel holds a format's routed experts after loading, on the GPUs it runs on: the
+    packed values and their scales padded to its tiles, and the checkpoint's scales where it keeps them besides.
+    The gate and up matrices are one fused matrix (gate_up), the down matrix another."""
+
+    source: str
+    capability: tuple[tuple[int, int], tuple[int, int]]  # the CUDA compute capabilities it runs on: [from, to)
+    intermediate: int  # an expert's intermediate size on one GPU, rounded up to a multiple of this
+    values: int  # the packed values' two sides (bytes along the input, outputs), each rounded up to a multiple
+    scale_rows: int  # the swizzled scales' outputs rounded up to a multiple of this
+    scale_blocks: int  # their blocks along the input rounded up to a multiple of this
+    keeps_scales: bool  # the checkpoint's scales stay allocated beside the swizzled copy
+
+
+#: vLLM 0.19's MXFP4 experts on Hopper (its default backend there, the Triton kernel of triton_kernels' matmul_ogs;
+#: read in the vllm 0.19.0 wheel): fused_moe/oracle/mxfp4.py rounds the intermediate size per GPU up to 64;
+#: utils/mxfp4_utils._swizzle_mxfp4 lays the values out in HopperMXValueLayout (both sides to 64) and the scales in
+#: HopperMXScaleLayout (outputs to 256, blocks to 2); quantization/mxfp4.py keeps the loaded w13/w2_weight_scale
+#: parameters registered beside the swizzled copy, and the biases become fp32
+VLLM_MXFP4_HOPPER = ExpertsLayout(
+    "vLLM's Triton MXFP4 kernel on Hopper (triton_kernels' Hopper layouts: values padded to 64, the swizzled "
+    "scales' rows to 256, the checkpoint's scales kept beside them)",
+    ((9, 0), (10, 0)),
+    intermediate=64,
+    values=64,
+    scale_rows=256,
+    scale_blocks=2,
+    keeps_scales=True,
+)
+
+
+@dataclass(frozen=True)
 class Quant:
     """How a quantized format stores a weight matrix of shape (in, out) (``nn.Linear(in, out)``)."""
 
@@ -59,6 +91,8 @@ class Quant:
     #: a serving engine's fused experts keep their workspace after its profile (vLLM's fused_moe kernels; not its MXFP4
     #: kernel for gpt-oss, whose logs show none)
     moe_workspace: bool = True
+    #: how a serving engine's kernel holds the routed experts, where it re-lays them (vLLM's MXFP4 on Hopper)
+    serving_experts: ExpertsLayout | None = None
 
 
 #: Conventions for the quantized formats (weights only).
@@ -73,6 +107,7 @@ QUANT: dict[str, Quant] = {
         "MXFP4 (OCP microscaling): 4-bit E2M1 values in blocks of 32 input elements, one 8-bit E8M0 scale per block",
         experts_only=True,
         moe_workspace=False,
+        serving_experts=VLLM_MXFP4_HOPPER,
     ),
 }
 
@@ -299,6 +334,53 @@ def weight_bytes(spec: Spec, dtype: str, layout: Layout = ONE_GPU, within: str =
             )
         )
     return group("weights", children)
+
+
+def _round_up(n: int, multiple: int) -> int:
+    return _ceil_div(n, multiple) * multiple
+
+
+def kernel_layout(spec: Spec, dtype: str, layout: Layout, gpu: str) -> Node | None:
+    """What a serving engine's kernel holds for the routed experts beyond the checkpoint's bytes on one GPU of
+    ``gpu``, where its format names a layout for that GPU (:attr:`Quant.serving_experts`); None elsewhere.
+
+    Per expert a GPU holds, with I_p its intermediate size on that GPU rounded up: the fused gate_up (in hidden_size,
+    out 2·I_p) and the down matrix (in I_p, out hidden_size), each as packed values (⌈in/2⌉ bytes × out, both sides
+    padded), swizzled scales (out × ⌈in/32⌉, padded), the checkpoint's scales where kept, and fp32 biases."""
+    quant = QUANT.get(dtype)
+    cc = ACCELERATORS[gpu].capability
+    kernel = quant.serving_experts if quant else None
+    if kernel is None or cc is None or not kernel.capability[0] <= cc < kernel.capability[1] or not spec.is_moe:
+        return None
+    leaves = [leaf for leaf in count(spec).leaves() if "/experts/" in leaf.path and leaf.matrix and leaf.count]
+    if not leaves:
+        return None
+    experts = max(layout.copies(leaf.path, leaf.repeat, spec) for leaf in leaves)
+    h = spec.hidden_size
+    rows = [leaf for leaf in leaves if leaf.path.rsplit("/", 1)[1] in ("down", "o")]  # in: the intermediate size
+    columns = [leaf for leaf in leaves if leaf not in rows]
+    inner = max(leaf.matrix.n_in for leaf in rows) if rows else max(leaf.matrix.n_out for leaf in columns)
+    i_p = _round_up(_ceil_div(inner, layout.expert_split), kernel.intermediate)
+    biased = any(leaf.count // leaf.repeat > leaf.matrix.n_in * leaf.matrix.n_out for leaf in leaves)
+    block = QUANT[dtype].group
+
+    def held(n_in: int, n_out: int) -> int:
+        values = _round_up(_ceil_div(n_in, 2), kernel.values) * _round_up(n_out, kernel.values)
+        blocks = _ceil_div(n_in, block)
+        scales = _round_up(n_out, kernel.scale_rows) * _round_up(blocks, kernel.scale_blocks)
+        return values + scales + (n_out * blocks if kernel.keeps_scales else 0) + (4 * n_out if biased else 0)
+
+    per_expert = (held(h, len(columns) * i_p) if columns else 0) + (held(i_p, h) if rows else 0)
+    stored = weight_bytes(spec, dtype, layout, within=leaves[0].path.rsplit("/", 1)[0]).count
+    extra = experts * per_expert - stored
+    return Node(
+        "weights/kernel_layout",
+        extra,
+        f"{experts:,} experts × (gate_up and down as the kernel holds them; I_p = moe_intermediate_size"
+        + (f"/{layout.expert_split}" if layout.expert_split > 1 else "")
+        + f" rounded up to {kernel.intermediate}: {i_p:,}) − their checkpoint bytes",
+        note=kernel.source,
+    )
 
 
 # ------------------------------------------------------------------------------------------ KV cache
@@ -1536,6 +1618,8 @@ def _inference_phases(spec: Spec, settings: RunSettings, seq: int, layout: Layou
     kv_dtype = resolved_kv_dtype(settings)
     batch = settings.batch
     if settings.serving:
+        relaid = kernel_layout(spec, settings.dtype, layout, settings.gpu)
+        weights = group("weights", [*weights.children, relaid]) if relaid else weights
         # the engine sets aside what its profile of one full chunk allocated, whatever the run's own prompts are
         # (vLLM's determine_available_memory); a sequence's cache takes whole blocks
         cache = kv_cache(spec, _whole_blocks(seq), batch, kv_dtype, layout)
