@@ -282,6 +282,25 @@ def test_class_without_architectures(model_type: str, expected_class: str) -> No
 
 @needs_hf
 @pytest.mark.parametrize(
+    ("model_type", "expected_class"),
+    [("musicgen", "MusicgenForConditionalGeneration"), ("colpali", "ColPaliForRetrieval")],
+)
+def test_a_type_only_another_tasks_mapping_holds_is_built(model_type: str, expected_class: str) -> None:
+    """A type whose class is in neither the causal-LM, the image-text nor the base mapping (MusicGen's text-to-waveform
+    model, ColPali's retrieval one) is built from the first other task's mapping that takes its config (they were
+    refused: "transformers has no model class"), to the count of that class built on meta."""
+    import torch
+    import transformers
+
+    cfg = transformers.CONFIG_MAPPING[model_type]()
+    with torch.device("meta"):
+        expected = sum(p.numel() for p in getattr(transformers, expected_class)._from_config(cfg).parameters())
+    result = build_tree({"model_type": model_type})
+    assert (expected_class, expected) == (result.class_name, result.tree.count)
+
+
+@needs_hf
+@pytest.mark.parametrize(
     ("model_type", "expected"),
     [("qwen3_moe", True), ("gpt_oss", True), ("olmo2", False), ("mamba", False)],
 )

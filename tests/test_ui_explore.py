@@ -130,6 +130,16 @@ def test_type_without_a_row_is_counted_by_transformers() -> None:
     assert "counted by transformers" in shown(at.caption[0].value)
 
 
+def test_a_whole_model_is_said_to_be_counted_from_its_towers() -> None:
+    """A whole LLaVA pasted in Your model is counted from its towers' formulas, and its caption says so (it said
+    "counted by transformers (counted with formulas ...)")."""
+    at = _app(UPLOAD_SCRIPT)
+    at.text_area(key="x_paste").input('{"model_type": "llava"}').run()
+    caption = shown(at.caption[0].value)
+    said = ("a whole model, counted from its towers' formulas" in caption, "by transformers" in caption)
+    assert (True, False) == said
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [

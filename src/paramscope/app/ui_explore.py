@@ -320,9 +320,14 @@ def render_upload(on_use: Callable[[str], None] | None = None) -> Model | None:
     b.metric("Parameters", f"{summary.total:,}", help=f"{short(summary.total)}: every parameter, exactly")
     c.metric("Non-embedding", f"{summary.non_embedding:,}", help=short(summary.non_embedding))
     if not model.has_formulas:
+        how = (
+            "a whole model, counted from its towers' formulas"
+            if model.counted_by == "towers"
+            else "counted by transformers"
+        )
         st.caption(
-            f"{quoted(model.model_type)} is counted by transformers ({quoted('; '.join(model.meta.notes))}): the "
-            f"Parameters tab shows its module tree. {ui_hub.what_runs(model)}"
+            f"{quoted(model.model_type)} is {how} ({quoted('; '.join(model.meta.notes))}): the Parameters tab shows "
+            f"its module tree. {ui_hub.what_runs(model)}"
         )
     elif ignored:
         with st.expander(f"{len(ignored)} key(s) in the file do not change the count", expanded=False):

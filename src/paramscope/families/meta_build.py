@@ -220,6 +220,12 @@ def _pick_class(model_type: str, rest: Mapping[str, Any]) -> tuple[type, str]:
         # the causal-LM mapping holds only the decoder of an encoder-decoder (BartForCausalLM,
         # WhisperForCausalLM): prefer the whole model
         mappings[:0] = ["MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING", "MODEL_FOR_SPEECH_SEQ_2_SEQ_MAPPING"]
+    # then every other task's mapping, in name order (MusicGen's text-to-waveform class, ColPali's retrieval one)
+    mappings += sorted(
+        name
+        for name in dir(transformers)
+        if name.startswith("MODEL_FOR_") and name.endswith("_MAPPING") and name not in mappings
+    )
     for mapping_name in mappings:
         mapping = getattr(transformers, mapping_name, None)
         try:
@@ -248,7 +254,8 @@ def _mapping_label(mapping_name: str) -> str:
         "MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING": "AutoModelForSeq2SeqLM",
         "MODEL_FOR_SPEECH_SEQ_2_SEQ_MAPPING": "AutoModelForSpeechSeq2Seq",
         "MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING": "AutoModelForImageTextToText",
-    }.get(mapping_name, "AutoModel")
+        "MODEL_MAPPING": "AutoModel",
+    }.get(mapping_name, f"transformers.{mapping_name}")
 
 
 def _build_model(model_type: str, rest: dict[str, Any], cls: type) -> tuple[nn.Module, tuple[str, ...]]:
@@ -320,7 +327,11 @@ def _construct(model_type: str, rest: dict[str, Any], cls: type) -> nn.Module:
     except Exception as exc:
         if isinstance(exc, UnknownNetwork):  # the stand-in's: timm's network is not shipped
             raise
-        raise SpecError("config", f"transformers could not build {cls.__name__}: {_short(exc)}") from None
+        raise SpecError(
+            "config",
+            f"transformers could not build {cls.__name__} from this config ({type(exc).__name__}: {_short(exc)}); a "
+            "key its class needs may be missing: paste the checkpoint's whole config.json",
+        ) from None
 
 
 def _stands_in(exc: ImportError) -> bool:
