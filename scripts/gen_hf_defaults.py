@@ -226,3 +226,62 @@ for model_type in sorted(WHOLES):
 path = path.with_name("hf_wholes.json")
 path.write_text(json.dumps(wholes, indent=1, sort_keys=True) + "\n")
 print(f"wrote {path} ({len(wholes)} whole models)")
+
+# How a row type ties, where a whole model ties its LM head to ``model.language_model.embed_tokens``: the types whose
+# base model (AutoModel's class) has ``embed_tokens`` (GPT2Model, OPTModel and T5Model have none: transformers cannot
+# tie over them), and the types whose config ties whatever the file says (T5Config sets it True).
+from transformers.models.auto.modeling_auto import MODEL_MAPPING  # noqa: E402
+
+with_embed_tokens = []
+for model_type in sorted({row.hf_type for row in FAMILIES.values()} & set(CONFIG_MAPPING)):
+    config_class = CONFIG_MAPPING[model_type]
+    try:
+        base = MODEL_MAPPING[config_class]
+    except KeyError:
+        continue
+    # its __init__ sets it (read, not built: some classes' defaults build nothing, their head_dim left to the file);
+    # where the defaults build, the built model must agree
+    sets = "self.embed_tokens =" in inspect.getsource(base.__init__)
+    with warnings.catch_warnings(), torch.device("meta"):
+        warnings.simplefilter("ignore")
+        try:
+            built = base._from_config(_quiet(config_class))
+            assert sets == isinstance(getattr(built, "embed_tokens", None), torch.nn.Module), model_type
+        except AssertionError:
+            raise
+        except Exception:
+            pass
+    if sets:
+        with_embed_tokens.append(model_type)
+always_tied = sorted(
+    model_type
+    for model_type in {row.hf_type for row in FAMILIES.values()} & set(CONFIG_MAPPING)
+    if getattr(_quiet(CONFIG_MAPPING[model_type], tie_word_embeddings=False), "tie_word_embeddings", None) is True
+)
+path = path.with_name("hf_tying.json")
+path.write_text(json.dumps({"embed_tokens": with_embed_tokens, "always_tied": always_tied}, indent=1) + "\n")
+print(f"wrote {path} ({len(with_embed_tokens)} types with embed_tokens, {len(always_tied)} always tied)")
+
+# Each config class's attribute_map: a file stating the name (BART's hidden_size) sets the attribute it names (d_model);
+# and the names it sets only after its __post_init__ derived other values from that attribute's default (T5's
+# num_hidden_layers: num_decoder_layers follows num_layers' default 6; DBRX's hidden_size: ffn_config.hidden_size
+# keeps 2048), found by stating each name, then the attribute, with a whole number and comparing the two configs.
+aliases, after_derived = {}, {}
+for model_type in out:
+    cls = getattr(transformers, SUB_CONFIGS[model_type]) if model_type in SUB_CONFIGS else CONFIG_MAPPING[model_type]
+    if not cls.attribute_map:
+        continue
+    aliases[model_type] = dict(sorted(cls.attribute_map.items()))
+    for alias, target in sorted(cls.attribute_map.items()):
+        default = out[model_type].get(target)
+        if type(default) is not int:
+            continue
+        try:
+            by_alias, by_target = (_quiet(cls, **{key: default * 2 + 2}).to_dict() for key in (alias, target))
+        except Exception:
+            continue
+        if by_alias != by_target:
+            after_derived.setdefault(model_type, []).append(alias)
+path = path.with_name("hf_attribute_maps.json")
+path.write_text(json.dumps({"maps": aliases, "after_derived": after_derived}, indent=1, sort_keys=True) + "\n")
+print(f"wrote {path}")

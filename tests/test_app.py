@@ -328,11 +328,11 @@ def test_an_emptied_width_whose_default_is_invalid_is_pending():
     works without an error of the page's own."""
     at = open_section(fresh({"preset": "qwen2.5-0.5b"}), "f.hidden_size")
     at.number_input(key="f.hidden_size").set_value(None).run()
-    assert any("14 does not divide hidden_size 4096" in shown(e.value) for e in at.error)
+    assert any("14 does not divide hidden_size 4,096" in shown(e.value) for e in at.error)
     assert f"{presets.get('qwen2.5-0.5b').expected_total:,}" == shown_total(at)
     at.number_input(key="f_ffn_multiplier").set_value(3.0).run()
     assert not at.exception, at.exception
-    assert any("14 does not divide hidden_size 4096" in shown(e.value) for e in at.error)
+    assert any("14 does not divide hidden_size 4,096" in shown(e.value) for e in at.error)
 
 
 def test_a_fraction_is_refused_naming_its_field():
@@ -1195,7 +1195,7 @@ def test_the_exact_boxes_wait_in_a_closed_section_and_keep_every_value():
     at.session_state[MORE_OPEN] = []  # a click on its pill while the width waits
     at.run()
     assert 1000 == at.number_input(key="f.hidden_size").value
-    assert any("12 does not divide hidden_size 1000" in shown(e.value) for e in at.error)
+    assert any("12 does not divide hidden_size 1,000" in shown(e.value) for e in at.error)
     assert (expected("gpt2", vocab_size=32000), {"preset": "gpt2", "vocab_size": "32000"}) == (
         shown_total(at),
         at.query_params,

@@ -304,7 +304,7 @@ def test_an_invalid_width_is_pending_and_its_nearest_valid_value_applies(server,
     offer.wait_for(timeout=10_000)
     assert 0 == page.locator("[data-testid='stException']").count()
     errors = page.locator("[data-testid='stAlertContentError']")
-    expect(errors.filter(has_text="12 does not divide hidden_size 1000")).to_have_count(2)  # waits for both
+    expect(errors.filter(has_text="12 does not divide hidden_size 1,000")).to_have_count(2)  # waits for both
     assert f"{presets.get('gpt2').expected_total:,}" == page.locator(TOTAL).inner_text()
     offer.click()
     want = f"{hf_count({**presets.get('gpt2').config, 'n_embd': 996}):,}"

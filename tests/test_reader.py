@@ -113,7 +113,7 @@ CANNOT_BUILD = {
         "mamba_n_heads",
     ),
     "dbrx without rope_theta": (
-        dict(model_type="dbrx", attn_config={"kv_n_heads": 2}, **SMALL),
+        dict(model_type="dbrx", attn_config={"kv_n_heads": 2}, vocab_size=100, d_model=32, n_layers=2, n_heads=4),
         "attn_config.rope_theta",
     ),
     "gemma2 layer_types shorter than the layers": (

@@ -1004,3 +1004,53 @@ def test_a_whole_says_what_active_means_only_where_experts_make_it_differ(preset
 
     notes = " ".join(presets.model(preset).notes)
     assert moe == ("active: all but the routed experts" in notes)
+
+
+@pytest.mark.parametrize(
+    ("text", "tied"),
+    [
+        ("mistral", True),
+        ("gpt2", False),
+        ("gpt2", True),
+        ("opt", True),
+        ("bert", True),
+        ("mamba", True),
+        ("t5", False),
+        ("bart", False),
+    ],
+)
+def test_a_language_model_a_tied_whole_cannot_tie_to_is_refused(text: str, tied: bool) -> None:
+    """LLaVA over another language model type: counted as transformers builds it, or refused naming
+    ``text_config.model_type`` where transformers cannot build it (the whole ties lm_head to the language model's
+    embed_tokens, which GPT-2's, OPT's, BERT's, Mamba's models have not; T5's config ties whatever the file says); a T5
+    language model was counted 381,251,072 where transformers fails, and an untied BART is built."""
+    from paramscope.engine.spec import SpecError
+
+    sizes = dict(vocab_size=100, d_model=32, d_ff=48, num_layers=2, num_heads=4) if text == "t5" else _TEXT_KV
+    sub = {"model_type": text, **sizes, "tie_word_embeddings": tied}
+    config = {**SMALL["llava"], "model_type": "llava", "text_config": sub, "tie_word_embeddings": tied}
+    try:
+        expected: int | str = _hf_total(config)
+    except AttributeError:  # "GPT2Model has no attribute `embed_tokens`"
+        expected = "text_config.model_type"
+    try:
+        actual: int | str = Model.from_config(config).summary.total
+    except SpecError as exc:
+        actual = exc.field
+    assert expected == actual
+
+
+def test_mllama_refuses_more_tiles_over_the_default_ratios_as_transformers_does() -> None:
+    """Llama 3.2 Vision with max_num_tiles 8 and its file's supported_aspect_ratios (the default list, stated):
+    MllamaVisionConfig refuses it ("max_num_tiles must be 4 for default supported aspect ratios"), and so does the
+    page, naming vision_config.max_num_tiles (it counted 88,667,221,563)."""
+    from paramscope.engine.spec import SpecError
+    from paramscope.io import presets
+
+    config = copy.deepcopy(presets.model("llama-3.2-90b-vision-instruct").config)
+    config["vision_config"]["max_num_tiles"] = 8
+    with pytest.raises(Exception, match="max_num_tiles must be 4"):  # noqa: B017, PT011 - transformers raises its own class
+        _hf_total(config)
+    with pytest.raises(SpecError) as refused:
+        _ = Model.from_config(config).summary
+    assert "vision_config.max_num_tiles" == refused.value.field

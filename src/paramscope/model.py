@@ -109,7 +109,10 @@ class Model:
             towers = self.towers
             if not towers:
                 return (*why, *self.meta.notes)
-            parts = tuple(f"the {role} ({m.model_type}, with formulas): {m.summary.total:,}" for role, m in towers)
+            parts = tuple(
+                f"the {role} ({m.model_type}, with formulas{_head_said(role, m)}): {m.summary.total:,}"
+                for role, m in towers
+            )
             if self.meta.formulas:
                 return (*self.meta.notes, *parts)
             total = self.meta.summary.total
@@ -328,6 +331,15 @@ def _write(config: dict[str, Any], key: str, value: Any) -> None:
                 _follow_layer_count(sub, old, value, f"{tower}.{name}")
         _write(sub, name, value)
         config[target] = sub
+
+
+def _head_said(role: str, tower: Model) -> str:
+    """Whether a whole model's language model, loaded alone, counts the LM head (LLaVA's does; Qwen2-VL's text model
+    is its base model, the head the whole's)."""
+    if role != "language model":
+        return ""
+    has_head = any(leaf.path.startswith("head/") for leaf in tower.summary.tree.leaves())
+    return ", its LM head included" if has_head else ", without the whole's LM head"
 
 
 def _moved_text_keys(config: Mapping[str, Any]) -> list[str]:

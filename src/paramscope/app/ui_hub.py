@@ -103,15 +103,18 @@ def render_costs_of_towers(model: Model) -> None:
     if spec is None or model.has_formulas:
         return
     language = dict(model.towers)["language model"]
+    others = [role for role, _ in model.towers if role != "language model"]
     config = model.config
     keys = ("mm_tokens_per_image", "image_seq_length", "vision_soft_tokens_per_image")
     key = next((k for k in keys if isinstance(config.get(k), int) and not isinstance(config[k], bool)), "")
+    inputs = "Images" if "vision tower" in others else "Audio clips" if "audio tower" in others else "Its inputs"
     images = (
-        f"An image is {config[key]:,} tokens of the context ({key})." if key else "Images are tokens of the context."
+        f"An image is {config[key]:,} tokens of the context ({key})." if key else f"{inputs} are tokens of the context."
     )
+    towers = " and ".join([", ".join(others[:-1]), others[-1]] if len(others) > 1 else others) or "other towers"
     st.caption(
         f"The whole {model.meta.class_name}: its language model ({language.model_type}, with formulas) runs every "
-        f"token; the vision and audio towers and projectors ({spec.towers_params:,} parameters, counted "
+        f"token; the {towers} and projectors ({spec.towers_params:,} parameters, counted "
         f"{'with formulas' if model.meta.formulas else 'by transformers'}) are weights here, held whole on every "
         f"GPU, but not in the FLOPs, the active parameters or a decode step's reads. {images}"
     )

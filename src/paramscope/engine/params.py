@@ -1352,7 +1352,7 @@ def _count(spec: Spec) -> Node:
     if spec.pooler:
         top.append(linear("pooler", h, "hidden_size", h, "hidden_size", True))
     if spec.towers_params:
-        note = "the vision and audio towers and projectors beside this language model, counted by transformers"
+        note = "the other towers (vision, audio) and projectors beside this language model, counted apart"
         top.append(Node("towers", spec.towers_params, "towers_params", note=note))
 
     return group("", top)

@@ -898,7 +898,8 @@ def validate(spec: Spec) -> Spec:
         if spec.head_dim is None and not spec.is_mla and spec.hidden_size % heads:
             raise SpecError(
                 "num_attention_heads",
-                f"{heads} does not divide hidden_size {spec.hidden_size}; choose a divisor or set head_dim explicitly",
+                f"{heads:,} does not divide hidden_size {spec.hidden_size:,}; choose a divisor or set head_dim "
+                "explicitly",
             )
         kv = spec.kv_heads
         if kv < 1:

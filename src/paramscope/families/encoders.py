@@ -173,6 +173,7 @@ T5 = Family(
     derive=dict(num_decoder_layers=Rule("num_layers", lambda d: d["num_hidden_layers"])),
     fixed=dict(norm_type="rmsnorm", norm_bias=False, position_embedding="relative", max_position_embeddings=512),
     hooks=(hooks.feed_forward_proj, hooks.encoder_model_class),
+    notes=(hooks.released_head,),
     default_arch="seq2seq_lm",
     padding_row=False,
 )

@@ -664,13 +664,16 @@ def mllama_cross_layers(c: Cfg, d: Values) -> None:
 def mllama_vision(c: Cfg, d: Values) -> None:
     """Mllama's vision tower: the local transformer's ``num_hidden_layers`` and the global transformer's
     ``num_global_layers`` (two tanh gates each) are one stack of layers built alike; the tile tables have a row per
-    supported aspect ratio and one more (``supported_aspect_ratios``; its default needs ``max_num_tiles`` 4, as
-    MllamaVisionConfig checks)."""
+    supported aspect ratio and one more (``supported_aspect_ratios``; the default list, stated or not, needs
+    ``max_num_tiles`` 4, as MllamaVisionConfig.validate_architecture checks)."""
     ratios = c.get("supported_aspect_ratios")
-    if ratios is None:
-        ratios = MLLAMA_ASPECT_RATIOS
-        if d["max_num_tiles"] != 4:
-            raise SpecError("max_num_tiles", "must be 4 with the default supported_aspect_ratios (state them)")
+    ratios = MLLAMA_ASPECT_RATIOS if ratios is None else ratios
+    if ratios == MLLAMA_ASPECT_RATIOS and d["max_num_tiles"] != 4:
+        raise SpecError(
+            "max_num_tiles",
+            f"must be 4 with the default supported_aspect_ratios (got {d['max_num_tiles']:,}; MllamaVisionConfig "
+            "refuses another): state the ratios for more tiles",
+        )
     if not isinstance(ratios, list) or not all(isinstance(r, list) for r in ratios):
         raise SpecError("supported_aspect_ratios", "expected a list of [width, height] tile counts")
     if len(ratios) > 65_536:
@@ -1768,6 +1771,20 @@ def whisper(c: Cfg, d: Values) -> None:
 
 # ------------------------------------------------------------------ what a checkpoint holds beyond the model
 Note = Callable[[Mapping[str, Any], Spec, Node], "str | None"]
+
+
+def released_head(config: Mapping[str, Any], spec: Spec, tree: Node) -> str | None:
+    """T5 and mT5: transformers 5's config ties the LM head whatever the file says; a file saying
+    ``tie_word_embeddings: false`` (T5 v1.1, Flan-T5) is counted as its release, whose checkpoint stores the head apart
+    (docs/conventions.md: the released model wins)."""
+    head = tree.get("head/lm")
+    if not head:
+        return None
+    return (
+        f"the released model wins: the checkpoint stores lm_head apart ({head:,}, counted here, as transformers 4 "
+        f"built it), where transformers 5's config ties it whatever the file says, so its class built from this file "
+        f"holds {tree.count - head:,}"
+    )
 
 
 def mtp_layers(config: Mapping[str, Any], spec: Spec, tree: Node) -> str | None:

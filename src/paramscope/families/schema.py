@@ -252,9 +252,20 @@ class Family:
                     raise SpecError(key, f"{self.config_class} refuses null here: state a value or leave the key out")
         cfg = Cfg(data, hf_defaults().get(self.hf_type, {}), self.late_keys)
         values: dict[str, Any] = {}
+        maps = hf_attribute_maps()
+        aliases = maps["maps"].get(self.hf_type, {})
+        for alias in maps["after_derived"].get(self.hf_type, ()):
+            if data.get(alias) is not None and data.get(aliases[alias]) is None:
+                raise SpecError(
+                    alias,
+                    f"{self.config_class} sets {aliases[alias]} from {alias} only after deriving other sizes from "
+                    f"{aliases[alias]}'s default: state {aliases[alias]} instead",
+                )
         for name, keys in self.keys.items():
             if name in self.read_by_hooks:
                 continue
+            # the names the class's attribute_map points at one of these keys set it too (BART's hidden_size)
+            keys = (*keys, *(alias for alias, key in aliases.items() if key in keys and alias not in keys))
             value = cfg.get(*keys, default=self.defaults.get(name))
             values[name] = typed(name, cfg.stated(*keys) or keys[0], value) if value is not None else None
         values.update(self.fixed)
@@ -272,7 +283,7 @@ class Family:
         if self.checks_width and isinstance(heads, int) and heads > 0 and isinstance(width, int) and width % heads:
             raise SpecError(
                 "num_attention_heads",
-                f"{heads} does not divide hidden_size {width:,}; {self.config_class} refuses it even with head_dim "
+                f"{heads:,} does not divide hidden_size {width:,}; {self.config_class} refuses it even with head_dim "
                 "stated",
             )
         kwargs = {k: v for k, v in values.items() if v is not None or FIELDS[k].default is None}
@@ -280,7 +291,14 @@ class Family:
             spec = Spec(model_type=self.model_type, **kwargs)
         except TypeError as exc:  # a row naming a field the Spec does not have: a bug in the row
             raise AssertionError(f"family {self.model_type}: {exc}") from None
-        return validate(spec), cfg
+        try:
+            return validate(spec), cfg
+        except SpecError as exc:  # a class that reads no head_dim (CLIP's, SigLIP's): stating one does not help
+            advice = " or set head_dim explicitly"
+            if exc.field == "num_attention_heads" and exc.message.endswith(advice) and "head_dim" not in self.keys:
+                message = exc.message.removesuffix(advice) + f" ({self.config_class} reads no head_dim)"
+                raise SpecError(exc.field, message) from None
+            raise
 
     def _bound(self, cfg: Cfg, values: Mapping[str, Any]) -> None:
         """Refuse a size above its limit (:data:`~paramscope.engine.spec.LIMITS`), naming the key the config states."""
@@ -397,6 +415,14 @@ def arch_kind(c: Cfg, default: str, extra: tuple[str, ...] = (), names: Mapping[
 def hf_defaults() -> dict[str, dict[str, Any]]:
     text = resources.files("paramscope.families").joinpath("hf_defaults.json").read_text()
     return json.loads(text)
+
+
+@cache
+def hf_attribute_maps() -> dict[str, dict[str, Any]]:
+    """Each config class's ``attribute_map`` by model type (generated): ``maps``, a name stated in a file (BART's
+    ``hidden_size``) sets the attribute it names (``d_model``); ``after_derived``, the names it sets only after deriving
+    other values from that attribute's default (T5's ``num_hidden_layers``: the decoder keeps ``num_layers``' 6)."""
+    return json.loads(resources.files("paramscope.families").joinpath("hf_attribute_maps.json").read_text())
 
 
 @cache

@@ -53,6 +53,14 @@ def hf_wholes() -> dict[str, dict[str, Any]]:
 
 
 @cache
+def hf_tying() -> dict[str, frozenset[str]]:
+    """How transformers model types tie (generated data): ``embed_tokens``, the types whose base model has the module a
+    whole model ties its LM head to; ``always_tied``, the types whose config ties whatever the file says (T5's)."""
+    text = resources.files("paramscope.families").joinpath("hf_tying.json").read_text()
+    return {key: frozenset(types) for key, types in json.loads(text).items()}
+
+
+@cache
 def timm_towers() -> dict[str, Any]:
     """timm's count of each known vision tower a config names by ``vision_config.architecture`` (generated data:
     ``scripts/gen_timm_towers.py`` builds each on the meta device with the timm version it records)."""
@@ -705,6 +713,10 @@ def compose(config: Mapping[str, Any]) -> MetaResult:
             raise TowerWithoutRow(f"{key}.model_type", f"{kind[:60]!r} as {sub['architectures'][0]} has no formula row")
         summary = summarize(spec)
         summaries.append(summary)
+        if key == "text_config":  # what its language model's count does not cover (T5's released head, MTP layers)
+            data_notes += [
+                f"the {TOWERS[key]}: {text}" for note in family.notes if (text := note(sub, spec, summary.tree))
+            ]
         prefix = PREFIX[key] if key != "text_config" or language else TEXT_TOWER
         at_top = key == "text_config" and bool(data.get("text_at_top"))  # its formulas name the top-level keys
         tree = _nested(summary.tree, "" if at_top else key, prefix)
@@ -728,6 +740,17 @@ def compose(config: Mapping[str, Any]) -> MetaResult:
             tied = parts.tower_key("text_config", "tie_word_embeddings")
         tied = bool(tied) or (data["tie_from_text"] and bool(parts.tower_key("text_config", "tie_word_embeddings")))
         tied = tied and data["ties_head"]  # a class that declares no tied weights keeps its own head whatever the flag
+        text_type = FAMILIES[subs["text_config"]["model_type"]].hf_type
+        tying = hf_tying()
+        forced = text_type in tying["always_tied"]  # T5's config ties it, whatever the file says
+        if (tied or forced) and text_type not in tying["embed_tokens"]:
+            raise SpecError(
+                "text_config.model_type",
+                f"{text_type[:60]!r} cannot be {whole.class_name}'s language model with its head tied: transformers "
+                "ties lm_head to the language model's embed_tokens, which that type's model has not ("
+                + ("its config always ties; " if forced else "set tie_word_embeddings to false, or ")
+                + "choose another type)",
+            )
         t, t_expr = widths["text_config"]
         v, vocab_key = text_spec.vocab_size, FAMILIES[subs["text_config"]["model_type"]].key_for("vocab_size", {})
         if tied:
@@ -765,7 +788,8 @@ def compose(config: Mapping[str, Any]) -> MetaResult:
             else "no projector"
         )
         + (", its LM head" if whole.language == "base" else ""),
-        "embedding: the towers' tables (token, position, patch) and an untied LM head"
+        "embedding: the towers' token and position tables and the LM head where untied (a patch embedding's "
+        "convolution is no table: it counts as non-embedding)"
         + ("; active: all but the routed experts a token does not use" if summary.active < summary.total else ""),
         *data_notes,
         *([whole.note] if whole.note else []),
