@@ -156,7 +156,9 @@ def test_multimodal_model_and_its_towers(page_hub: HubServer) -> None:
     at = fresh({"hf": "fixture/tiny-gemma3"})
     assert f"{whole:,}" == shown_total(at)
     captions = [shown(c.value) for c in at.caption]
-    assert any(f"the language model (gemma3_text, with formulas, its LM head included): {language:,}" in c for c in captions)
+    assert any(
+        f"the language model (gemma3_text, with formulas, its LM head included): {language:,}" in c for c in captions
+    )
     assert any(f"the vision tower (siglip_vision_model, with formulas): {tower:,}" in c for c in captions)
     rest = whole - language - tower  # the projector: the tree's row, with formulas in the nested names
     table = at.dataframe[0].value

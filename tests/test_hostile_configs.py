@@ -85,7 +85,7 @@ CASES = {
         '{"model_type": "biogpt"}',
         "model_type: 'biogpt' has no formula row (`python -m paramscope types`",
     ),
-    "missing type": ('{"foo": 1}', "model_type: missing has no formula row"),
+    "missing type": ('{"foo": 1}', 'model_type: missing: a config.json names its type ("model_type": "llama")'),
     "zero sparse step": ('{"model_type": "qwen2_moe", "decoder_sparse_step": 0}', "decoder_sparse_step"),
     "bad architecture": ('{"model_type": "bert", "architectures": ["BertForQuestionAnswering"]}', "architectures"),
     "dict activation": (

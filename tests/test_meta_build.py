@@ -325,6 +325,16 @@ def test_expert_note(model_type: str, expected: bool) -> None:
         pytest.param({"model_type": "llama", "hidden_size": 1e12}, "hidden_size", marks=hf),
         pytest.param({"model_type": "llama", "num_hidden_layers": 100_000}, "num_hidden_layers", marks=hf),
         pytest.param({"model_type": "t5", "num_layers": 2_001}, "num_layers", marks=hf),
+        pytest.param(  # three towers of 2,000 layers took 15 s: 2,000 in all
+            {"model_type": "idefics2", **{k: {"num_hidden_layers": 1_001} for k in ("text_config", "vision_config")}},
+            "vision_config.num_hidden_layers",
+            marks=hf,
+        ),
+        pytest.param(  # built on meta in a second, 2.6e16 parameters: the formulas' ceiling applies
+            {"model_type": "biogpt", "hidden_size": 10**8, "num_hidden_layers": 2, "intermediate_size": 10**8},
+            "config",
+            marks=hf,
+        ),
         pytest.param({"model_type": "llava", "text_config": {"vocab_size": 10**9}}, "text_config.vocab_size", marks=hf),
         pytest.param({"model_type": "llama", "eos_token_id": [1, 10**12]}, "eos_token_id[1]", marks=hf),
         pytest.param({"model_type": "mixtral", "num_local_experts": 10**6}, "num_local_experts", marks=hf),

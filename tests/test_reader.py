@@ -341,3 +341,13 @@ def test_a_model_with_a_head_of_its_own_is_refused(arch: str) -> None:
     with pytest.raises(SpecError) as refused:
         read({"model_type": "gpt2", "architectures": [arch]})
     assert "architectures" == refused.value.field
+
+
+def test_a_config_without_model_type_says_how_it_was_read() -> None:
+    """A file naming no model_type but stating hidden_size and num_hidden_layers is read as ParamScope's own generic
+    transformer, and its notes say so (it said "Every key in the file was used" and nothing else); one without those
+    keys is refused saying what a config.json names."""
+    model = Model.from_config({"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4})
+    with pytest.raises(SpecError, match=r'^model_type: missing: a config\.json names its type \("model_type"'):
+        Model.from_config({"hidden_size": 64})
+    assert ("paramscope", True) == (model.model_type, "names no model_type" in model.notes[0])

@@ -13,8 +13,20 @@ from typing import Any
 
 from paramscope.engine.params import count
 from paramscope.engine.spec import FIELDS, Spec, SpecError
+from paramscope.engine.tree import Node
 from paramscope.families import decoders, encoders
 from paramscope.families.schema import BeyondRow, Family, Origin, hf_defaults
+
+
+def _unnamed(config: Mapping[str, Any], spec: Spec, tree: Node) -> str | None:
+    """Says so where a config without a ``model_type`` was read as ParamScope's own generic transformer."""
+    if "model_type" in config:
+        return None
+    return (
+        "the file names no model_type: it was read as ParamScope's own generic transformer (its keys are the Spec's "
+        "field names), not as any transformers class; a Hub config.json names its type"
+    )
+
 
 #: ParamScope's own vocabulary: the Spec's field names, for models transformers does not ship.
 PARAMSCOPE = Family(
@@ -23,6 +35,7 @@ PARAMSCOPE = Family(
     source="",
     keys={name: (name,) for name in FIELDS if name != "model_type"},
     padding_row=False,
+    notes=(_unnamed,),
 )
 
 FAMILIES: dict[str, Family] = {row.model_type: row for row in (*decoders.ROWS, *encoders.ROWS, PARAMSCOPE)}
@@ -51,10 +64,15 @@ def family_of(data: Mapping[str, Any]) -> Family:
     mt = data.get("model_type")
     if mt is None and "hidden_size" in data and "num_hidden_layers" in data and not data.get("architectures"):
         mt = "paramscope"
+    if mt is None:
+        raise SpecError(
+            "model_type",
+            'missing: a config.json names its type ("model_type": "llama"); one without it is read as ParamScope\'s '
+            "own generic transformer only where it states hidden_size and num_hidden_layers and no architectures",
+        )
     if not isinstance(mt, str) or mt not in FAMILIES:
-        shown = repr(mt)[:60] if mt is not None else "missing"
         listed = f"`python -m paramscope types` lists the {len(listed_types())} that do"
-        raise SpecError("model_type", f"{shown} has no formula row ({listed})")
+        raise SpecError("model_type", f"{repr(mt)[:60]} has no formula row ({listed})")
     return FAMILIES[mt]
 
 

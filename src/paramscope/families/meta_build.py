@@ -33,7 +33,8 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
 #: The largest number accepted anywhere in a config (sizes, vocabularies, position tables, token ids).
 MAX_INT = 10**8
-#: The most layers a stack may have: the meta device costs no memory, but building takes time per layer.
+#: The most layers a stack, and every stack of a config together, may have: the meta device costs no memory, but
+#: building takes time per layer.
 MAX_LAYERS = 2_000
 #: The most experts a layer may have (transformers builds some MoE families as one module per expert).
 MAX_EXPERTS = 4_096
@@ -120,7 +121,7 @@ def available() -> bool:
 def _check_sizes(config: Mapping[str, Any]) -> None:
     """Every integer bounded, layer and expert counts bounded; iterative, so deep nesting cannot recurse."""
     queue: deque[tuple[str, str, Any]] = deque((k, k, v) for k, v in config.items())
-    layers, experts, experts_at = 0, 0, ""
+    layers, stacked, experts, experts_at = 0, 0, 0, ""
     while queue:
         where, key, value = queue.popleft()
         if isinstance(value, bool) or value is None:
@@ -130,6 +131,11 @@ def _check_sizes(config: Mapping[str, Any]) -> None:
                 if value > MAX_LAYERS:
                     raise SpecError(where, f"{value:,} layers take too long to build (the limit is {MAX_LAYERS:,})")
                 layers = max(layers, value)
+                stacked += value
+                if stacked > MAX_LAYERS:  # three towers of 2,000 layers each took 15 s a request
+                    raise SpecError(
+                        where, f"{stacked:,} layers in all take too long to build (the limit is {MAX_LAYERS:,} in all)"
+                    )
             if key in EXPERT_KEYS:
                 if value > MAX_EXPERTS:
                     raise SpecError(where, f"{value:,} experts take too long to build (the limit is {MAX_EXPERTS:,})")
@@ -662,6 +668,9 @@ def build_tree(config: Mapping[str, Any]) -> MetaResult:
     tree = _tree(model)
     if tree.count != total:  # the walk visits what parameters() yields; a mismatch is a bug here
         raise RuntimeError(f"tree count {tree.count:,} != parameters() {total:,} for {cls.__name__}")
+    from paramscope.families import check_total  # the families package imports this module
+
+    check_total(total)  # the same ceiling as the formulas' (BioGPT at 10^8-wide layers: 2.6e16)
     tables, embedding = _embedding_params(model)
     notes = [f"counted by transformers {_transformers_version()} on the meta device, no formulas"]
     if how:
