@@ -1054,3 +1054,24 @@ def test_mllama_refuses_more_tiles_over_the_default_ratios_as_transformers_does(
     with pytest.raises(SpecError) as refused:
         _ = Model.from_config(config).summary
     assert "vision_config.max_num_tiles" == refused.value.field
+
+
+def test_top_level_keys_a_whole_does_not_declare_are_named() -> None:
+    """An original LLaVA-1.5-13B file (its language model's keys at the top level, no text_config): LlavaConfig
+    declares none of them, so transformers builds Llama's defaults, as the count does; the notes name those keys, the
+    language model's first (they were dropped without a word, 13B keys giving a 7B count)."""
+    config = {
+        "model_type": "llava",
+        "architectures": ["LlavaLlamaForCausalLM"],
+        "hidden_size": 5120,
+        "num_hidden_layers": 40,
+        "mm_hidden_size": 1024,
+        "vision_config": {"model_type": "clip_vision_model", **_VISION, "image_size": 32, "patch_size": 8},
+    }
+    model = Model.from_config(config)
+    said = [note for note in model.notes if note.startswith("not read: ")]
+    hf_config = {k: v for k, v in config.items() if k != "architectures"}
+    assert (_hf_total(hf_config), ["not read: hidden_size, num_hidden_layers, mm_hidden_size"]) == (
+        model.summary.total,
+        [note.split(" (")[0] for note in said],
+    )

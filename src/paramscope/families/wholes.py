@@ -660,6 +660,26 @@ def _relinked(node: Node, target: str, source: str) -> Node:
     return node._replace(formula=formula, children=kids)
 
 
+def _undeclared(config: Mapping[str, Any], data: Mapping[str, Any], subs: Mapping[str, Any]) -> list[str]:
+    """A note naming the file's top-level keys the whole's config class does not declare (an old LLaVA file's
+    language keys beside no text_config: the class builds Llama's defaults and nothing reads them), the keys a tower's
+    row reads first."""
+    from paramscope.families import FAMILIES, METADATA
+
+    declared = data["subs"]
+    known = {*data["defaults"], *declared, *data["text_keys"], *(f"{key}_dict" for key in declared), *METADATA}
+    rows = [FAMILIES[sub["model_type"]] for sub in subs.values() if sub["model_type"] in FAMILIES]
+    sizes = {key for row in rows for keys in row.keys.values() for key in keys}
+    names = sorted((key for key in config if key not in known), key=lambda key: key not in sizes)
+    if not names:
+        return []
+    shown = ", ".join(names[:12]) + (f" and {len(names) - 12} more" if len(names) > 12 else "")
+    return [
+        f"not read: {shown} ({len(names)} top-level key(s) the config class does not declare: transformers keeps them "
+        f"and builds nothing from them; the towers are {', '.join(sorted(declared))})"
+    ]
+
+
 def compose(config: Mapping[str, Any]) -> MetaResult:
     """The whole model's parameter tree and headline numbers from its towers' rows and its projector's formulas.
 
@@ -793,6 +813,7 @@ def compose(config: Mapping[str, Any]) -> MetaResult:
         + ("; active: all but the routed experts a token does not use" if summary.active < summary.total else ""),
         *data_notes,
         *([whole.note] if whole.note else []),
+        *_undeclared(config, data, subs),
     )
     return MetaResult(
         tree=tree,
