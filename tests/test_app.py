@@ -400,6 +400,19 @@ def test_a_whole_models_towers_are_edited_in_place(session):
     assert [] == [shown(e.value) for e in session.error]
 
 
+def test_tower_boxes_refused_together_name_every_value_asked_for():
+    """Whole LLaVA 1.5 with two tower boxes moved before one run, a valid layer count and vision heads that do not
+    divide the width: the refusal names both values asked for, none applied (it named the heads alone, and the layer
+    count looked dropped)."""
+    at = fresh({"preset": "llava-1.5-7b"})
+    at.number_input(key="f.text_config.num_hidden_layers").set_value(16)
+    move(at, "number_input", "f.vision_config.num_attention_heads", 7)
+    errors = [shown(e.value) for e in at.error]
+    asked = "asked for together, none applied: text_config.num_hidden_layers = 16, "
+    asked += "vision_config.num_attention_heads = 7"
+    assert (True, f"{7_063_427_072:,}") == (any(asked in e for e in errors), shown_total(at))
+
+
 def test_a_whole_speech_model_is_explained_in_its_own_names(session):
     """Whole Voxtral: the banner's example of a nested name is its audio tower's (it named vision_config, which a
     speech model has not), and the side panel edits the audio tower in place (32 → 16 layers: 16 × 19,676,160 fewer:

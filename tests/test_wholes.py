@@ -1075,3 +1075,18 @@ def test_top_level_keys_a_whole_does_not_declare_are_named() -> None:
         model.summary.total,
         [note.split(" (")[0] for note in said],
     )
+
+
+def test_a_refused_language_key_is_named_where_the_file_holds_it() -> None:
+    """Qwen2.5-VL's file keeps its language model's keys at the top level (no text_config): a refused one is named
+    there, as an edit writes it (it was named text_config.num_attention_heads, a key the file has not), and a vision
+    key stays nested."""
+    from paramscope.engine.spec import SpecError
+    from paramscope.families.wholes import written_key
+    from paramscope.io import presets
+
+    config = copy.deepcopy(presets.model("qwen2.5-vl-3b-instruct").config)
+    with pytest.raises(SpecError) as refused:
+        _ = Model.from_config({**config, "num_attention_heads": 7}).summary
+    written = (written_key(config, "text_config.num_hidden_layers"), written_key(config, "vision_config.depth"))
+    assert ("num_attention_heads", ("num_hidden_layers", "vision_config.depth")) == (refused.value.field, written)

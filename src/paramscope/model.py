@@ -110,7 +110,7 @@ class Model:
             if not towers:
                 return (*why, *self.meta.notes)
             parts = tuple(
-                f"the {role} ({m.model_type}, with formulas{_head_said(role, m)}): {m.summary.total:,}"
+                f"the {role} ({m.model_type}, with formulas{head_said(role, m)}): {m.summary.total:,}"
                 for role, m in towers
             )
             if self.meta.formulas:
@@ -315,11 +315,11 @@ def _write(config: dict[str, Any], key: str, value: Any) -> None:
         return
     if tower not in TOWERS or not name or "." in name:
         raise SpecError(key, f"not a key of this config (a nested key is {' or '.join(TOWERS)} and a key of it)")
-    moved = _moved_text_keys(config) if tower == "text_config" else []  # the other towers are always nested
-    if (tower not in config or _text_at_top(config)) and name in moved:  # the class reads it at the top level
+    from paramscope.families.wholes import dict_key, written_key
+
+    if written_key(config, key) != key:  # the class reads it at the top level
         _write(config, name, value)
         return
-    from paramscope.families.wholes import dict_key
 
     replaced = dict_key(config, tower)  # where the class builds the tower from "<tower>_dict" (CLIP's): there too
     for target in (tower, replaced) if replaced else (tower,):
@@ -333,27 +333,13 @@ def _write(config: dict[str, Any], key: str, value: Any) -> None:
         config[target] = sub
 
 
-def _head_said(role: str, tower: Model) -> str:
+def head_said(role: str, tower: Model) -> str:
     """Whether a whole model's language model, loaded alone, counts the LM head (LLaVA's does; Qwen2-VL's text model
     is its base model, the head the whole's)."""
     if role != "language model":
         return ""
     has_head = any(leaf.path.startswith("head/") for leaf in tower.summary.tree.leaves())
     return ", its LM head included" if has_head else ", without the whole's LM head"
-
-
-def _moved_text_keys(config: Mapping[str, Any]) -> list[str]:
-    """The top-level keys a whole model's config class moves into a missing ``text_config`` (Qwen2-VL's)."""
-    from paramscope.families import wholes
-
-    return wholes.declaration(config).get("text_keys", [])
-
-
-def _text_at_top(config: Mapping[str, Any]) -> bool:
-    """Whether a whole model's config class is its language model's config too (Phi-4-multimodal's)."""
-    from paramscope.families import wholes
-
-    return bool(wholes.declaration(config).get("text_at_top"))
 
 
 #: The keys that count a tower's layers (a nested edit of one rewrites the tower's per-layer lists).

@@ -13,6 +13,7 @@ from paramscope.app import ui_costs
 from paramscope.app.text import quoted
 from paramscope.app.widgets import note_moved, put_back
 from paramscope.engine.spec import LIMITS, Spec, SpecError
+from paramscope.families.wholes import written_key
 from paramscope.io import link
 from paramscope.model import Model
 
@@ -86,8 +87,7 @@ def apply_controls() -> tuple[str, str]:
         edited = model.edit(**edits)
     except SpecError as exc:
         st.session_state.pending = edits  # what the controls ask for, to offer the nearest valid value
-        asked = ", ".join(f"{n} = {'emptied' if v is None else link.in_words(v)}" for n, v in edits.items())
-        return str(exc) + (f" (asked for together, none applied: {asked})" if len(edits) > 1 else ""), exc.field
+        return _refused(exc, edits), exc.field
     st.session_state.model = edited
     touched.clear()  # an edit that failed keeps its controls moved: the error and the typed value stay
     st.session_state[EMPTIED] = next(  # the sizes the models hold (a box left to derive shows none)
@@ -165,15 +165,21 @@ def _apply_tower_controls(model: Model) -> tuple[str, str]:
     try:
         st.session_state.model = model.edit(**edits)
     except SpecError as exc:
-        return str(exc), exc.field
+        return _refused(exc, edits), exc.field
     touched.clear()
     return "", ""
+
+
+def _refused(exc: SpecError, edits: dict[str, Any]) -> str:
+    """A refusal, with every value asked for beside it where the controls asked for several at once."""
+    asked = ", ".join(f"{n} = {'emptied' if v is None else link.in_words(v)}" for n, v in edits.items())
+    return str(exc) + (f" (asked for together, none applied: {asked})" if len(edits) > 1 else "")
 
 
 def whole_controls() -> None:
     """Each tower's main sizes, edited in place in the whole config: the total, the tree, memory and compute follow."""
     model: Model = st.session_state.model
-    st.caption("Each tower's sizes, edited in place in the whole config (the link writes `text_config.…`).")
+    st.caption("Each tower's sizes, edited in place in the whole config; the link writes the key each box's help says.")
     for widget, label, nested, value in tower_controls(model):
         if widget not in st.session_state:
             st.session_state[widget] = value
@@ -185,7 +191,7 @@ def whole_controls() -> None:
             key=widget,
             on_change=moved,
             args=(widget,),
-            help=f"{nested} in the whole config.json",
+            help=f"{written_key(model.config, nested)} in the whole config.json",
         )
 
 

@@ -21,7 +21,7 @@ from paramscope.engine.spec import short
 from paramscope.families import FAMILIES
 from paramscope.families.wholes import NO_LANGUAGE_MODEL
 from paramscope.io import hub
-from paramscope.model import Model
+from paramscope.model import Model, head_said
 
 HOUR = 3600
 #: Failures worth asking the Hub again for on the next run (the others are answers, cached for the hour).
@@ -186,7 +186,8 @@ def render_whole_or_long_tail(model: Model, on_use: Callable[[Model], None]) -> 
             key=f"x_tower_{tower.origin}",
             on_click=on_use,
             args=(tower,),
-            help=f"Loads the config's {tower.origin}: every control, memory, compute and speed apply to it.",
+            help=f"Loads the config's {tower.origin}{head_said(role, tower)}: every control, memory, compute and speed "
+            "apply to it.",
         )
     rows = [
         {

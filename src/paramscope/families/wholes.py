@@ -586,6 +586,18 @@ def declaration(config: Mapping[str, Any]) -> Mapping[str, Any]:
     return hf_wholes()[kind] if isinstance(kind, str) and kind in WHOLES else {}
 
 
+def written_key(config: Mapping[str, Any], key: str) -> str:
+    """Where an edit of a tower's nested key (``text_config.num_hidden_layers``) is written in ``config``: the
+    top-level key where the whole's class reads its language model's keys there (Qwen2-VL's file without a
+    text_config, Phi-4-multimodal's), else the nested key itself."""
+    tower, dot, name = key.partition(".")
+    if not dot or tower != "text_config":  # the other towers are always nested
+        return key
+    declared = declaration(config)
+    at_top = tower not in config or bool(declared.get("text_at_top"))
+    return name if at_top and name in declared.get("text_keys", ()) else key
+
+
 def _declared(config: Mapping[str, Any], key: str) -> Mapping[str, Any]:
     """How the whole's config class declares tower ``key``; empty for any other config or tower."""
     return declaration(config).get("subs", {}).get(key, {})
@@ -727,8 +739,8 @@ def compose(config: Mapping[str, Any]) -> MetaResult:
             spec = read(sub).spec
         except BeyondRow as exc:  # a tower its row cannot describe, although transformers builds it
             raise TowerWithoutRow(f"{key}.{exc.field}", exc.message) from None
-        except SpecError as exc:
-            raise SpecError(f"{key}.{exc.field}", exc.message) from None
+        except SpecError as exc:  # named as the file holds it (a Qwen2-VL file's language keys at the top level)
+            raise SpecError(written_key(config, f"{key}.{exc.field}"), exc.message) from None
         if language == "causal_lm" and spec.is_encoder_decoder:  # BLIP-2 over BART: BartForCausalLM, its decoder
             raise TowerWithoutRow(f"{key}.model_type", f"{kind[:60]!r} as {sub['architectures'][0]} has no formula row")
         summary = summarize(spec)
