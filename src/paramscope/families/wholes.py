@@ -820,8 +820,8 @@ def compose(config: Mapping[str, Any]) -> MetaResult:
             else "no projector"
         )
         + (", its LM head" if whole.language == "base" else ""),
-        "embedding: the towers' token and position tables and the LM head where untied (a patch embedding's "
-        "convolution is no table: it counts as non-embedding)"
+        "embedding: the towers' token and position tables and the LM head where untied (a convolution over image "
+        "patches or audio frames is no table: it counts as non-embedding)"
         + ("; active: all but the routed experts a token does not use" if summary.active < summary.total else ""),
         *data_notes,
         *([whole.note] if whole.note else []),
