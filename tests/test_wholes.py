@@ -1090,3 +1090,47 @@ def test_a_refused_language_key_is_named_where_the_file_holds_it() -> None:
         _ = Model.from_config({**config, "num_attention_heads": 7}).summary
     written = (written_key(config, "text_config.num_hidden_layers"), written_key(config, "vision_config.depth"))
     assert ("num_attention_heads", ("num_hidden_layers", "vision_config.depth")) == (refused.value.field, written)
+
+
+@pytest.mark.parametrize(
+    ("name", "key"),
+    [
+        ("gemma-3-4b-it", "vision_config.intermediate_size"),  # SigLIP's fc2 bias: 4,032,188,928 vs 4,032,220,032
+        ("llava-1.5-7b", "vision_config.image_size"),  # CLIP's patch convolution was dropped
+        ("paligemma-3b-pt-224", "vision_config.image_size"),
+    ],
+)
+def test_a_zero_size_whose_class_still_builds_something_is_refused(name: str, key: str) -> None:
+    """A tower size stated 0 where transformers still builds modules the count reads as absent (an MLP's biases
+    around empty projections, a patch convolution): transformers builds it, and the page refuses it naming the key
+    rather than count it otherwise; Llama's MLP at 0 (no biases) is counted as transformers builds it."""
+    from paramscope.engine.spec import SpecError
+    from paramscope.io import presets
+
+    config = copy.deepcopy(presets.model(name).config)
+    sub, field = key.split(".")
+    config[sub][field] = 0
+    assert _hf_total(config) > 0  # transformers builds it
+    with pytest.raises(SpecError) as refused:
+        _ = Model.from_config(config).summary
+    llama = copy.deepcopy(presets.model("llava-1.5-7b").config)
+    llama["text_config"]["intermediate_size"] = 0
+    assert (key, _hf_total(llama)) == (refused.value.field, Model.from_config(llama).summary.total)
+
+
+def test_llama4_without_routed_experts_is_refused() -> None:
+    """Llama 4 with num_local_experts 0: transformers still builds each MoE layer's router and shared expert (where
+    the count read a dense MLP of intermediate_size_mlp: 18.03B against 11.98B built at Scout's sizes), so the row
+    refuses it naming the key."""
+    import torch
+
+    from paramscope.engine.spec import SpecError
+
+    small = dict(_TEXT_KV, intermediate_size_mlp=64, num_local_experts=0)
+    config = hf.Llama4TextConfig(**small)
+    with torch.device("meta"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        built = sum(p.numel() for p in hf.Llama4ForCausalLM(config).parameters())
+    with pytest.raises(SpecError) as refused:
+        _ = Model.from_config({"model_type": "llama4_text", **small}).summary
+    assert (True, "num_local_experts") == (built > 0, refused.value.field)

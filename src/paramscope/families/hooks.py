@@ -910,6 +910,9 @@ def llama4_layers(c: Cfg, d: Values) -> None:
     of ``intermediate_size_mlp``; rotary layers attend within ``attention_chunk_size`` (their cache never holds
     more), the NoPE layers (every ``no_rope_layer_interval``-th) attend fully."""
     n = d["num_hidden_layers"]
+    if d.get("num_experts") == 0:  # its MoE layers keep the shared expert beside no routed ones
+        key = c.stated("num_local_experts") or "num_local_experts"
+        raise SpecError(key, "0 is not described here: Llama 4's MoE layers still build a router and a shared expert")
     moe = c.get("moe_layers")
     if isinstance(moe, list):
         chosen = set(as_indices("moe_layers", moe))

@@ -279,6 +279,7 @@ class Family:
                 values[name] = rule.fn(values)
         if self.padding_row:
             _check_padding_row(cfg, values)
+        _check_zero_sizes(self, cfg, values)
         heads, width = values.get("num_attention_heads"), values.get("hidden_size")
         if self.checks_width and isinstance(heads, int) and heads > 0 and isinstance(width, int) and width % heads:
             raise SpecError(
@@ -409,6 +410,27 @@ def arch_kind(c: Cfg, default: str, extra: tuple[str, ...] = (), names: Mapping[
             return "base"
         raise BeyondRow("architectures", f"{name[:80]!r}: a head no row describes")
     return default
+
+
+#: Sizes that mean "none of it" to the Spec at 0 (no MLP, no image), where a transformers class given 0 still builds
+#: modules, and when: an MLP of empty projections keeps its biases; a patch convolution is built at any image size.
+ZERO_BUILDS: dict[str, tuple[str, Callable[[Mapping[str, Any]], bool]]] = {
+    "intermediate_size": ("an MLP of empty projections with their biases", lambda values: bool(values.get("mlp_bias"))),
+    "image_size": ("a patch embedding", lambda values: True),
+}
+
+
+def _check_zero_sizes(family: Family, cfg: Cfg, values: Mapping[str, Any]) -> None:
+    """A transformers row whose file states a size of :data:`ZERO_BUILDS` at 0 where the class still builds something
+    of it (a SigLIP MLP's fc2 bias, a CLIP patch convolution) the Spec reads as absent: refused, naming the key (a
+    derived 0, as LFM2's adjusted width, and an MLP without biases count exactly)."""
+    if not family.source:  # ParamScope's own row: 0 is none of it
+        return
+    for name, (built, holds) in ZERO_BUILDS.items():
+        key = cfg.stated(*family.keys.get(name, ()))
+        if key is not None and name not in family.fixed and cfg.data.get(key) == 0 and holds(values):
+            message = f"0 is not described here: {family.config_class}'s model still builds {built}; at least 1"
+            raise SpecError(key, message)
 
 
 @cache
