@@ -1118,6 +1118,37 @@ def test_a_zero_size_whose_class_still_builds_something_is_refused(name: str, ke
     assert (key, _hf_total(llama)) == (refused.value.field, Model.from_config(llama).summary.total)
 
 
+@pytest.mark.parametrize(
+    ("model_type", "key"),
+    [
+        ("siglip2", "vision_config.num_patches"),  # its position table: 374,446,850 counted, 375,037,442 built
+        ("qwen2_audio", "audio_config.num_mel_bins"),  # conv1's bias
+        ("qwen3_vl", "vision_config.temporal_patch_size"),
+        ("qwen3_vl", "vision_config.spatial_merge_size"),
+        ("glm4v", "vision_config.spatial_merge_size"),
+        ("llama4", "vision_config.projector_input_dim"),
+    ],
+)
+def test_a_zero_the_class_builds_or_divides_by_is_refused(model_type: str, key: str) -> None:
+    """A nested key stated 0 that the row reads as none of it, where transformers still builds a table or a
+    convolution of it (or divides by it, as Gemma's query_pre_attn_scalar): refused naming the key, where the count
+    differed (a new user's fuzzing: 41 of 5,083 nested edits, all such zeros, down to 4 of 5,518 before Gemma's)."""
+    from paramscope.engine.spec import SpecError
+
+    config = {"model_type": model_type, **copy.deepcopy(SMALL[model_type])}
+    sub, field = key.split(".")
+    config[sub][field] = 0
+    with pytest.raises(SpecError) as refused:
+        _ = Model.from_config(config).summary
+    gemma = {"model_type": "paligemma", **copy.deepcopy(SMALL["paligemma"])}
+    gemma["text_config"] = {**gemma["text_config"], "model_type": "gemma2", "query_pre_attn_scalar": 0}
+    with pytest.raises(ZeroDivisionError):
+        _hf_total(gemma)
+    with pytest.raises(SpecError) as divided:
+        _ = Model.from_config(gemma).summary
+    assert (key, "text_config.query_pre_attn_scalar") == (refused.value.field, divided.value.field)
+
+
 def test_llama4_without_routed_experts_is_refused() -> None:
     """Llama 4 with num_local_experts 0: transformers still builds each MoE layer's router and shared expert (where
     the count read a dense MLP of intermediate_size_mlp: 18.03B against 11.98B built at Scout's sizes), so the row

@@ -231,7 +231,7 @@ GEMMA2 = GEMMA.but(
     source=f"{TF}/gemma2/modeling_gemma2.py",
     # no SDPA path (attention soft-capping): eager attention, 9.0-9.7 bytes a score measured on an H100
     fixed=dict(norms_per_layer=4, scores_bytes=10),
-    extra_hooks=[hooks.sliding_every(2), hooks.logit_softcap],
+    extra_hooks=[hooks.sliding_every(2), hooks.logit_softcap, hooks.query_scale],
     checks_width=True,
 )
 VAULTGEMMA = GEMMA2.but(
@@ -329,7 +329,7 @@ GEMMA3_TEXT = GEMMA2.but(
     class_prefix="Gemma3",
     source=f"{TF}/gemma3/modeling_gemma3.py",
     fixed=dict(qk_norm="head", scores_bytes=0),  # an SDPA path again
-    hooks=(hooks.sliding_window, hooks.sliding_every(6), hooks.logit_softcap),
+    hooks=(hooks.sliding_window, hooks.sliding_every(6), hooks.logit_softcap, hooks.query_scale),
     checks_width=True,
 )
 GEMMA4_TEXT = GEMMA3_TEXT.but(

@@ -905,6 +905,12 @@ def rope_factors(c: Cfg, d: Values) -> None:
                 )
 
 
+def query_scale(c: Cfg, d: Values) -> None:
+    """Gemma 2 and 3 scale their queries by ``query_pre_attn_scalar ** -0.5``: read, so that a 0, with which
+    transformers cannot build the attention, is refused (schema.ZERO_KEYS); it sizes nothing."""
+    c.get("query_pre_attn_scalar")
+
+
 def llama4_layers(c: Cfg, d: Values) -> None:
     """Llama 4: ``moe_layers`` (or every ``interleave_moe_layer_step``-th layer) hold experts, the rest a dense MLP
     of ``intermediate_size_mlp``; rotary layers attend within ``attention_chunk_size`` (their cache never holds

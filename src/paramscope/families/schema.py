@@ -420,12 +420,32 @@ ZERO_BUILDS: dict[str, tuple[str, Callable[[Mapping[str, Any]], bool]]] = {
 }
 
 
+#: Config keys a row reads where 0, which the Spec takes as none of it, still builds a table or a convolution in the
+#: transformers class, or divides (found by a new user's fuzzing of whole models' nested edits against transformers)
+ZERO_KEYS = (
+    "num_patches",  # SigLIP 2: its position table
+    "num_mel_bins",  # Whisper-style audio encoders: conv1 and its bias
+    "patch_size",
+    "temporal_patch_size",  # Qwen-VL and GLM-4V patch embeddings
+    "spatial_merge_size",  # their patch mergers
+    "projector_input_dim",  # Llama 4's vision adapter
+    "query_pre_attn_scalar",  # Gemma 2 and 3: queries scaled by its inverse square root
+)
+
+
 def _check_zero_sizes(family: Family, cfg: Cfg, values: Mapping[str, Any]) -> None:
     """A transformers row whose file states a size of :data:`ZERO_BUILDS` at 0 where the class still builds something
     of it (a SigLIP MLP's fc2 bias, a CLIP patch convolution) the Spec reads as absent: refused, naming the key (a
     derived 0, as LFM2's adjusted width, and an MLP without biases count exactly)."""
     if not family.source:  # ParamScope's own row: 0 is none of it
         return
+    for key in ZERO_KEYS:
+        if cfg.data.get(key) == 0 and key in cfg.used:
+            raise SpecError(
+                key,
+                f"0 is not described here: {family.config_class}'s model divides by it or still builds "
+                "a table or convolution of it; at least 1",
+            )
     for name, (built, holds) in ZERO_BUILDS.items():
         key = cfg.stated(*family.keys.get(name, ()))
         if key is not None and name not in family.fixed and cfg.data.get(key) == 0 and holds(values):
