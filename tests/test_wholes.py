@@ -296,11 +296,11 @@ def test_every_whole_row_has_a_small_case() -> None:
     assert sorted(WHOLES) == sorted(SMALL)
 
 
-#: Class defaults transformers builds: every whole except GLM-4.5V's, whose default text config (96 heads over a
-#: 4,096 width) its row refuses, Aya Vision's (its SigLIP's 14 heads do not divide 1,152 in transformers either) and
-#: PerceptionLM's (its default vision config, a bare ResNet-50, has no model_args.embed_dim for its projector:
-#: transformers cannot build it either, see below).
-DEFAULTS = sorted(set(WHOLES) - {"glm4v_moe", "aya_vision", "perception_lm"})
+#: Class defaults transformers builds: every whole except Aya Vision's (its SigLIP's 14 heads do not divide 1,152 in
+#: transformers either) and PerceptionLM's (its default vision config, a bare ResNet-50, has no model_args.embed_dim
+#: for its projector: transformers cannot build it either, see below). GLM-4.5V's (96 heads over a 4,096 width, 42
+#: wide, floored) was refused.
+DEFAULTS = sorted(set(WHOLES) - {"aya_vision", "perception_lm"})
 
 
 @pytest.mark.parametrize("model_type", DEFAULTS)
@@ -1165,3 +1165,14 @@ def test_llama4_without_routed_experts_is_refused() -> None:
     with pytest.raises(SpecError) as refused:
         _ = Model.from_config({"model_type": "llama4_text", **small}).summary
     assert (True, "num_local_experts") == (built > 0, refused.value.field)
+
+
+def test_glm4v_heads_that_do_not_divide_the_width_are_floored_as_transformers_builds_them() -> None:
+    """GLM-4V's language model builds heads hidden_size // num_attention_heads wide, floored, whatever head_dim says
+    (GLM-4.5V's where none is stated: its class defaults, 96 heads over 4,096, are in DEFAULTS above): GLM-4.1V with
+    96 heads was refused ("does not divide hidden_size"), and counts as transformers builds it."""
+    text = {"num_attention_heads": 96}
+    assert (
+        _hf_total({"model_type": "glm4v", "text_config": text})
+        == Model.from_config({"model_type": "glm4v", "text_config": text}).summary.total
+    )

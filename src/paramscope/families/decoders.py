@@ -21,6 +21,11 @@ CORE_KEYS = dict(
 FOUR_H = Rule("4*hidden_size", lambda d: 4 * d["hidden_size"])
 #: A block the class puts in every layer (Mamba's mixer, RWKV's time mixing, Falcon-H1's parallel mixer).
 EVERY_LAYER = Rule("num_hidden_layers", lambda d: d["num_hidden_layers"], always=True)
+#: A class whose heads are hidden_size // num_attention_heads wide, floored (GLM-4V's: it builds 96 heads of 42 over
+#: 4,096, where the Spec would otherwise refuse heads that do not divide the width)
+HEADS_FLOORED = Rule(
+    "hidden_size // num_attention_heads", lambda d: d["hidden_size"] // max(d["num_attention_heads"], 1)
+)
 
 GPT2 = Family(
     model_type="gpt2",
@@ -487,6 +492,7 @@ GLM4V_TEXT = GLM4.but(
     # wide whatever head_dim says; the LM head lives in the whole model
     keys=dict(attention_bias=None, head_dim=None),
     fixed=dict(attention_bias=True),
+    derive=dict(head_dim=Rule(HEADS_FLOORED.text, HEADS_FLOORED.fn, always=True)),  # whatever head_dim says
     default_arch="base",
 )
 COHERE = LLAMA.but(
@@ -1096,6 +1102,7 @@ GLM4V_MOE_TEXT = GLM4_MOE.but(
     # the whole model
     default_arch="base",
     hooks=(hooks.sliding_window,),
+    derive=dict(head_dim=HEADS_FLOORED),  # where the file states none
     fixed=dict(lora_moe="frozen"),  # PEFT does not convert this type: its stacked experts stay frozen
     notes=(hooks.router_bias_buffers,),
 )
