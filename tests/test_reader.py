@@ -8,7 +8,7 @@ import warnings
 import pytest
 from transformers import Gemma2Config
 
-from paramscope import read
+from paramscope import count, read
 from paramscope.engine.spec import SpecError
 from paramscope.model import Model
 
@@ -351,3 +351,63 @@ def test_a_config_without_model_type_says_how_it_was_read() -> None:
     with pytest.raises(SpecError, match=r'^model_type: missing: a config\.json names its type \("model_type"'):
         Model.from_config({"hidden_size": 64})
     assert ("paramscope", True) == (model.model_type, "names no model_type" in model.notes[0])
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        # a mixture's experts at width 0, biases and all, are counted as transformers builds them
+        dict(
+            model_type="gpt_oss",
+            vocab_size=100,
+            hidden_size=64,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            head_dim=16,
+            num_local_experts=4,
+            intermediate_size=0,
+        ),
+        # Gemma 4's vision tower at patch size 0 (its 2-D patches: no temporal_patch_size) builds as counted
+        dict(
+            model_type="gemma4_vision",
+            hidden_size=32,
+            intermediate_size=40,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            head_dim=8,
+            patch_size=0,
+            position_embedding_size=12,
+        ),
+        # Llama 4 with no MoE layers: no routed experts sizes nothing
+        dict(
+            model_type="llama4_text",
+            vocab_size=100,
+            hidden_size=64,
+            intermediate_size=96,
+            intermediate_size_mlp=128,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            head_dim=16,
+            num_local_experts=0,
+            moe_layers=[],
+        ),
+    ],
+    ids=["gpt_oss-experts-0", "gemma4_vision-patch-0", "llama4-no-moe-layers"],
+)
+def test_zeros_the_class_builds_as_counted_are_not_refused(config: dict) -> None:
+    """The zero checks refuse only where the count would differ: a mixture's experts at intermediate_size 0, Gemma 4's
+    vision tower at patch_size 0 and Llama 4 with 0 experts and no MoE layers count what transformers builds (each was
+    refused by the first version of the checks, found by a code review)."""
+    from hf_oracle import hf_count
+
+    assert hf_count(config) == count(read(config).spec).count
+
+
+def test_an_attribute_map_name_the_class_applies_late_is_refused_naming_it() -> None:
+    """T5's num_hidden_layers stated alone: T5Config sets num_layers from it only after deriving num_decoder_layers
+    from num_layers' default (6), so the row refuses it naming the key, to state num_layers instead."""
+    with pytest.raises(SpecError, match=r"^num_hidden_layers: T5Config sets num_layers from num_hidden_layers only"):
+        read({"model_type": "t5", "num_hidden_layers": 2})

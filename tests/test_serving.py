@@ -221,3 +221,23 @@ def test_gpt_oss_experts_as_vllms_kernel_holds_them_on_hopper(tp: int) -> None:
         stored + relaid.count,
         kernel_layout(spec, "mxfp4", layout, "a100-80gb"),
     )
+
+
+def test_the_kernel_layout_holds_a_mixtures_routed_experts_alone() -> None:
+    """JetMoE's attention experts (``layers/attention/experts/q``, ``o``) are no routed MLP experts: served in mxfp4 on
+    an H100, the experts as the kernel holds them are its MLP experts' alone, written out by hand for the small case
+    (hidden 64, intermediate 32 → I_p 64, 2 layers × 4 experts, no biases): gate_up values 64 × 128 bytes, down 64 × 64,
+    swizzled scales 256 × 2 each, the loaded scales 128 × 2 + 64 × 2 (it took the attention experts for a third gate
+    matrix and added the MLP experts a second time: the weights nearly doubled)."""
+    import sys
+
+    from paramscope.engine.memory import Layout, kernel_layout, weight_bytes
+    from paramscope.families import read
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_engine_vs_hf import CASES as DIFFERENTIAL
+
+    spec = read(DIFFERENTIAL["jetmoe"]).spec
+    stored = weight_bytes(spec, "mxfp4", Layout(), within="layers/moe/experts").count
+    relaid = kernel_layout(spec, "mxfp4", Layout(), "h100-sxm").count
+    assert 2 * 4 * (64 * 128 + 64 * 64 + 256 * 2 + 256 * 2 + 128 * 2 + 64 * 2) == stored + relaid

@@ -111,10 +111,13 @@ def render_costs_of_towers(model: Model) -> None:
     images = (
         f"An image is {config[key]:,} tokens of the context ({key})." if key else f"{inputs} are tokens of the context."
     )
-    towers = " and ".join([", ".join(others[:-1]), others[-1]] if len(others) > 1 else others) or "other towers"
+    kinds = [role.removesuffix(" tower") for role in others if role.endswith(" tower")]
+    named = [" and ".join(kinds) + (" towers" if len(kinds) > 1 else " tower")] if kinds else []
+    named += [role for role in others if not role.endswith(" tower")]  # BLIP-2's Q-Former
+    towers = ", ".join(named) if named else "other towers"
     st.caption(
         f"The whole {model.meta.class_name}: its language model ({language.model_type}, with formulas) runs every "
-        f"token; the {towers} and projectors ({spec.towers_params:,} parameters, counted "
+        f"token; the {towers} and the projectors ({spec.towers_params:,} parameters, counted "
         f"{'with formulas' if model.meta.formulas else 'by transformers'}) are weights here, held whole on every "
         f"GPU, but not in the FLOPs, the active parameters or a decode step's reads. {images}"
     )

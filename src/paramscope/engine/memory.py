@@ -352,10 +352,14 @@ def kernel_layout(spec: Spec, dtype: str, layout: Layout, gpu: str) -> Node | No
     kernel = quant.serving_experts if quant else None
     if kernel is None or cc is None or not kernel.capability[0] <= cc < kernel.capability[1] or not spec.is_moe:
         return None
-    leaves = [leaf for leaf in count(spec).leaves() if "/experts/" in leaf.path and leaf.matrix and leaf.count]
+    routed = "layers/moe/experts"  # a mixture's routed experts (not JetMoE's attention experts)
+    leaves = [
+        leaf for leaf in count(spec).leaves() if leaf.path.startswith(f"{routed}/") and leaf.matrix and leaf.count
+    ]
     if not leaves:
         return None
     experts = max(layout.copies(leaf.path, leaf.repeat, spec) for leaf in leaves)
+    layers = _ceil_div(spec.num_moe_layers, layout.pp)
     h = spec.hidden_size
     rows = [leaf for leaf in leaves if leaf.path.rsplit("/", 1)[1] in ("down", "o")]  # in: the intermediate size
     columns = [leaf for leaf in leaves if leaf not in rows]
@@ -371,12 +375,13 @@ def kernel_layout(spec: Spec, dtype: str, layout: Layout, gpu: str) -> Node | No
         return values + scales + (n_out * blocks if kernel.keeps_scales else 0) + (4 * n_out if biased else 0)
 
     per_expert = (held(h, len(columns) * i_p) if columns else 0) + (held(i_p, h) if rows else 0)
-    stored = weight_bytes(spec, dtype, layout, within=leaves[0].path.rsplit("/", 1)[0]).count
+    stored = weight_bytes(spec, dtype, layout, within=routed).count
     extra = experts * per_expert - stored
     return Node(
         "weights/kernel_layout",
         extra,
-        f"{experts:,} experts × (gate_up and down as the kernel holds them; I_p = moe_intermediate_size"
+        f"{layers:,} layers × {experts // max(layers, 1):,} experts × (gate_up and down as the kernel holds them; "
+        "I_p = moe_intermediate_size"
         + (f"/{layout.expert_split}" if layout.expert_split > 1 else "")
         + f" rounded up to {kernel.intermediate}: {i_p:,}) − their checkpoint bytes",
         note=kernel.source,

@@ -672,7 +672,7 @@ def mllama_vision(c: Cfg, d: Values) -> None:
         raise SpecError(
             "max_num_tiles",
             f"must be 4 with the default supported_aspect_ratios (got {d['max_num_tiles']:,}; MllamaVisionConfig "
-            "refuses another): state the ratios for more tiles",
+            "refuses another): state other supported_aspect_ratios for more tiles",
         )
     if not isinstance(ratios, list) or not all(isinstance(r, list) for r in ratios):
         raise SpecError("supported_aspect_ratios", "expected a list of [width, height] tile counts")
@@ -916,9 +916,6 @@ def llama4_layers(c: Cfg, d: Values) -> None:
     of ``intermediate_size_mlp``; rotary layers attend within ``attention_chunk_size`` (their cache never holds
     more), the NoPE layers (every ``no_rope_layer_interval``-th) attend fully."""
     n = d["num_hidden_layers"]
-    if d.get("num_experts") == 0:  # its MoE layers keep the shared expert beside no routed ones
-        key = c.stated("num_local_experts") or "num_local_experts"
-        raise SpecError(key, "0 is not described here: Llama 4's MoE layers still build a router and a shared expert")
     moe = c.get("moe_layers")
     if isinstance(moe, list):
         chosen = set(as_indices("moe_layers", moe))
@@ -927,6 +924,9 @@ def llama4_layers(c: Cfg, d: Values) -> None:
         if step < 1:
             raise SpecError("interleave_moe_layer_step", f"must be at least 1 (got {step})")
         chosen = set(range(step - 1, n, step))
+    if d.get("num_experts") == 0 and any(i < n for i in chosen):  # its MoE layers keep their shared expert
+        key = c.stated("num_local_experts") or "num_local_experts"
+        raise SpecError(key, "0 is not described here: Llama 4's MoE layers still build a router and a shared expert")
     d["mlp_only_layers"] = tuple(i for i in range(n) if i not in chosen)
     rope = c.get("no_rope_layers")
     if not isinstance(rope, list) or not rope:

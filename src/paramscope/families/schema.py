@@ -415,7 +415,10 @@ def arch_kind(c: Cfg, default: str, extra: tuple[str, ...] = (), names: Mapping[
 #: Sizes that mean "none of it" to the Spec at 0 (no MLP, no image), where a transformers class given 0 still builds
 #: modules, and when: an MLP of empty projections keeps its biases; a patch convolution is built at any image size.
 ZERO_BUILDS: dict[str, tuple[str, Callable[[Mapping[str, Any]], bool]]] = {
-    "intermediate_size": ("an MLP of empty projections with their biases", lambda values: bool(values.get("mlp_bias"))),
+    "intermediate_size": (
+        "an MLP of empty projections with their biases",
+        lambda values: bool(values.get("mlp_bias")) and not values.get("num_experts"),  # a dense MLP's, not experts'
+    ),
     "image_size": ("a patch embedding", lambda values: True),
 }
 
@@ -425,8 +428,7 @@ ZERO_BUILDS: dict[str, tuple[str, Callable[[Mapping[str, Any]], bool]]] = {
 ZERO_KEYS = (
     "num_patches",  # SigLIP 2: its position table
     "num_mel_bins",  # Whisper-style audio encoders: conv1 and its bias
-    "patch_size",
-    "temporal_patch_size",  # Qwen-VL and GLM-4V patch embeddings
+    "temporal_patch_size",  # Qwen-VL and GLM-4V patch embeddings (with their patch_size, below)
     "spatial_merge_size",  # their patch mergers
     "projector_input_dim",  # Llama 4's vision adapter
     "query_pre_attn_scalar",  # Gemma 2 and 3: queries scaled by its inverse square root
@@ -436,10 +438,12 @@ ZERO_KEYS = (
 def _check_zero_sizes(family: Family, cfg: Cfg, values: Mapping[str, Any]) -> None:
     """A transformers row whose file states a size of :data:`ZERO_BUILDS` at 0 where the class still builds something
     of it (a SigLIP MLP's fc2 bias, a CLIP patch convolution) the Spec reads as absent: refused, naming the key (a
-    derived 0, as LFM2's adjusted width, and an MLP without biases count exactly)."""
+    derived 0, as LFM2's adjusted width, a bias-free Llama MLP and a mixture's experts count exactly; sizes a hook
+    reads, as InternVL's image_size, are not checked here)."""
     if not family.source:  # ParamScope's own row: 0 is none of it
         return
-    for key in ZERO_KEYS:
+    three_d = "temporal_patch_size" in cfg.used  # a 3-D patch embedding (Qwen-VL, GLM-4V) at patch_size 0
+    for key in (*ZERO_KEYS, *(("patch_size",) if three_d else ())):
         if cfg.data.get(key) == 0 and key in cfg.used:
             raise SpecError(
                 key,

@@ -682,7 +682,9 @@ def _undeclared(config: Mapping[str, Any], data: Mapping[str, Any], subs: Mappin
     known = {*data["defaults"], *declared, *data["text_keys"], *(f"{key}_dict" for key in declared), *METADATA}
     rows = [FAMILIES[sub["model_type"]] for sub in subs.values() if sub["model_type"] in FAMILIES]
     sizes = {key for row in rows for keys in row.keys.values() for key in keys}
-    names = sorted((key for key in config if key not in known), key=lambda key: key not in sizes)
+    token_ids = ("_token_id", "_token_ids", "_token_index", "ignore_index")  # sizes nothing, read by the forward pass
+    unread = (key for key in config if key not in known and not key.endswith(token_ids))
+    names = sorted(unread, key=lambda key: key not in sizes)
     if not names:
         return []
     shown = ", ".join(names[:12]) + (f" and {len(names) - 12} more" if len(names) > 12 else "")
