@@ -411,3 +411,39 @@ def test_an_attribute_map_name_the_class_applies_late_is_refused_naming_it() -> 
     from num_layers' default (6), so the row refuses it naming the key, to state num_layers instead."""
     with pytest.raises(SpecError, match=r"^num_hidden_layers: T5Config sets num_layers from num_hidden_layers only"):
         read({"model_type": "t5", "num_hidden_layers": 2})
+
+
+@pytest.mark.parametrize(
+    ("config", "key"),
+    [
+        (
+            dict(
+                model_type="rwkv",
+                architectures=["RwkvForCausalLM"],
+                vocab_size=50,
+                hidden_size=32,
+                num_hidden_layers=1,
+                intermediate_size=0,
+            ),
+            "intermediate_size",
+        ),
+        (dict(model_type="internvl_vision", architectures=["InternVLVisionModel"], image_size=[0, 0]), "image_size"),
+    ],
+    ids=["rwkv-channel-mixing-0", "internvl-image-0"],
+)
+def test_zeros_a_hook_reads_are_refused_where_the_class_builds_more(config: dict, key: str) -> None:
+    """RWKV's channel mixing at intermediate_size 0 keeps its receptance and token-shift mix (10,912 counted, 12,000
+    built at these sizes), InternVL's tower at image size 0 its patch convolution (12,596,224 counted, 13,200,384
+    built at its defaults): transformers builds both, and the row refuses them naming the key (found by a code
+    review; not refused before)."""
+    import torch
+    import transformers
+
+    rest = {k: v for k, v in config.items() if k not in ("model_type", "architectures")}
+    hf_config = transformers.CONFIG_MAPPING[config["model_type"]](**rest)
+    with torch.device("meta"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        built = sum(p.numel() for p in getattr(transformers, config["architectures"][0])(hf_config).parameters())
+    with pytest.raises(SpecError) as refused:
+        read(config)
+    assert (True, key) == (built > 0, refused.value.field)

@@ -772,6 +772,8 @@ def internvl_vision(c: Cfg, d: Values) -> None:
         if len(sides) != 2 or sides[0] != sides[1]:
             raise SpecError(key, f"only square images and patches are described here (got {str(value)[:40]})")
         d[key] = as_int(key, sides[0])
+        if d[key] == 0:  # the class still builds its patch convolution (and divides by the patch size)
+            raise SpecError(key, "0 is not described here: InternVL's vision tower still builds a patch embedding")
     kind = c.get("norm_type")
     if kind not in ("layer_norm", "rms_norm"):
         raise SpecError("norm_type", f'expected "layer_norm" or "rms_norm", got {str(kind)[:40]}')

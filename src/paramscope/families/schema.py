@@ -413,13 +413,19 @@ def arch_kind(c: Cfg, default: str, extra: tuple[str, ...] = (), names: Mapping[
 
 
 #: Sizes that mean "none of it" to the Spec at 0 (no MLP, no image), where a transformers class given 0 still builds
-#: modules, and when: an MLP of empty projections keeps its biases; a patch convolution is built at any image size.
-ZERO_BUILDS: dict[str, tuple[str, Callable[[Mapping[str, Any]], bool]]] = {
-    "intermediate_size": (
-        "an MLP of empty projections with their biases",
-        lambda values: bool(values.get("mlp_bias")) and not values.get("num_experts"),  # a dense MLP's, not experts'
+#: modules: what it builds for the read values, or "" where nothing is (an MLP of empty projections keeps its biases,
+#: RWKV's channel mixing its receptance; a patch convolution is built at any image size).
+ZERO_BUILDS: dict[str, Callable[[Mapping[str, Any]], str]] = {
+    "intermediate_size": lambda values: (
+        ""
+        if values.get("num_experts")  # a mixture's experts at 0 count as built
+        else "a channel-mixing block (receptance and token-shift mix)"
+        if values.get("channel_mixing")  # RWKV's
+        else "an MLP of empty projections with their biases"
+        if values.get("mlp_bias")
+        else ""  # a bias-free MLP at 0 holds nothing
     ),
-    "image_size": ("a patch embedding", lambda values: True),
+    "image_size": lambda values: "a patch embedding",
 }
 
 
@@ -450,9 +456,10 @@ def _check_zero_sizes(family: Family, cfg: Cfg, values: Mapping[str, Any]) -> No
                 f"0 is not described here: {family.config_class}'s model divides by it or still builds "
                 "a table or convolution of it; at least 1",
             )
-    for name, (built, holds) in ZERO_BUILDS.items():
+    for name, what in ZERO_BUILDS.items():
         key = cfg.stated(*family.keys.get(name, ()))
-        if key is not None and name not in family.fixed and cfg.data.get(key) == 0 and holds(values):
+        built = what(values)
+        if key is not None and name not in family.fixed and cfg.data.get(key) == 0 and built:
             message = f"0 is not described here: {family.config_class}'s model still builds {built}; at least 1"
             raise SpecError(key, message)
 
