@@ -6,6 +6,7 @@ from __future__ import annotations
 import warnings
 
 import pytest
+from test_engine_vs_hf import CASES as DIFFERENTIAL
 from transformers import Gemma2Config
 
 from paramscope import count, read
@@ -357,43 +358,11 @@ def test_a_config_without_model_type_says_how_it_was_read() -> None:
     "config",
     [
         # a mixture's experts at width 0, biases and all, are counted as transformers builds them
-        dict(
-            model_type="gpt_oss",
-            vocab_size=100,
-            hidden_size=64,
-            num_hidden_layers=2,
-            num_attention_heads=4,
-            num_key_value_heads=2,
-            head_dim=16,
-            num_local_experts=4,
-            intermediate_size=0,
-        ),
+        DIFFERENTIAL["gpt_oss-sinks-expert-biases"] | {"intermediate_size": 0},
         # Gemma 4's vision tower at patch size 0 (its 2-D patches: no temporal_patch_size) builds as counted
-        dict(
-            model_type="gemma4_vision",
-            hidden_size=32,
-            intermediate_size=40,
-            num_hidden_layers=2,
-            num_attention_heads=4,
-            num_key_value_heads=2,
-            head_dim=8,
-            patch_size=0,
-            position_embedding_size=12,
-        ),
+        DIFFERENTIAL["gemma4-vision"] | {"patch_size": 0},
         # Llama 4 with no MoE layers: no routed experts sizes nothing
-        dict(
-            model_type="llama4_text",
-            vocab_size=100,
-            hidden_size=64,
-            intermediate_size=96,
-            intermediate_size_mlp=128,
-            num_hidden_layers=2,
-            num_attention_heads=4,
-            num_key_value_heads=2,
-            head_dim=16,
-            num_local_experts=0,
-            moe_layers=[],
-        ),
+        DIFFERENTIAL["llama4_text-moe-layers-listed"] | {"num_local_experts": 0, "moe_layers": []},
     ],
     ids=["gpt_oss-experts-0", "gemma4_vision-patch-0", "llama4-no-moe-layers"],
 )

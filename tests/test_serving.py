@@ -229,13 +229,10 @@ def test_the_kernel_layout_holds_a_mixtures_routed_experts_alone() -> None:
     (hidden 64, intermediate 32 → I_p 64, 2 layers × 4 experts, no biases): gate_up values 64 × 128 bytes, down 64 × 64,
     swizzled scales 256 × 2 each, the loaded scales 128 × 2 + 64 × 2 (it took the attention experts for a third gate
     matrix and added the MLP experts a second time: the weights nearly doubled)."""
-    import sys
+    from test_engine_vs_hf import CASES as DIFFERENTIAL
 
     from paramscope.engine.memory import Layout, kernel_layout, weight_bytes
     from paramscope.families import read
-
-    sys.path.insert(0, str(Path(__file__).parent))
-    from test_engine_vs_hf import CASES as DIFFERENTIAL
 
     spec = read(DIFFERENTIAL["jetmoe"]).spec
     stored = weight_bytes(spec, "mxfp4", Layout(), within="layers/moe/experts").count

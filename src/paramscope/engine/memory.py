@@ -366,7 +366,7 @@ def kernel_layout(spec: Spec, dtype: str, layout: Layout, gpu: str) -> Node | No
     inner = max(leaf.matrix.n_in for leaf in rows) if rows else max(leaf.matrix.n_out for leaf in columns)
     i_p = _round_up(_ceil_div(inner, layout.expert_split), kernel.intermediate)
     biased = any(leaf.count // leaf.repeat > leaf.matrix.n_in * leaf.matrix.n_out for leaf in leaves)
-    block = QUANT[dtype].group
+    block = quant.group
 
     def held(n_in: int, n_out: int) -> int:
         values = _round_up(_ceil_div(n_in, 2), kernel.values) * _round_up(n_out, kernel.values)
@@ -1968,7 +1968,7 @@ KV_BLOCK = 16
 
 def _whole_blocks(tokens: int) -> int:
     """The tokens of cache a serving engine allocates for a sequence of ``tokens``: whole blocks of ``KV_BLOCK``."""
-    return _ceil_div(tokens, KV_BLOCK) * KV_BLOCK
+    return _round_up(tokens, KV_BLOCK)
 
 
 def serving_capacity(spec: Spec, settings: RunSettings, capacity: int) -> dict[str, int | None]:

@@ -855,6 +855,11 @@ def _check_layer_groups(spec: Spec) -> None:
         raise SpecError(what, "one key/value head (shared_kv_head) attends within a window through at least 1 group")
 
 
+#: The end of the refusal of heads that do not divide the width, where stating head_dim is a way out (a row whose class
+#: reads no head_dim drops it)
+HEAD_DIM_ADVICE = " or set head_dim explicitly"
+
+
 def validate(spec: Spec) -> Spec:
     """Check a spec and return it with derived fields resolved; raise ``ValueError`` saying what to fix."""
     for name, f in FIELDS.items():
@@ -898,8 +903,7 @@ def validate(spec: Spec) -> Spec:
         if spec.head_dim is None and not spec.is_mla and spec.hidden_size % heads:
             raise SpecError(
                 "num_attention_heads",
-                f"{heads:,} does not divide hidden_size {spec.hidden_size:,}; choose a divisor or set head_dim "
-                "explicitly",
+                f"{heads:,} does not divide hidden_size {spec.hidden_size:,}; choose a divisor{HEAD_DIM_ADVICE}",
             )
         kv = spec.kv_heads
         if kv < 1:

@@ -32,7 +32,7 @@ from importlib import resources
 from types import MappingProxyType
 from typing import Any
 
-from paramscope.engine.spec import FIELDS, LIMITS, Spec, SpecError, validate
+from paramscope.engine.spec import FIELDS, HEAD_DIM_ADVICE, LIMITS, Spec, SpecError, validate
 
 ARCH_SUFFIX = {
     "causal_lm": "ForCausalLM",
@@ -295,9 +295,9 @@ class Family:
         try:
             return validate(spec), cfg
         except SpecError as exc:  # a class that reads no head_dim (CLIP's, SigLIP's): stating one does not help
-            advice = " or set head_dim explicitly"
-            if exc.field == "num_attention_heads" and exc.message.endswith(advice) and "head_dim" not in self.keys:
-                message = exc.message.removesuffix(advice) + f" ({self.config_class} reads no head_dim)"
+            advised = exc.field == "num_attention_heads" and exc.message.endswith(HEAD_DIM_ADVICE)
+            if advised and "head_dim" not in self.keys:
+                message = exc.message.removesuffix(HEAD_DIM_ADVICE) + f" ({self.config_class} reads no head_dim)"
                 raise SpecError(exc.field, message) from None
             raise
 

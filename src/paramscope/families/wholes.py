@@ -774,7 +774,8 @@ def compose(config: Mapping[str, Any]) -> MetaResult:
             tied = parts.tower_key("text_config", "tie_word_embeddings")
         tied = bool(tied) or (data["tie_from_text"] and bool(parts.tower_key("text_config", "tie_word_embeddings")))
         tied = tied and data["ties_head"]  # a class that declares no tied weights keeps its own head whatever the flag
-        text_type = FAMILIES[subs["text_config"]["model_type"]].hf_type
+        text_row = FAMILIES[subs["text_config"]["model_type"]]
+        text_type = text_row.hf_type
         tying = hf_tying()
         forced = text_type in tying["always_tied"]  # T5's config ties it, whatever the file says
         if (tied or forced) and text_type not in tying["embed_tokens"]:
@@ -786,7 +787,7 @@ def compose(config: Mapping[str, Any]) -> MetaResult:
                 + "choose another type)",
             )
         t, t_expr = widths["text_config"]
-        v, vocab_key = text_spec.vocab_size, FAMILIES[subs["text_config"]["model_type"]].key_for("vocab_size", {})
+        v, vocab_key = text_spec.vocab_size, text_row.key_for("vocab_size", {})
         if tied:
             lm = Node(
                 "head/lm", 0, "0 (tied)", shape=f"{t}×{v}", note="tied to language_model/embedding/token: counted once"
